@@ -1,0 +1,256 @@
+"""How a test suite is written: groups of checks that call a student's function through a caller.
+
+A *caller* hides where the student's code runs. The grader's caller sends the arguments to the
+sandbox; the notebook's caller (used by nbgrader's test cells and by the learner's own runs) calls
+the function in the kernel. Either way a check sees only plain data coming back, so one suite
+gives the same verdict in both places.
+"""
+
+from __future__ import annotations
+
+import copy
+import reprlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from autograder.worker import NotPlain, to_plain
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """A wrong idea a failing check points to, and the lesson that puts it right."""
+
+    key: str
+    text: str
+    lesson: str
+
+
+class StudentError(Exception):
+    """The student's function did not return plain data.
+
+    ``kind`` is one of: raised, timeout, crashed, not-plain, missing.
+    Timeouts and crashes are *fatal*: the grader stops calling this submission's code in that check.
+    """
+
+    def __init__(self, kind: str, detail: str):
+        super().__init__(f"{kind}: {detail}")
+        self.kind = kind
+        self.detail = detail
+
+    @property
+    def fatal(self) -> bool:
+        return self.kind in ("timeout", "crashed")
+
+    def describe(self) -> str:
+        """What came back, in a learner's words."""
+        return {
+            "raised": f"it raised {self.detail}",
+            "timeout": f"it did not return within {self.detail} (an endless loop?)",
+            "crashed": f"the Python process running it died ({self.detail})",
+            "not-plain": f"it returned {self.detail}, not plain Python data",
+            "missing": f"there is no function called `{self.detail}` (was the cell run, or renamed?)",
+        }[self.kind]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one call gave back: the return value and the arguments as they were afterwards."""
+
+    value: Any
+    args_after: list
+
+
+Caller = Callable[[list], Outcome]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failing check, told the way a learner needs it."""
+
+    check: str
+    call: str
+    got: str
+    expected: str
+    misconception: Misconception
+
+    def message(self) -> str:
+        return "\n".join([
+            f"✗ {self.check}",
+            f"    the call:      {self.call}",
+            f"    came back:     {self.got}",
+            f"    expected:      {self.expected}",
+            f"    this suggests: {self.misconception.text}",
+            f"    revisit:       lessons/{self.misconception.lesson}.ipynb",
+        ])
+
+
+class CheckFailed(AssertionError):
+    """Raised inside a check; carries the learner-facing `Failure`."""
+
+    def __init__(self, failure: Failure):
+        super().__init__(failure.message())
+        self.failure = failure
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    run: Callable[[Caller], None]
+
+
+@dataclass(frozen=True)
+class Group:
+    """The checks behind one nbgrader test cell: the cell passes when every check passes."""
+
+    name: str
+    description: str
+    checks: tuple[Check, ...]
+    visible: bool = False
+
+
+@dataclass(frozen=True)
+class Suite:
+    function: str
+    groups: tuple[Group, ...]
+
+    def group(self, name: str) -> Group:
+        for group in self.groups:
+            if group.name == name:
+                return group
+        raise KeyError(f"suite {self.function!r} has no group {name!r}")
+
+
+@dataclass
+class GroupResult:
+    group: str
+    passed: list[str] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def run_group(group: Group, call: Caller) -> GroupResult:
+    """Run every check of a group; collect what passed and what failed."""
+    result = GroupResult(group.name)
+    for check in group.checks:
+        try:
+            check.run(call)
+        except CheckFailed as exc:
+            result.failures.append(exc.failure)
+        else:
+            result.passed.append(check.name)
+    return result
+
+
+def in_process_caller(func: Callable) -> Caller:
+    """Call ``func`` in this process, on a copy of the arguments, and keep only plain data."""
+
+    def call(args: list) -> Outcome:
+        args_copy = copy.deepcopy(args)
+        try:
+            value = func(*args_copy)
+        except Exception as exc:  # noqa: BLE001 - a learner's function may raise anything
+            text = str(exc)
+            raise StudentError("raised", f"{type(exc).__name__}: {text}" if text else
+                               type(exc).__name__) from None
+        try:
+            return Outcome(to_plain(value), to_plain(args_copy))
+        except NotPlain as exc:
+            raise StudentError("not-plain", str(exc)) from None
+
+    return call
+
+
+# --- writing checks -------------------------------------------------------------------------
+
+_short = reprlib.Repr()
+_short.maxlist = 8
+_short.maxdict = 4
+_short.maxstring = 40
+_short.maxother = 60
+_short.maxlevel = 4
+
+
+def show(value: Any) -> str:
+    """A Python-looking rendering of plain data, shortened when it is long."""
+    return _short.repr(value)
+
+
+def show_call(function: str, args: Iterable[Any]) -> str:
+    return f"{function}({', '.join(show(a) for a in args)})"
+
+
+def fail(check: str, function: str, args: list, got: str, expected: str,
+         misconception: Misconception) -> CheckFailed:
+    """Build the exception a check raises."""
+    return CheckFailed(Failure(check, show_call(function, args), got, expected, misconception))
+
+
+def common_misconceptions(lesson: str) -> dict[str, Misconception]:
+    """The two failures every suite shares: the code stopped with an error, or is not there."""
+    return {
+        "crash": Misconception(
+            "crash",
+            "the function stops with an error (or never returns) on this input. Run this very "
+            "call in a cell and read the message.",
+            lesson,
+        ),
+        "missing": Misconception(
+            "missing",
+            "the answer cell must define the function with exactly this name. Check the `def` "
+            "line, then run the cell.",
+            lesson,
+        ),
+    }
+
+
+def call_or_fail(call: Caller, check: str, function: str, args: list, expected: str,
+                 misconceptions: dict[str, Misconception]) -> Outcome:
+    """Call the student's function; turn an error into a failure pointing at its misconception."""
+    try:
+        return call(args)
+    except StudentError as exc:
+        key = "missing" if exc.kind == "missing" else "crash"
+        raise fail(check, function, args, exc.describe(), expected, misconceptions[key]) from exc
+
+
+def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Caller, Any], None],
+                   max_examples: int = 60) -> Check:
+    """A check that runs ``body(call, example)`` on generated examples.
+
+    Examples are derandomised, so the notebook and the grader see the same ones and agree.
+    A timeout or crash stops the search at once (no shrinking through endless loops).
+    """
+
+    def run(call: Caller) -> None:
+        fatal: list[CheckFailed] = []
+
+        @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
+                  suppress_health_check=list(HealthCheck),
+                  phases=[Phase.explicit, Phase.generate, Phase.shrink])
+        @given(strategy)
+        def search(example: Any) -> None:
+            if fatal:
+                return
+            try:
+                body(call, example)
+            except CheckFailed as exc:
+                if isinstance(exc.__cause__, StudentError) and exc.__cause__.fatal:
+                    fatal.append(exc)
+                    return
+                raise
+
+        try:
+            search()
+        except CheckFailed as exc:
+            raise CheckFailed(exc.failure) from None
+        if fatal:
+            raise fatal[0]
+
+    return Check(name, run)

@@ -1,0 +1,130 @@
+"""Tests for exercise 01: ``total_tokens(parts) -> int``."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from autograder.suite import (
+    Check,
+    Group,
+    Misconception,
+    Suite,
+    call_or_fail,
+    common_misconceptions,
+    fail,
+    property_check,
+    show,
+)
+
+LESSON = "01-the-window-is-finite"
+FUNCTION = "total_tokens"
+
+MISCONCEPTIONS = {
+    **common_misconceptions(LESSON),
+    "not-an-int": Misconception(
+        "not-an-int",
+        "the total is a whole number of tokens: return a plain int (not a string, a float, "
+        "a list or None — did you forget `return`?).",
+        LESSON,
+    ),
+    "counts-parts": Misconception(
+        "counts-parts",
+        "the total adds up each part's `tokens`, not the number of parts.",
+        LESSON,
+    ),
+    "off-by-one": Misconception(
+        "off-by-one",
+        "every part counts, the first and the last included: check where your loop starts and "
+        "stops, and that the sum starts at 0.",
+        LESSON,
+    ),
+    "wrong-sum": Misconception(
+        "wrong-sum",
+        "the total is exactly the sum of every part's `tokens` field — nothing added, nothing "
+        "left out.",
+        LESSON,
+    ),
+    "mutates-input": Misconception(
+        "mutates-input",
+        "counting must not change the parts it was given: the caller still needs them.",
+        LESSON,
+    ),
+}
+
+
+def parts_of(*tokens: int) -> list[dict]:
+    return [{"id": f"p{i}", "tokens": t} for i, t in enumerate(tokens, 1)]
+
+
+def diagnose(parts: list[dict], got) -> Misconception:
+    """Name the likeliest wrong idea behind a wrong total."""
+    if type(got) is not int:
+        return MISCONCEPTIONS["not-an-int"]
+    tokens = [p["tokens"] for p in parts]
+    if got == len(parts):
+        return MISCONCEPTIONS["counts-parts"]
+    if tokens and got in (sum(tokens[1:]), sum(tokens[:-1])):
+        return MISCONCEPTIONS["off-by-one"]
+    return MISCONCEPTIONS["wrong-sum"]
+
+
+def check_total(call, name: str, parts: list[dict]) -> None:
+    """Call total_tokens(parts) and compare with the true sum."""
+    expected = sum(p["tokens"] for p in parts)
+    args = [parts]
+    outcome = call_or_fail(call, name, FUNCTION, args, show(expected), MISCONCEPTIONS)
+    got = outcome.value
+    if type(got) is not int or got != expected:
+        raise fail(name, FUNCTION, args, show(got), show(expected), diagnose(parts, got))
+    if outcome.args_after != args:
+        raise fail(name, FUNCTION, args, f"{show(got)}, but the parts were changed to "
+                   f"{show(outcome.args_after[0])}", "the parts left as they were",
+                   MISCONCEPTIONS["mutates-input"])
+
+
+def case(name: str, *tokens: int) -> Check:
+    parts = parts_of(*tokens)
+    return Check(name, lambda call: check_total(call, name, parts))
+
+
+parts_lists = st.lists(st.integers(0, 10_000), max_size=20).map(lambda t: parts_of(*t))
+
+SUITE = Suite(
+    function=FUNCTION,
+    groups=(
+        Group(
+            "visible",
+            "The lesson's example, a single part and an empty list.",
+            (
+                case("three parts of 100, 50 and 25 tokens add up to 175", 100, 50, 25),
+                case("a single part's total is its own tokens", 42),
+                case("an empty list costs nothing", ),
+            ),
+            visible=True,
+        ),
+        Group(
+            "edge-cases",
+            "Zero-token parts, one big part among small ones, many parts, the input unchanged.",
+            (
+                case("parts of zero tokens add nothing", 0, 0, 7, 0),
+                case("the first and last parts both count", 9, 1, 1, 1, 9),
+                case("a huge part counts in full", 1, 128_000, 2),
+                case("two hundred parts of 3 tokens make 600", *([3] * 200)),
+                case("two parts whose costs are equal are both counted", 5, 5),
+            ),
+        ),
+        Group(
+            "properties",
+            "For generated lists of parts: the result is the sum of the tokens, and the parts "
+            "are left unchanged.",
+            (
+                property_check(
+                    "the total equals the sum of every part's tokens",
+                    parts_lists,
+                    lambda call, parts: check_total(
+                        call, "the total equals the sum of every part's tokens", parts),
+                ),
+            ),
+        ),
+    ),
+)

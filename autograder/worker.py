@@ -1,0 +1,100 @@
+"""The sandbox worker: runs one student's code and answers calls with plain data.
+
+This file runs *inside* the sandbox, as ``python -I worker.py``, so it uses the standard library
+only. The trusted side imports it just for `to_plain`, which both sides share.
+
+Protocol: the student's cells arrive as one JSON document on the request pipe; then each request
+line ``{"call": name, "args": [...]}`` gets one response line on the response pipe:
+``{"ok": true, "value": ..., "args": [...]}`` or ``{"ok": false, "kind": ..., "detail": ...}``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+
+PLAIN_SCALARS = (str, int, float, bool, type(None))
+MAX_DEPTH = 50
+
+
+class NotPlain(Exception):
+    """A value that is not plain data (exact list, dict with str keys, str, int, float, bool, None)."""
+
+
+def to_plain(value, depth: int = 0):
+    """Copy ``value`` as plain data, refusing subclasses and other types (they could rig ``==``)."""
+    if depth > MAX_DEPTH:
+        raise NotPlain("a structure nested more than 50 levels deep")
+    kind = type(value)
+    if kind in PLAIN_SCALARS:
+        if kind is float and value != value:
+            raise NotPlain("a float that is NaN")
+        return value
+    if kind in (list, tuple):
+        return [to_plain(item, depth + 1) for item in value]
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise NotPlain(f"a dict key of type {type(key).__name__}")
+            out[key] = to_plain(item, depth + 1)
+        return out
+    raise NotPlain(f"an object of type {kind.__module__}.{kind.__qualname__}")
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}"[:500] if text else type(exc).__name__
+
+
+def _run_cells(cells: list[str], namespace: dict) -> list[str]:
+    """Execute the student's cells in order, like a kernel would; collect what each one raised."""
+    problems = []
+    for number, source in enumerate(cells, 1):
+        try:
+            exec(compile(source, f"<cell {number}>", "exec"), namespace)
+        except SyntaxError as exc:
+            problems.append(f"cell {number} has a syntax error on line {exc.lineno}: {exc.msg}")
+        except BaseException as exc:  # noqa: BLE001 - a student's cell may raise anything
+            problems.append(f"cell {number} raised {_describe(exc)}")
+    return problems
+
+
+def _answer(namespace: dict, request: dict) -> dict:
+    func = namespace.get(request["call"])
+    if not callable(func):
+        return {"ok": False, "kind": "missing", "detail": request["call"]}
+    args = request["args"]
+    try:
+        value = func(*args)
+    except BaseException as exc:  # noqa: BLE001
+        return {"ok": False, "kind": "raised", "detail": _describe(exc)}
+    try:
+        return {"ok": True, "value": to_plain(value), "args": to_plain(args)}
+    except NotPlain as exc:
+        return {"ok": False, "kind": "not-plain", "detail": str(exc)}
+
+
+def main() -> None:
+    requests = os.fdopen(int(sys.argv[1]), "r", encoding="utf-8")
+    responses = os.fdopen(int(sys.argv[2]), "w", encoding="utf-8")
+    sys.stdin = io.StringIO("")  # input() gets end-of-file at once instead of hanging
+    cells = json.loads(requests.readline())
+    namespace = {"__name__": "__main__"}
+    problems = _run_cells(cells, namespace)
+    responses.write(json.dumps({"ready": True, "problems": problems}) + "\n")
+    responses.flush()
+    for line in requests:
+        response = _answer(namespace, json.loads(line))
+        try:
+            text = json.dumps(response, allow_nan=False)
+        except (ValueError, OverflowError) as exc:
+            text = json.dumps({"ok": False, "kind": "not-plain", "detail": str(exc)})
+        responses.write(text + "\n")
+        responses.flush()
+
+
+if __name__ == "__main__":
+    main()

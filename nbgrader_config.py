@@ -1,0 +1,22 @@
+"""nbgrader configuration: solutions/ is the source, exercises/ the release."""
+
+from nbgrader.preprocessors import ClearSolutions
+
+c = get_config()  # noqa: F821 - provided by nbgrader
+
+c.CourseDirectory.course_id = "packlab"
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "exercises"
+c.CourseDirectory.db_url = "sqlite:///gradebook.db"
+
+# The bug-fix exercise starts from buggy code, not from `raise NotImplementedError`:
+# right after nbgrader clears the solution, put the starter named in course.toml in its place.
+_generate = list(c.GenerateAssignment.preprocessors or [])
+if not _generate:
+    from nbgrader.converters.generate_assignment import GenerateAssignment
+
+    _generate = list(GenerateAssignment.preprocessors.default_value)
+_generate.insert(_generate.index(ClearSolutions) + 1, "autograder.release.UseStarterCode")
+c.GenerateAssignment.preprocessors = _generate
+
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
