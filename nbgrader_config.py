@@ -1,5 +1,6 @@
 """nbgrader configuration: solutions/ is the source, exercises/ the release."""
 
+from nbgrader.converters.generate_assignment import GenerateAssignment
 from nbgrader.preprocessors import ClearSolutions
 
 c = get_config()  # noqa: F821 - provided by nbgrader
@@ -11,11 +12,7 @@ c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 
 # The bug-fix exercise starts from buggy code, not from `raise NotImplementedError`:
 # right after nbgrader clears the solution, put the starter named in course.toml in its place.
-_generate = list(c.GenerateAssignment.preprocessors or [])
-if not _generate:
-    from nbgrader.converters.generate_assignment import GenerateAssignment
-
-    _generate = list(GenerateAssignment.preprocessors.default_value)
+_generate = list(GenerateAssignment.class_traits()["preprocessors"].default())
 _generate.insert(_generate.index(ClearSolutions) + 1, "autograder.release.UseStarterCode")
 c.GenerateAssignment.preprocessors = _generate
 

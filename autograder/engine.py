@@ -1,0 +1,66 @@
+"""Grading one submission: run the exercise's suite against the student's code in a sandbox."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from autograder import submission
+from autograder.sandbox import Limits, Sandbox
+from autograder.suite import Failure, run_group
+from autograder.suites import load as load_suite
+from packlab.course import Exercise
+
+
+@dataclass
+class GroupScore:
+    name: str
+    description: str
+    visible: bool
+    points: int
+    max_points: int
+    passed: list[str]
+    failures: list[Failure]
+
+
+@dataclass
+class Result:
+    """Everything the reports need about one student's attempt at one assignment."""
+
+    student: str
+    assignment: str
+    score: int = 0
+    max_score: int = 0
+    groups: list[GroupScore] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+    output: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None = None,
+                   groups: tuple[str, ...] | None = None) -> Result:
+    """Grade one notebook (all test groups, or just ``groups``); never raises for student code."""
+    result = Result(student, exercise.name, max_score=exercise.max_score)
+    try:
+        code = submission.read(path, exercise)
+    except submission.Ungradable as exc:
+        result.error = str(exc)
+        return result
+    result.notes = code.notes
+    suite = load_suite(exercise.suite)
+    with Sandbox(code.cells, limits) as box:
+        caller = box.caller(suite.function)
+        for group in suite.groups:
+            if groups is not None and group.name not in groups:
+                continue
+            outcome = run_group(group, caller)
+            points = exercise.points[group.name] if outcome.ok else 0
+            result.groups.append(GroupScore(group.name, group.description, group.visible, points,
+                                            exercise.points[group.name], outcome.passed,
+                                            outcome.failures))
+        result.notes += [f"When your notebook's code ran, {p}." for p in box.problems]
+        result.output = box.output_tail()
+    result.score = sum(g.points for g in result.groups)
+    return result

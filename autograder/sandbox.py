@@ -1,0 +1,205 @@
+"""Run a student's code in a separate, limited process and call its functions with plain data.
+
+The trusted side never executes student code. It starts `autograder/worker.py` in a new process
+group with resource limits and an empty working folder, sends it the student's cells, then sends
+calls and reads back JSON. A call that takes too long, a crash or a flood of output ends that
+process (and everything it started); the next call starts a fresh one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder import worker
+from autograder.suite import Outcome, StudentError
+
+WORKER = Path(worker.__file__).resolve()
+MAX_RESPONSE = 8 * 1024 * 1024
+OUTPUT_TAIL = 2000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one submission's code may use."""
+
+    call_seconds: float = 3.0
+    setup_seconds: float = 20.0
+    cpu_seconds: int = 60
+    memory_bytes: int = 1 << 30
+    processes: int = 512
+    file_bytes: int = 16 << 20
+    open_files: int = 64
+    restarts: int = 3
+
+
+def _limit_resources(limits: Limits) -> None:
+    """Runs in the child between fork and exec."""
+    for which, value in (
+        (resource.RLIMIT_CPU, limits.cpu_seconds),
+        (resource.RLIMIT_AS, limits.memory_bytes),
+        (resource.RLIMIT_FSIZE, limits.file_bytes),
+        (resource.RLIMIT_NOFILE, limits.open_files),
+        (resource.RLIMIT_NPROC, limits.processes),
+        (resource.RLIMIT_CORE, 0),
+    ):
+        resource.setrlimit(which, (value, value))
+
+
+class Sandbox:
+    """One student's code, loaded in a worker process; `call` asks it for a function's answer."""
+
+    def __init__(self, cells: list[str], limits: Limits | None = None):
+        self.cells = cells
+        self.limits = limits or Limits()
+        self.problems: list[str] = []
+        self._process: subprocess.Popen | None = None
+        self._folder: Path | None = None
+        self._buffer = b""
+        self._broken: StudentError | None = None
+        self._restarts = 0
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _start(self) -> None:
+        self._folder = Path(tempfile.mkdtemp(prefix="packlab-sandbox-"))
+        request_read, self._request = os.pipe()
+        self._response, response_write = os.pipe()
+        self._output = (self._folder / ".output").open("wb+")
+        self._process = subprocess.Popen(
+            [sys.executable, "-I", "-u", str(WORKER), str(request_read), str(response_write)],
+            cwd=self._folder,
+            stdin=subprocess.DEVNULL,
+            stdout=self._output,
+            stderr=subprocess.STDOUT,
+            pass_fds=(request_read, response_write),
+            start_new_session=True,
+            preexec_fn=lambda: _limit_resources(self.limits),
+            env={"PATH": "/usr/bin:/bin", "HOME": str(self._folder), "PYTHONHASHSEED": "0",
+                 "MPLBACKEND": "Agg"},
+        )
+        os.close(request_read)
+        os.close(response_write)
+        self._buffer = b""
+        self._send(self.cells)
+        ready = self._receive(self.limits.setup_seconds, "running your notebook's cells")
+        self.problems = ready.get("problems", [])
+
+    def close(self) -> None:
+        """End the worker and everything it started; remove its folder."""
+        if self._process is not None:
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self._process.wait()
+            for fd in (self._request, self._response):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            self._output.close()
+            self._process = None
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
+
+    def output_tail(self) -> str:
+        """The last lines the student's code printed (kept short for feedback)."""
+        if self._process is None:
+            return ""
+        self._output.flush()
+        size = self._output.seek(0, os.SEEK_END)
+        self._output.seek(max(0, size - OUTPUT_TAIL))
+        return self._output.read().decode("utf-8", "replace")
+
+    # --- protocol -------------------------------------------------------------------------
+
+    def _send(self, message) -> None:
+        data = (json.dumps(message) + "\n").encode()
+        try:
+            while data:
+                written = os.write(self._request, data)
+                data = data[written:]
+        except BrokenPipeError:
+            raise self._fatal("crashed", self._exit_reason()) from None
+
+    def _receive(self, seconds: float, doing: str) -> dict:
+        deadline = time.monotonic() + seconds
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._response, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    raise self._fatal("timeout", f"{seconds:g} seconds while {doing}")
+                chunk = os.read(self._response, 65536)
+                if not chunk:
+                    raise self._fatal("crashed", self._exit_reason())
+                self._buffer += chunk
+                if len(self._buffer) > MAX_RESPONSE:
+                    raise self._fatal("not-plain", "an answer larger than 8 MB")
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def _exit_reason(self) -> str:
+        code = self._process.wait(timeout=5) if self._process else None
+        if code is not None and code < 0:
+            name = signal.Signals(-code).name
+            hints = {"SIGKILL": "killed: too much memory or CPU time?",
+                     "SIGSEGV": "a segmentation fault", "SIGXCPU": "it used up its CPU time",
+                     "SIGXFSZ": "it wrote too large a file"}
+            return f"{name}, {hints.get(name, 'ended by a signal')}"
+        return f"it exited with code {code} (sys.exit or os._exit?)"
+
+    def _fatal(self, kind: str, detail: str) -> StudentError:
+        """Stop this worker; the next call may start a fresh one."""
+        error = StudentError(kind, detail)
+        self.close()
+        return error
+
+    # --- calls ----------------------------------------------------------------------------
+
+    def _ensure_started(self) -> None:
+        if self._broken is not None:
+            raise self._broken
+        if self._process is not None:
+            return
+        if self._restarts > self.limits.restarts:
+            self._broken = StudentError("timeout", "the time limit again and again, so the "
+                                        "remaining checks were not run")
+            raise self._broken
+        self._restarts += 1
+        try:
+            self._start()
+        except StudentError as error:
+            self._broken = error  # the cells themselves hang or crash: no call can succeed
+            raise
+
+    def call(self, function: str, args: list) -> Outcome:
+        """Call ``function(*args)`` in the sandbox; raise `StudentError` if no plain answer came."""
+        self._ensure_started()
+        self._send({"call": function, "args": args})
+        response = self._receive(self.limits.call_seconds, f"calling {function}")
+        if not response.get("ok"):
+            raise StudentError(response.get("kind", "crashed"), response.get("detail", ""))
+        return Outcome(response["value"], response["args"])
+
+    def caller(self, function: str):
+        """A `Caller` for the suites: ``caller(args)`` calls ``function``."""
+        return lambda args: self.call(function, args)

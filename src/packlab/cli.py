@@ -1,0 +1,191 @@
+"""The `packlab` command: lab, check, hint, progress, grade, release."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from packlab import workspace
+from packlab.course import ROOT, load
+
+console = Console(highlight=False)
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    """Set up the learner's workspace and serve JupyterLab at its start page."""
+    folder = workspace.prepare()
+    command = [
+        sys.executable, "-m", "jupyter", "lab",
+        f"--ServerApp.root_dir={folder}",
+        f"--ServerApp.default_url=/lab/tree/{workspace.START}",
+        f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
+        f"--ServerApp.ip={os.environ.get('JUPYTER_IP', '127.0.0.1')}",
+    ]
+    if "JUPYTER_TOKEN" in os.environ:
+        command.append(f"--IdentityProvider.token={os.environ['JUPYTER_TOKEN']}")
+    if not os.environ.get("DISPLAY") and sys.platform != "darwin":
+        command.append("--no-browser")
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    console.print(f"Serving the course from {folder} (your own copies). Stop with Ctrl-C.")
+    return subprocess.call(command)
+
+
+def _exercise_for(path: Path):
+    course = load()
+    for exercise in course.exercises:
+        if path.stem == exercise.name or path.parent.name == exercise.name:
+            return exercise
+    names = ", ".join(e.name for e in course.exercises)
+    raise SystemExit(f"{path} is not one of the exercises ({names}).")
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Run the visible tests on a saved exercise notebook and say what to do next."""
+    from autograder.engine import grade_notebook
+
+    path = Path(args.notebook)
+    if not path.is_file():
+        console.print(f"There is no notebook at {path}. Save it, and give its path.")
+        return 2
+    exercise = _exercise_for(path)
+    groups = None if args.all else ("visible",)
+    result = grade_notebook(path, exercise, "you", groups=groups)
+    if result.error:
+        console.print(f"[bold]Could not check {path.name}:[/] {result.error}")
+        return 1
+    for note in result.notes:
+        console.print(f"Note: {note}")
+    failed = [f for g in result.groups for f in g.failures]
+    for group in result.groups:
+        for name in group.passed:
+            console.print(f"[green]✓[/] {name}")
+        for failure in group.failures:
+            console.print(failure.message().replace("✗", "[red]✗[/]", 1))
+    if failed:
+        console.print(f"\n{len(failed)} check(s) failed. Next: read the first message above, fix "
+                      f"your answer, save, and check again. Stuck? `packlab hint {exercise.name[:2]}`")
+        return 1
+    console.print("\nEvery check passed. Next: " + (
+        "the hidden tests run when it is graded; try `packlab check --all` to run them now."
+        if not args.all else "move on to the next lesson."))
+    return 0
+
+
+def cmd_hint(args: argparse.Namespace) -> int:
+    from packlab.hints import hint
+
+    try:
+        hint(args.exercise, everything=args.all)
+    except KeyError as exc:
+        console.print(exc.args[0])
+        return 2
+    return 0
+
+
+def _status(result) -> str:
+    if result.error:
+        return f"cannot be checked: {result.error}"
+    failures = [f for g in result.groups for f in g.failures]
+    if failures and all("NotImplementedError" in f.got for f in failures):
+        return "not started"
+    if not failures:
+        return "[green]passes every test[/]"
+    return f"{result.score} of {result.max_score} points"
+
+
+def cmd_progress(args: argparse.Namespace) -> int:
+    """Grade the learner's own copies of the exercises and show where they stand."""
+    from autograder.engine import grade_notebook
+
+    folder = Path(args.workspace) if args.workspace else workspace.default_folder()
+    table = Table(title=f"Your progress ({folder})")
+    for column in ("exercise", "function", "status"):
+        table.add_column(column)
+    for exercise in load().exercises:
+        copy = workspace.learner_copy(folder, exercise.release)
+        if not copy.is_file():
+            status = "not opened yet (run `make lab`)"
+        else:
+            status = _status(grade_notebook(copy, exercise, "you"))
+        table.add_row(exercise.name, exercise.function, status)
+    console.print(table)
+    return 0
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    """Grade a class of nbgrader submissions."""
+    from rich.progress import track
+
+    from autograder.classroom import grade_class
+    from autograder.sandbox import Limits
+
+    submitted, out = Path(args.submitted), Path(args.out)
+    if not submitted.is_dir():
+        console.print(f"There is no folder {submitted} (expected SUBMITTED/<student>/<assignment>/).")
+        return 2
+    limits = Limits(call_seconds=args.call_seconds)
+    rows = grade_class(submitted, out, jobs=args.jobs, force=args.force, limits=limits,
+                       progress=lambda it, n: track(it, total=n, description="Grading",
+                                                    console=console))
+    ungraded = [r for r in rows if r["status"] != "graded" and r["reason"] != "no submission"]
+    graded = [r for r in rows if r["status"] == "graded"]
+    mean = sum(r["score"] / r["max_score"] for r in graded) / len(graded) if graded else 0
+    console.print(f"Graded {len(graded)} of {len(rows)} submissions; mean {mean:.0%}. "
+                  f"Results in {out / 'grades.csv'}.")
+    for row in ungraded:
+        console.print(f"  not graded: {row['student']} / {row['assignment']}: {row['reason']}")
+    return 1 if ungraded else 0
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    """Regenerate exercises/ from solutions/ with nbgrader."""
+    from packlab.release import release
+
+    for exercise in load().exercises:
+        release(exercise.name, ROOT)
+        console.print(f"released {exercise.release.relative_to(ROOT)}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="packlab", description=__doc__)
+    sub = top.add_subparsers(dest="command", required=True)
+    sub.add_parser("lab", help="serve the course in JupyterLab").set_defaults(run=cmd_lab)
+    check = sub.add_parser("check", help="run an exercise's visible tests on a saved notebook")
+    check.add_argument("notebook")
+    check.add_argument("--all", action="store_true", help="run the hidden tests too")
+    check.set_defaults(run=cmd_check)
+    hint = sub.add_parser("hint", help="show the next hint for an exercise")
+    hint.add_argument("exercise", help="name, number or function, e.g. 02 or pack")
+    hint.add_argument("--all", action="store_true", help="show every hint at once")
+    hint.set_defaults(run=cmd_hint)
+    progress = sub.add_parser("progress", help="which of your exercises pass")
+    progress.add_argument("--workspace", help="folder holding your copies (default: workspace/)")
+    progress.set_defaults(run=cmd_progress)
+    grade = sub.add_parser("grade", help="grade SUBMITTED/<student>/<assignment>/*.ipynb")
+    grade.add_argument("submitted")
+    grade.add_argument("--out", required=True, help="folder for grades.csv and feedback")
+    grade.add_argument("--jobs", type=int, default=None, help="parallel graders (default: cores)")
+    grade.add_argument("--force", action="store_true", help="regrade what is already graded")
+    grade.add_argument("--call-seconds", type=float, default=3.0,
+                       help="time limit for one call of a student's function (default 3)")
+    grade.set_defaults(run=cmd_grade)
+    sub.add_parser("release", help="regenerate exercises/ with nbgrader").set_defaults(
+        run=cmd_release)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,19 @@
+"""Making exercises/ from solutions/ with `nbgrader generate_assignment` (never by hand)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+NBGRADER = Path(sys.executable).parent / "nbgrader"
+
+
+def release(assignment: str, course_dir: Path) -> None:
+    """Run nbgrader's release of one assignment in ``course_dir``; raise with its log on failure."""
+    done = subprocess.run(
+        [str(NBGRADER), "generate_assignment", assignment, "--force"],
+        cwd=course_dir, capture_output=True, text=True,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"nbgrader could not release {assignment}:\n{done.stderr[-3000:]}")
