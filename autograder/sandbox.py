@@ -8,6 +8,7 @@ process (and everything it started); the next call starts a fresh one.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -104,16 +105,12 @@ class Sandbox:
     def close(self) -> None:
         """End the worker and everything it started; remove its folder."""
         if self._process is not None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self._process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             self._process.wait()
             for fd in (self._request, self._response):
-                try:
+                with contextlib.suppress(OSError):
                     os.close(fd)
-                except OSError:
-                    pass
             self._output.close()
             self._process = None
         if self._folder is not None:

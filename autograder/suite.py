@@ -52,7 +52,8 @@ class StudentError(Exception):
             "timeout": f"it did not return within {self.detail} (an endless loop?)",
             "crashed": f"the Python process running it died ({self.detail})",
             "not-plain": f"it returned {self.detail}, not plain Python data",
-            "missing": f"there is no function called `{self.detail}` (was the cell run, or renamed?)",
+            "missing": f"there is no function called `{self.detail}` "
+                       "(was the cell run, or renamed?)",
         }[self.kind]
 
 

@@ -20,7 +20,7 @@ MAX_DEPTH = 50
 
 
 class NotPlain(Exception):
-    """A value that is not plain data (exact list, dict with str keys, str, int, float, bool, None)."""
+    """Not plain data: exactly list, dict with str keys, str, int, float, bool or None."""
 
 
 def to_plain(value, depth: int = 0):

@@ -1,4 +1,4 @@
-"""One test suite per exercise function: ``load("pack")`` returns ``autograder.suites.pack.SUITE``."""
+"""One test suite per exercise function: ``load("pack")`` is ``autograder.suites.pack.SUITE``."""
 
 from importlib import import_module
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from autograder.suite import GroupResult, in_process_caller, run_group
 from autograder.suites import load
+from packlab.course import load as load_course
 
 
 class TestsFailed(AssertionError):
@@ -32,27 +33,28 @@ def _install_display() -> None:
         shell.set_custom_exc((TestsFailed,), _short_display)
 
 
-def summary(function: str, result: GroupResult, hidden: bool) -> str:
+def summary(exercise: str, result: GroupResult, hidden: bool) -> str:
     """What passed and what failed, in words."""
     lines = [f"✓ {name}" for name in result.passed] if not hidden else []
     lines += [failure.message() for failure in result.failures]
     total = len(result.passed) + len(result.failures)
     if result.ok:
-        lines.append(f"All {total} checks passed.")
+        lines.append("The check passed." if total == 1 else f"All {total} checks passed.")
     else:
         lines.append(
             f"{len(result.failures)} of {total} checks failed. Stuck? "
-            f"Run `packlab hint {function}` in a terminal, or `hint(\"{function}\")` here."
+            f"Run `packlab hint {exercise}` in a terminal, or "
+            f"`from packlab.hints import hint; hint(\"{exercise}\")` in a cell."
         )
     return "\n".join(lines)
 
 
-def run_tests(function: str, func: Callable, group: str = "visible") -> GroupResult:
-    """Run one test group of ``function``'s suite against ``func`` and print the result."""
+def run_tests(exercise: str, func: Callable, group: str = "visible") -> GroupResult:
+    """Run one test group of an exercise's suite against ``func`` and print the result."""
     _install_display()
-    suite_group = load(function).group(group)
+    suite_group = load(load_course().exercise(exercise).suite).group(group)
     result = run_group(suite_group, in_process_caller(func))
-    text = summary(function, result, hidden=not suite_group.visible)
+    text = summary(exercise, result, hidden=not suite_group.visible)
     if not result.ok:
         raise TestsFailed("\n" + text)
     print(text)

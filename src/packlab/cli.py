@@ -69,8 +69,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         for failure in group.failures:
             console.print(failure.message().replace("✗", "[red]✗[/]", 1))
     if failed:
-        console.print(f"\n{len(failed)} check(s) failed. Next: read the first message above, fix "
-                      f"your answer, save, and check again. Stuck? `packlab hint {exercise.name[:2]}`")
+        console.print(f"\n{len(failed)} check(s) failed. Next: read the first message above, "
+                      "fix your answer, save, and check again. "
+                      f"Stuck? `packlab hint {exercise.name[:2]}`")
         return 1
     console.print("\nEvery check passed. Next: " + (
         "the hidden tests run when it is graded; try `packlab check --all` to run them now."
@@ -128,7 +129,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
     submitted, out = Path(args.submitted), Path(args.out)
     if not submitted.is_dir():
-        console.print(f"There is no folder {submitted} (expected SUBMITTED/<student>/<assignment>/).")
+        console.print(f"There is no folder {submitted} "
+                      "(expected SUBMITTED/<student>/<assignment>/).")
         return 2
     limits = Limits(call_seconds=args.call_seconds)
     rows = grade_class(submitted, out, jobs=args.jobs, force=args.force, limits=limits,

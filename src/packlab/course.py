@@ -70,6 +70,10 @@ class Course:
         if not matches:
             names = ", ".join(e.name for e in self.exercises)
             raise KeyError(f"No exercise called {key!r}. The exercises are: {names}.")
+        if len(matches) > 1:
+            names = ", ".join(e.name for e in matches)
+            raise KeyError(f"{key!r} fits more than one exercise ({names}): give its number, "
+                           f"e.g. {matches[-1].name[:2]}.")
         return matches[0]
 
     def lesson(self, slug: str) -> Lesson:

@@ -1,0 +1,4 @@
+# misconception: counts-parts
+# returns how many parts there are instead of adding up their tokens
+def total_tokens(parts):
+    return len(parts)

@@ -1,0 +1,280 @@
+"""Tests for exercises 02 and 03: ``pack(parts, budget) -> list[str]``."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from autograder.suite import (
+    Caller,
+    Check,
+    CheckFailed,
+    Group,
+    Misconception,
+    Outcome,
+    Suite,
+    call_or_fail,
+    common_misconceptions,
+    fail,
+    property_check,
+    show,
+)
+from packlab.packers import greedy, stop_at_first_miss
+
+LESSON = "02-priority-then-greedy"
+FUNCTION = "pack"
+
+MISCONCEPTIONS = {
+    **common_misconceptions(LESSON),
+    "not-a-list": Misconception(
+        "not-a-list",
+        "pack returns a list of id strings, like ['sys', 'small'] — not None, a string or a "
+        "number (did you forget `return`?).",
+        LESSON,
+    ),
+    "returns-parts": Misconception(
+        "returns-parts",
+        "the answer lists each chosen part's id, `part[\"id\"]`, not the part dicts themselves.",
+        LESSON,
+    ),
+    "break-at-first-miss": Misconception(
+        "break-at-first-miss",
+        "the loop stops at the first part that does not fit, so the smaller parts after it "
+        "never get their chance. Skip that part and keep going: no `break`.",
+        "03-the-early-stop-trap",
+    ),
+    "strict-less-than": Misconception(
+        "strict-less-than",
+        "a part that lands exactly on the budget still fits: compare with `<=`, not `<`.",
+        LESSON,
+    ),
+    "sorts-parts": Misconception(
+        "sorts-parts",
+        "the parts arrive in priority order: walk them in that order and return their ids in "
+        "that order — never sort, reverse or reorder them, not even to fit more in.",
+        LESSON,
+    ),
+    "splits-part": Misconception(
+        "splits-part",
+        "a part is taken whole or not at all: take it only when the tokens used so far plus "
+        "all of its tokens stay within the budget.",
+        LESSON,
+    ),
+    "not-greedy": Misconception(
+        "not-greedy",
+        "walk the parts in order and take each one exactly when the tokens used so far plus its "
+        "tokens are at most the budget; every id at most once.",
+        LESSON,
+    ),
+    "mutates-input": Misconception(
+        "mutates-input",
+        "packing must not change the parts it was given: the caller still needs all of them.",
+        LESSON,
+    ),
+}
+
+# Ids for generated parts, deliberately not in alphabetical order.
+NAMES = ("sys", "turn2", "doc", "tool", "memo", "chunk", "turn1", "note", "ask", "log", "rule",
+         "fact", "ex", "hist", "code")
+
+
+def parts_of(tokens: dict[str, int]) -> list[dict]:
+    """Parts in the order given: ``{"sys": 100}`` becomes ``[{"id": "sys", "tokens": 100}]``."""
+    return [{"id": part_id, "tokens": cost} for part_id, cost in tokens.items()]
+
+
+examples = st.tuples(
+    st.lists(st.integers(0, 200), max_size=len(NAMES)).map(
+        lambda tokens: parts_of(dict(zip(NAMES, tokens, strict=False)))),
+    st.integers(0, 600),
+)
+
+
+def in_input_order(ids: list[str], parts: list[dict]) -> bool:
+    """Whether ``ids`` are ids of ``parts``, each at most once, in the parts' order."""
+    remaining = iter(part["id"] for part in parts)
+    return all(part_id in remaining for part_id in ids)
+
+
+def cost(parts: list[dict], ids: list[str]) -> int:
+    """The tokens of the parts with these ids (unknown ids cost nothing)."""
+    tokens = {part["id"]: part["tokens"] for part in parts}
+    return sum(tokens.get(part_id, 0) for part_id in ids)
+
+
+def tokens_text(count: int) -> str:
+    return f"{count} token" if count == 1 else f"{count} tokens"
+
+
+def first_wrong_turn(parts: list[dict], budget: int, taken: list[str]) -> str | None:
+    """Replay the walk with these choices; explain the first part taken or skipped wrongly."""
+    used = 0
+    for part in parts:
+        part_id, tokens = part["id"], part["tokens"]
+        fits = used + tokens <= budget
+        if fits != (part_id in taken):
+            sign, verdict = ("≤", "still fits") if fits else (">", "does not fit")
+            return (f"{part_id!r} ({tokens_text(tokens)}) {verdict} at its turn: {used} used + "
+                    f"{tokens} = {used + tokens} {sign} {budget}")
+        if fits:
+            used += tokens
+    return None
+
+
+def wrong_choice(parts: list[dict], budget: int, ids: list[str]) -> str:
+    """The key of the likeliest wrong idea behind packing ``ids`` (id strings) instead."""
+    if ids == stop_at_first_miss(parts, budget):
+        return "break-at-first-miss"
+    if ids == greedy(parts, budget - 1):  # with whole tokens, `< budget` is `<= budget - 1`
+        return "strict-less-than"
+    known = {part["id"] for part in parts}
+    reordered = len(set(ids)) == len(ids) and set(ids) <= known and not in_input_order(ids, parts)
+    other_orders = (sorted(parts, key=lambda part: part["tokens"]), parts[::-1])
+    if reordered or any(sorted(ids) == sorted(greedy(order, budget)) for order in other_orders):
+        return "sorts-parts"
+    if cost(parts, ids) > budget:
+        return "splits-part"
+    return "not-greedy"
+
+
+def diagnose(parts: list[dict], budget: int, got) -> Misconception:
+    """Name the likeliest wrong idea behind a wrong answer."""
+    if type(got) is not list:
+        return MISCONCEPTIONS["not-a-list"]
+    if any(type(item) is dict for item in got):
+        return MISCONCEPTIONS["returns-parts"]
+    if any(type(item) is not str for item in got):
+        return MISCONCEPTIONS["not-a-list"]
+    return MISCONCEPTIONS[wrong_choice(parts, budget, got)]
+
+
+def require_unchanged(name: str, function: str, outcome: Outcome, args: list,
+                      misconception: Misconception) -> None:
+    """Fail when the call changed the parts it was given."""
+    if outcome.args_after != args:
+        raise fail(name, function, args, f"{show(outcome.value)}, but the parts were changed to "
+                   f"{show(outcome.args_after[0])}", "the parts left as they were", misconception)
+
+
+def wrong(name: str, parts: list[dict], budget: int, got, expected: str) -> CheckFailed:
+    return fail(name, FUNCTION, [parts, budget], show(got), expected,
+                diagnose(parts, budget, got))
+
+
+def call_pack(call: Caller, name: str, parts: list[dict], budget: int) -> Outcome:
+    """Call pack; fail unless it returns a list of id strings."""
+    expected = show(greedy(parts, budget))
+    outcome = call_or_fail(call, name, FUNCTION, [parts, budget], expected, MISCONCEPTIONS)
+    got = outcome.value
+    if type(got) is not list or any(type(item) is not str for item in got):
+        raise wrong(name, parts, budget, got, expected)
+    return outcome
+
+
+def check_pack(call: Caller, name: str, parts: list[dict], budget: int) -> None:
+    """Call pack(parts, budget), compare with greedy packing and check the parts are unchanged."""
+    expected = greedy(parts, budget)
+    outcome = call_pack(call, name, parts, budget)
+    if outcome.value != expected:
+        raise wrong(name, parts, budget, outcome.value, show(expected))
+    require_unchanged(name, FUNCTION, outcome, [parts, budget], MISCONCEPTIONS["mutates-input"])
+
+
+def case(name: str, tokens: dict[str, int], budget: int) -> Check:
+    parts = parts_of(tokens)
+    return Check(name, lambda call: check_pack(call, name, parts, budget))
+
+
+IN_ORDER = "the ids come from the input, each at most once, in input order"
+WITHIN_BUDGET = "the chosen parts never add up to more than the budget"
+FITS_AT_ITS_TURN = "each part is taken exactly when it still fits at its turn"
+UNCHANGED = "the parts list is left as it was"
+
+
+def keeps_input_order(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_pack(call, IN_ORDER, parts, budget).value
+    if not in_input_order(got, parts):
+        raise wrong(IN_ORDER, parts, budget, got,
+                    f"ids of the given parts in input order, like {show(greedy(parts, budget))}")
+
+
+def stays_within_budget(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_pack(call, WITHIN_BUDGET, parts, budget).value
+    if cost(parts, got) > budget:
+        raise fail(WITHIN_BUDGET, FUNCTION, [parts, budget],
+                   f"{show(got)}, {tokens_text(cost(parts, got))} in all",
+                   f"at most {tokens_text(budget)} in all", diagnose(parts, budget, got))
+
+
+def fits_at_its_turn(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_pack(call, FITS_AT_ITS_TURN, parts, budget).value
+    reason = first_wrong_turn(parts, budget, got)
+    if reason:
+        raise wrong(FITS_AT_ITS_TURN, parts, budget, got,
+                    f"{show(greedy(parts, budget))}, because {reason}")
+
+
+def leaves_parts_alone(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    outcome = call_pack(call, UNCHANGED, parts, budget)
+    require_unchanged(UNCHANGED, FUNCTION, outcome, [parts, budget],
+                      MISCONCEPTIONS["mutates-input"])
+
+
+SUITE = Suite(
+    function=FUNCTION,
+    groups=(
+        Group(
+            "visible",
+            "The lesson's example and a budget that everything fits in.",
+            (
+                case("parts of 100, 80 and 10 tokens in a budget of 130 keep 'sys' and 'small'",
+                     {"sys": 100, "huge": 80, "small": 10}, 130),
+                case("when everything fits, every id comes back in input order",
+                     {"sys": 100, "turn": 60, "chunk": 40}, 500),
+            ),
+            visible=True,
+        ),
+        Group(
+            "edge-cases",
+            "Exact fits, zero budgets and zero-token parts, oversized parts first, last or in "
+            "the middle, ids and their order, the input unchanged.",
+            (
+                case("a part that lands exactly on the budget is taken",
+                     {"sys": 60, "doc": 40}, 100),
+                case("with a budget of 0, only parts of 0 tokens fit",
+                     {"note": 0, "sys": 5, "memo": 0, "doc": 3}, 0),
+                case("an empty list of parts packs to an empty list", {}, 100),
+                case("parts of 0 tokens always fit, even when the budget is used up",
+                     {"note": 0, "doc": 50, "ask": 0, "log": 60, "memo": 0}, 50),
+                case("a huge first part is skipped and the small ones after it are taken",
+                     {"doc": 500, "turn": 10, "note": 20, "ask": 30}, 100),
+                case("when every part is bigger than the budget, nothing is taken",
+                     {"doc": 200, "log": 300}, 100),
+                case("the parts list is left exactly as it was",
+                     {"sys": 40, "doc": 90, "turn": 30}, 80),
+                case("the answer lists ids such as 'sys', not the parts themselves",
+                     {"sys": 10, "turn": 20}, 50),
+                case("small parts after a big one come back in input order, never sorted by size",
+                     {"doc": 70, "log": 90, "turn": 20, "ask": 5}, 100),
+                case("parts of the same size are taken in input order until the budget runs out",
+                     {"turn1": 30, "turn2": 30, "turn3": 30, "turn4": 30}, 90),
+                case("a part too big for the budget in the middle is skipped and the walk goes on",
+                     {"sys": 20, "doc": 500, "turn": 20, "ask": 20}, 60),
+            ),
+        ),
+        Group(
+            "properties",
+            "For generated parts and budgets: ids in input order, within the budget, each part "
+            "taken exactly when it fits, the parts unchanged.",
+            (
+                property_check(IN_ORDER, examples, keeps_input_order),
+                property_check(WITHIN_BUDGET, examples, stays_within_budget),
+                property_check(FITS_AT_ITS_TURN, examples, fits_at_its_turn),
+                property_check(UNCHANGED, examples, leaves_parts_alone),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,292 @@
+"""Tests for exercise 04: ``pack_report(parts, budget) -> {"included", "dropped", "used"}``."""
+
+from __future__ import annotations
+
+from autograder.suite import (
+    Caller,
+    Check,
+    CheckFailed,
+    Group,
+    Misconception,
+    Outcome,
+    Suite,
+    call_or_fail,
+    common_misconceptions,
+    fail,
+    property_check,
+    show,
+)
+from autograder.suites.pack import (
+    cost,
+    examples,
+    first_wrong_turn,
+    in_input_order,
+    parts_of,
+    require_unchanged,
+    wrong_choice,
+)
+from packlab.packers import greedy, report
+
+LESSON = "04-honest-accounting"
+FUNCTION = "pack_report"
+KEYS = ("included", "dropped", "used")
+
+MISCONCEPTIONS = {
+    **common_misconceptions(LESSON),
+    "not-a-dict": Misconception(
+        "not-a-dict",
+        "the report is one dict, {\"included\": [...], \"dropped\": [...], \"used\": ...} — not a "
+        "tuple, a list or None (did you forget `return`?).",
+        LESSON,
+    ),
+    "missing-key": Misconception(
+        "missing-key",
+        "the report has exactly three keys, spelled `included`, `dropped` and `used`.",
+        LESSON,
+    ),
+    "field-types": Misconception(
+        "field-types",
+        "`included` and `dropped` are lists of id strings and `used` is a whole number (an int).",
+        LESSON,
+    ),
+    "returns-parts": Misconception(
+        "returns-parts",
+        "`included` and `dropped` list each part's id, `part[\"id\"]`, not the part dicts "
+        "themselves.",
+        LESSON,
+    ),
+    "break-at-first-miss": Misconception(
+        "break-at-first-miss",
+        "the walk stops at the first part that does not fit, so the smaller parts after it are "
+        "dropped without a chance. Drop that one part and keep going.",
+        LESSON,
+    ),
+    "strict-less-than": Misconception(
+        "strict-less-than",
+        "a part that lands exactly on the budget still fits: compare with `<=`, not `<`.",
+        LESSON,
+    ),
+    "sorts-parts": Misconception(
+        "sorts-parts",
+        "the parts arrive in priority order: walk them in that order and list the included ids "
+        "in that order — never sort, reverse or reorder them.",
+        LESSON,
+    ),
+    "splits-part": Misconception(
+        "splits-part",
+        "a part is included whole or not at all: include it only when the tokens used so far "
+        "plus all of its tokens stay within the budget.",
+        LESSON,
+    ),
+    "not-greedy": Misconception(
+        "not-greedy",
+        "walk the parts in order and include each one exactly when the tokens used so far plus "
+        "its tokens are at most the budget.",
+        LESSON,
+    ),
+    "not-a-partition": Misconception(
+        "not-a-partition",
+        "every part ends up in exactly one of the two lists: included if it fit, dropped if "
+        "not — none left out, none listed twice.",
+        LESSON,
+    ),
+    "dropped-order-lost": Misconception(
+        "dropped-order-lost",
+        "`dropped` lists the left-out ids in input order, just like `included` — not reversed "
+        "or sorted.",
+        LESSON,
+    ),
+    "used-counts-dropped": Misconception(
+        "used-counts-dropped",
+        "`used` counts only the parts that were included: a dropped part costs nothing.",
+        LESSON,
+    ),
+    "used-wrong": Misconception(
+        "used-wrong",
+        "`used` is the sum of the tokens of the included parts — not the budget, not what is "
+        "left of it.",
+        LESSON,
+    ),
+    "mutates-input": Misconception(
+        "mutates-input",
+        "reporting must not change the parts it was given: the caller still needs all of them.",
+        LESSON,
+    ),
+}
+
+
+def is_id_list(value) -> bool:
+    return type(value) is list and all(type(item) is str for item in value)
+
+
+def shape_problem(got) -> str | None:
+    """The key of what is wrong with the report's shape, or None when it is well formed."""
+    if type(got) is not dict:
+        return "not-a-dict"
+    if sorted(got) != sorted(KEYS):
+        return "missing-key"
+    lists = (got["included"], got["dropped"])
+    if all(type(ids) is list for ids in lists) and any(
+            type(item) is dict for ids in lists for item in ids):
+        return "returns-parts"
+    if not all(is_id_list(ids) for ids in lists) or type(got["used"]) is not int:
+        return "field-types"
+    return None
+
+
+def content_problem(parts: list[dict], budget: int, got: dict) -> str:
+    """The key of the likeliest wrong idea behind a well-formed but wrong report."""
+    expected = report(parts, budget)
+    included, dropped = got["included"], got["dropped"]
+    if included != expected["included"]:
+        return wrong_choice(parts, budget, included)
+    if sorted(included + dropped) != sorted(part["id"] for part in parts):
+        return "not-a-partition"
+    if dropped != expected["dropped"]:
+        return "dropped-order-lost"
+    if got["used"] == sum(part["tokens"] for part in parts):
+        return "used-counts-dropped"
+    return "used-wrong"
+
+
+def diagnose(parts: list[dict], budget: int, got) -> Misconception:
+    """Name the likeliest wrong idea behind a wrong report."""
+    return MISCONCEPTIONS[shape_problem(got) or content_problem(parts, budget, got)]
+
+
+def wrong(name: str, parts: list[dict], budget: int, got, expected: str) -> CheckFailed:
+    return fail(name, FUNCTION, [parts, budget], show(got), expected,
+                diagnose(parts, budget, got))
+
+
+def call_report(call: Caller, name: str, parts: list[dict], budget: int) -> Outcome:
+    """Call pack_report; fail unless it returns a well-formed report."""
+    expected = show(report(parts, budget))
+    outcome = call_or_fail(call, name, FUNCTION, [parts, budget], expected, MISCONCEPTIONS)
+    if shape_problem(outcome.value):
+        raise wrong(name, parts, budget, outcome.value, expected)
+    return outcome
+
+
+def check_report(call: Caller, name: str, parts: list[dict], budget: int) -> None:
+    """Call pack_report(parts, budget) and compare with the course's report; parts unchanged."""
+    expected = report(parts, budget)
+    outcome = call_report(call, name, parts, budget)
+    if outcome.value != expected:
+        raise wrong(name, parts, budget, outcome.value, show(expected))
+    require_unchanged(name, FUNCTION, outcome, [parts, budget], MISCONCEPTIONS["mutates-input"])
+
+
+def case(name: str, tokens: dict[str, int], budget: int) -> Check:
+    parts = parts_of(tokens)
+    return Check(name, lambda call: check_report(call, name, parts, budget))
+
+
+PARTITION = "every part is included or dropped exactly once, both lists in input order"
+HONEST_USED = "used is the sum of the included parts' tokens and within the budget"
+FITS_AT_ITS_TURN = "each part is included when it fits at its turn and dropped only when not"
+GREEDY = "the included ids are exactly what greedy packing takes"
+UNCHANGED = "the parts list is left as it was"
+
+
+def partitions_in_order(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_report(call, PARTITION, parts, budget).value
+    ids = [part["id"] for part in parts]
+    lists = (got["included"], got["dropped"])
+    if (sorted(lists[0] + lists[1]) != sorted(ids)
+            or not all(in_input_order(listed, parts) for listed in lists)):
+        raise wrong(PARTITION, parts, budget, got, show(report(parts, budget)))
+
+
+def used_is_honest(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_report(call, HONEST_USED, parts, budget).value
+    included_cost = cost(parts, got["included"])
+    if got["used"] != included_cost or got["used"] > budget:
+        raise wrong(HONEST_USED, parts, budget, got,
+                    f"used = {included_cost} (the included parts' tokens), at most {budget}")
+
+
+def fits_at_its_turn(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_report(call, FITS_AT_ITS_TURN, parts, budget).value
+    reason = first_wrong_turn(parts, budget, got["included"])
+    if reason:
+        raise wrong(FITS_AT_ITS_TURN, parts, budget, got,
+                    f"{show(report(parts, budget))}, because {reason}")
+
+
+def includes_greedy_choice(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_report(call, GREEDY, parts, budget).value
+    expected = greedy(parts, budget)
+    if got["included"] != expected:
+        raise wrong(GREEDY, parts, budget, got, f"included = {show(expected)}")
+
+
+def leaves_parts_alone(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    outcome = call_report(call, UNCHANGED, parts, budget)
+    require_unchanged(UNCHANGED, FUNCTION, outcome, [parts, budget],
+                      MISCONCEPTIONS["mutates-input"])
+
+
+SUITE = Suite(
+    function=FUNCTION,
+    groups=(
+        Group(
+            "visible",
+            "The lesson's example, a budget that everything fits in, and an empty list.",
+            (
+                case("parts of 100, 80, 15 and 10 tokens in a budget of 130 drop only 'huge'",
+                     {"sys": 100, "huge": 80, "a": 15, "b": 10}, 130),
+                case("when everything fits, nothing is dropped and used is the total",
+                     {"sys": 100, "turn": 60, "chunk": 40}, 500),
+                case("an empty list of parts gives an empty report that used 0 tokens", {}, 100),
+            ),
+            visible=True,
+        ),
+        Group(
+            "edge-cases",
+            "Exact fits, zero budgets and zero-token parts, oversized parts, the order of both "
+            "lists, what `used` counts, the input unchanged.",
+            (
+                case("a part that lands exactly on the budget is included",
+                     {"sys": 60, "doc": 40}, 100),
+                case("with a budget of 0, only parts of 0 tokens are included",
+                     {"note": 0, "sys": 5, "memo": 0, "doc": 3}, 0),
+                case("parts of 0 tokens are always included, even when the budget is used up",
+                     {"note": 0, "doc": 50, "ask": 0, "log": 60, "memo": 0}, 50),
+                case("a huge first part is dropped and the small ones after it are included",
+                     {"doc": 500, "turn": 10, "note": 20, "ask": 30}, 100),
+                case("when every part is bigger than the budget, all are dropped and used is 0",
+                     {"doc": 200, "log": 300}, 100),
+                case("dropped ids are listed in input order, not reversed or sorted",
+                     {"sys": 50, "doc": 80, "turn": 70, "ask": 90, "log": 5}, 60),
+                case("used counts the included parts only, never the dropped ones",
+                     {"sys": 30, "doc": 400, "turn": 20}, 100),
+                case("the lists hold ids such as 'sys', not the parts themselves",
+                     {"sys": 10, "doc": 90, "turn": 20}, 50),
+                case("parts of the same size are included in input order until the budget runs out",
+                     {"turn1": 30, "turn2": 30, "turn3": 30, "turn4": 30}, 90),
+                case("a part too big for the budget in the middle is dropped and the walk goes on",
+                     {"sys": 20, "doc": 500, "turn": 20, "ask": 20}, 60),
+                case("the parts list is left exactly as it was",
+                     {"sys": 40, "doc": 90, "turn": 30}, 80),
+            ),
+        ),
+        Group(
+            "properties",
+            "For generated parts and budgets: a partition in input order, an honest `used`, "
+            "each part placed by whether it fit at its turn, the parts unchanged.",
+            (
+                property_check(PARTITION, examples, partitions_in_order),
+                property_check(HONEST_USED, examples, used_is_honest),
+                property_check(FITS_AT_ITS_TURN, examples, fits_at_its_turn),
+                property_check(GREEDY, examples, includes_greedy_choice),
+                property_check(UNCHANGED, examples, leaves_parts_alone),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,310 @@
+"""Matplotlib drawings of packing, headless (Agg) and fast to update.
+
+Each plot builds its figure once; ``update`` only changes existing artists (collection vertices, a
+line's position, texts), and ``png`` renders. Plots show themselves in a notebook as PNG, so the
+same objects serve the widgets, the lessons and a static book.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch, PathPatch, Rectangle
+from matplotlib.path import Path
+
+from packlab.curves import CurvePoint, PackState
+from packlab.packers import Part
+
+# Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
+BLUE, ORANGE, VERMILLION, GREEN, GREY = "#0072B2", "#E69F00", "#D55E00", "#009E73", "#999999"
+SKIPPED_FACE = "#F6DCA8"
+LABEL_LIMIT = 24  # write ids on the bars only when there are at most this many parts
+
+
+class _Plot:
+    """A figure on its own Agg canvas: never opens a window, renders to PNG bytes."""
+
+    def __init__(self, width: float, height: float, margins: dict | None = None, **grid):
+        """One column of axes; fixed ``margins`` (figure fractions) skip the layout engine."""
+        layout = None if margins else "constrained"
+        self.figure = Figure(figsize=(width, height), dpi=100, layout=layout)
+        FigureCanvasAgg(self.figure)
+        if margins:
+            self.figure.subplots_adjust(**margins)
+        self.axes = self.figure.subplots(squeeze=False, **grid)[:, 0]
+
+    def _freeze_layout(self) -> None:
+        """Lay out once, then keep the positions: later renders skip the layout engine."""
+        self.figure.canvas.draw()
+        self.figure.set_layout_engine("none")
+
+    def png(self) -> bytes:
+        """Render the figure as PNG bytes."""
+        buffer = io.BytesIO()
+        self.figure.canvas.print_png(buffer)
+        return buffer.getvalue()
+
+    def _repr_png_(self) -> bytes:
+        return self.png()
+
+
+def _boxes(starts: np.ndarray, widths: np.ndarray, y: float, height: float) -> np.ndarray:
+    """Rectangle vertices, shape (n, 4, 2), for bars from ``starts`` with ``widths`` at row y."""
+    lo, hi = y - height / 2, y + height / 2
+    x0, x1 = starts, starts + widths
+    return np.stack(
+        [
+            np.stack([x0, np.full_like(x0, lo)], -1),
+            np.stack([x0, np.full_like(x0, hi)], -1),
+            np.stack([x1, np.full_like(x0, hi)], -1),
+            np.stack([x1, np.full_like(x0, lo)], -1),
+        ],
+        axis=1,
+    )
+
+
+_EMPTY = Path(np.zeros((0, 2)))
+
+
+def _compound(boxes: np.ndarray) -> Path:
+    """One path made of all ``boxes`` (an empty path for none)."""
+    return Path.make_compound_path_from_polys(boxes) if len(boxes) else _EMPTY
+
+
+class PackingPlot(_Plot):
+    """Every part end to end in input order, taken or skipped; below it, the window as sent."""
+
+    def __init__(self, parts: Sequence[Part], state: PackState):
+        super().__init__(9.0, 3.4)
+        self.ax = ax = self.axes[0]
+        self.ids = [p["id"] for p in parts]
+        self.position = {key: i for i, key in enumerate(self.ids)}
+        self.widths = np.array([p["tokens"] for p in parts], dtype=float)
+        self.total = int(self.widths.sum())
+        self.boxes = _boxes(np.cumsum(self.widths) - self.widths, self.widths, 1.0, 0.7)
+        # One compound path per status: hatching many separate polygons is slow, one path is not.
+        edge = dict(edgecolor="white", lw=0.8 if len(parts) <= 100 else 0)
+        self.taken = ax.add_patch(PathPatch(_EMPTY, facecolor=BLUE, **edge))
+        self.skipped = ax.add_patch(PathPatch(_EMPTY, facecolor=SKIPPED_FACE, hatch="///", **edge))
+        if hasattr(self.skipped, "set_hatchcolor"):  # matplotlib >= 3.10; older ones hatch in black
+            self.skipped.set_hatchcolor(VERMILLION)
+        self.unknown = ax.add_patch(PathPatch(_EMPTY, facecolor="#DDDDDD", **edge))
+        self.window = ax.add_patch(
+            Rectangle((0, -0.35), 0, 0.7, facecolor="#F2F2F2", edgecolor="#555555", lw=1)
+        )
+        self.sent = ax.add_patch(PathPatch(_EMPTY, facecolor=BLUE, zorder=2, **edge))
+        self.budget_line = ax.axvline(0, color="black", lw=2, ls="--", zorder=5)
+        self._decorate(parts)
+        self.update(state)
+        self._freeze_layout()
+
+    def _decorate(self, parts: Sequence[Part]) -> None:
+        ax = self.ax
+        ax.set_ylim(-0.6, 1.4)
+        ax.set_yticks([1, 0], ["all parts,\nin order", "the window,\nas sent"])
+        ax.set_xlabel("tokens")
+        for side in ("top", "right", "left"):
+            ax.spines[side].set_visible(False)
+        ax.tick_params(axis="y", length=0)
+        self.figure.legend(
+            handles=[
+                Patch(facecolor=BLUE, label="taken"),
+                Patch(facecolor=SKIPPED_FACE, edgecolor=VERMILLION, hatch="///", label="skipped"),
+                Patch(facecolor="#F2F2F2", edgecolor="#555555", label="budget left unused"),
+                Line2D([], [], color="black", lw=2, ls="--", label="budget"),
+            ],
+            loc="outside lower center",
+            ncols=4,
+            frameon=False,
+        )
+        if len(parts) <= LABEL_LIMIT:
+            self._label_bars()
+
+    def _label_bars(self) -> None:
+        """Write each id above its bar, slanted so that neighbours do not overlap."""
+        for key, box in zip(self.ids, self.boxes, strict=True):
+            self.ax.text(
+                (box[0, 0] + box[2, 0]) / 2,
+                1.4,
+                key,
+                ha="left",
+                va="bottom",
+                fontsize=8,
+                rotation=40,
+                rotation_mode="anchor",
+            )
+
+    def update(self, state: PackState) -> None:
+        """Show ``state``: recolour the parts, refill the window, move the budget line."""
+        status = np.zeros(len(self.ids), dtype=int)  # 0 unknown, 1 taken, 2 skipped
+        if state.error is None:
+            status[:] = 2
+            status[[self.position[key] for key in state.taken]] = 1
+        self.taken.set_path(_compound(self.boxes[status == 1]))
+        self.skipped.set_path(_compound(self.boxes[status == 2]))
+        self.unknown.set_path(_compound(self.boxes[status == 0]))
+        kept = self.widths[status == 1]
+        self.sent.set_path(_compound(_boxes(np.cumsum(kept) - kept, kept, 0.0, 0.7)))
+        self.window.set_width(state.budget)
+        self.budget_line.set_xdata([state.budget, state.budget])
+        self.ax.set_xlim(0, max(self.total, state.budget, state.used, 1) * 1.02)
+        self.figure.suptitle(_packing_title(state, len(self.ids)), fontsize=11, x=0.01, ha="left")
+
+
+def _packing_title(state: PackState, n: int) -> str:
+    if state.error:
+        return f"budget {state.budget}: nothing to show — {state.error}"
+    over = f"  (over budget by {-state.remaining})" if state.remaining < 0 else ""
+    return (
+        f"budget {state.budget} · used {state.used} · remaining {state.remaining}"
+        f" · kept {len(state.taken)}/{n}{over}"
+    )
+
+
+def _series(curve: Sequence[CurvePoint], field: str) -> tuple[np.ndarray, np.ndarray]:
+    """Budgets and one field of a curve; points where the packer failed become gaps (NaN)."""
+    x = np.array([p.budget for p in curve], dtype=float)
+    y = np.array([np.nan if p.error else getattr(p, field) for p in curve], dtype=float)
+    return x, y
+
+
+class DropCurvePlot(_Plot):
+    """Parts kept against budget, with a marker at the chosen budget."""
+
+    def __init__(self, parts: Sequence[Part], curve: Sequence[CurvePoint], point: CurvePoint):
+        super().__init__(8.0, 3.6, margins=dict(left=0.08, right=0.98, bottom=0.14, top=0.85))
+        self.ax = ax = self.axes[0]
+        self.n = len(parts)
+        self.total = sum(p["tokens"] for p in parts)
+        x, y = _series(curve, "kept")
+        ax.step(x, y, where="post", color=BLUE, lw=2, label="parts kept")
+        ax.set_xlim(0, max(self.total, 1))
+        ax.set_ylim(0, max(self.n, 1) * 1.08)
+        ax.set_xlabel("budget (tokens)")
+        ax.set_ylabel("parts kept")
+        ax.grid(alpha=0.3)
+        top = max(self.total, 1)
+        ax.secondary_xaxis(
+            "top", functions=(lambda b: 100 * b / top, lambda f: f * top / 100)
+        ).set_xlabel("budget as % of all tokens")
+        self.line = ax.axvline(0, color=VERMILLION, lw=1.5, ls="--")
+        (self.dot,) = ax.plot([], [], "o", color=VERMILLION, ms=8, zorder=5)
+        self.note = ax.text(
+            0.02,
+            0.95,
+            "",
+            transform=ax.transAxes,
+            va="top",
+            fontsize=10,
+            bbox=dict(facecolor="white", edgecolor="#CCCCCC", alpha=0.9),
+        )
+        self.update(point)
+
+    def update(self, point: CurvePoint) -> None:
+        """Move the marker to ``point`` and say what was lost there."""
+        self.line.set_xdata([point.budget, point.budget])
+        if point.error:
+            self.dot.set_data([], [])
+            self.note.set_text(f"budget {point.budget}: {point.error}")
+            return
+        self.dot.set_data([point.budget], [point.kept])
+        self.note.set_text(
+            f"budget {point.budget}: kept {point.kept}/{self.n}, lost {len(point.lost)}"
+        )
+
+
+class ComparisonPlot(_Plot):
+    """Two packers: tokens used against budget, gap shaded; below, both windows at one budget."""
+
+    def __init__(
+        self,
+        parts: Sequence[Part],
+        curves: Mapping[str, Sequence[CurvePoint]],
+        states: Sequence[PackState],
+    ):
+        margins = dict(left=0.19, right=0.97, bottom=0.09, top=0.94, hspace=0.35)
+        super().__init__(8.0, 5.0, margins, nrows=2, height_ratios=[3, 1.3])
+        self.names = list(curves)
+        self.total = max(sum(p["tokens"] for p in parts), 1)
+        self.colours = [VERMILLION, BLUE, GREEN, ORANGE][: len(self.names)]
+        self._draw_curves(curves)
+        self._draw_bars()
+        self.update(states)
+
+    def _draw_curves(self, curves: Mapping[str, Sequence[CurvePoint]]) -> None:
+        ax = self.axes[0]
+        ax.plot([0, self.total], [0, self.total], color=GREY, lw=1, ls=":", label="the budget")
+        series = [_series(curve, "used") for curve in curves.values()]
+        for name, colour, (x, y) in zip(self.names, self.colours, series, strict=True):
+            ax.step(x, y, where="post", color=colour, lw=2, label=f"{name}: tokens used")
+        if len(series) == 2:
+            (x, a), (_, b) = series
+            gap = np.nan_to_num(b) > np.nan_to_num(a)
+            gap[1:] |= gap[:-1]  # with steps, a gap lasts until the next budget
+            ax.fill_between(
+                x,
+                a,
+                b,
+                where=gap,
+                step="post",
+                color=VERMILLION,
+                alpha=0.18,
+                lw=0,
+                label=f"left unused by {self.names[0]}",
+            )
+        ax.set_xlim(0, self.total)
+        ax.set_ylim(0, self.total * 1.05)
+        ax.set_xlabel("budget (tokens)")
+        ax.set_ylabel("tokens used")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="upper left", fontsize=9)
+        self.line = ax.axvline(0, color="black", lw=1.5, ls="--")
+
+    def _draw_bars(self) -> None:
+        ax = self.axes[1]
+        rows = range(len(self.names))
+        self.frames = [
+            ax.add_patch(Rectangle((0, r - 0.35), 0, 0.7, facecolor="#F2F2F2", edgecolor="#555555"))
+            for r in rows
+        ]
+        self.bars = [
+            ax.add_patch(Rectangle((0, r - 0.35), 0, 0.7, facecolor=c))
+            for r, c in zip(rows, self.colours, strict=True)
+        ]
+        self.labels = [ax.text(0, r, "", va="center", fontsize=9) for r in rows]
+        ax.set_yticks(list(rows), self.names)
+        ax.set_ylim(len(self.names) - 0.5, -0.5)
+        ax.set_xlabel("tokens in the window (grey: budget left unused)")
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+
+    def update(self, states: Sequence[PackState]) -> None:
+        """Show each packer's window at the chosen budget, with used and unused tokens."""
+        budget = states[0].budget
+        self.line.set_xdata([budget, budget])
+        top = max(budget, self.total, *(s.used for s in states), 1)
+        self.axes[1].set_xlim(0, top * 1.02)
+        for frame, bar, label, state in zip(
+            self.frames, self.bars, self.labels, states, strict=True
+        ):
+            frame.set_width(budget)
+            bar.set_width(state.used)
+            label.set_x(max(budget, state.used) + top * 0.01)
+            label.set_text(state.error or f"used {state.used}, unused {state.remaining}")
+            label.set_ha("left")
+        self.axes[0].set_title(_comparison_title(self.names, states), fontsize=11, loc="left")
+
+
+def _comparison_title(names: Sequence[str], states: Sequence[PackState]) -> str:
+    budget = states[0].budget
+    if len(states) != 2 or any(s.error for s in states):
+        return f"budget {budget}"
+    gap = states[0].remaining - states[1].remaining
+    if gap > 0:
+        return f"budget {budget}: {names[0]} leaves {gap} more tokens unused than {names[1]}"
+    return f"budget {budget}: both use {states[1].used} tokens"

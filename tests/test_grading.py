@@ -1,0 +1,99 @@
+"""The grader: solutions score full marks, releases zero, mutants lose marks for the right reason,
+and a class with broken submissions is still graded in full."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from conftest import EXERCISES, submit, with_answer
+
+from autograder import gallery
+from autograder.classroom import grade_class
+from autograder.engine import grade_notebook
+from autograder.sandbox import Limits
+from packlab.cli import main
+
+FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
+def test_solution_scores_full_marks(tmp_path, exercise):
+    path = submit(tmp_path, "ref", exercise, with_answer(exercise, None))
+    result = grade_notebook(path, exercise, "ref")
+    assert result.error is None
+    assert result.score == exercise.max_score, [f.message() for g in result.groups
+                                                for f in g.failures]
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
+def test_release_scores_zero(exercise):
+    result = grade_notebook(exercise.release, exercise, "new")
+    assert result.error is None
+    assert (result.score, len(result.groups)) == (0, len(exercise.points))
+
+
+MUTANTS = [(exercise, mutant) for exercise in EXERCISES for mutant in gallery.every()
+           if mutant.suite == exercise.suite and exercise.starter != mutant.key]
+
+
+@pytest.mark.parametrize("exercise,mutant", MUTANTS,
+                         ids=[f"{e.name}:{m.name}" for e, m in MUTANTS])
+def test_mutant_loses_marks_with_its_misconception(tmp_path, exercise, mutant):
+    path = submit(tmp_path, mutant.name, exercise, with_answer(exercise, mutant.code))
+    result = grade_notebook(path, exercise, mutant.name, FAST)
+    assert result.score < exercise.max_score, f"{mutant.key} got full marks"
+    keys = {f.misconception.key for g in result.groups for f in g.failures}
+    assert mutant.misconception in keys, f"{mutant.key}: feedback named {keys}"
+
+
+def test_a_class_with_broken_submissions_is_graded_in_full(tmp_path):
+    first, second = EXERCISES[0], EXERCISES[1]
+    submitted, out = tmp_path / "submitted", tmp_path / "out"
+    submit(submitted, "ada", first, with_answer(first, None))
+    submit(submitted, "ada", second, with_answer(second, None))
+    submit(submitted, "bo", first, with_answer(first, "def total_tokens(parts):\n"
+                                                      "    while True:\n        pass\n"))
+    submit(submitted, "cy", first, "{ this is not a notebook")
+    submit(submitted, "cy", second, with_answer(second, "import os\nos._exit(0)\n"))
+    (submitted / "dee" / "99-not-ours").mkdir(parents=True)
+
+    rows = grade_class(submitted, out, jobs=2, limits=FAST)
+    table = {(r["student"], r["assignment"]): r for r in rows}
+    assert len(rows) == 4 * 3  # 4 students × 3 assignment folders seen, every pair has a row
+    assert table["ada", first.name]["score"] == first.max_score
+    assert table["ada", second.name]["score"] == second.max_score
+    assert table["bo", first.name]["score"] == 0
+    assert table["bo", second.name]["reason"] == "no submission"
+    assert "not valid notebook JSON" in table["cy", first.name]["reason"]
+    assert table["cy", second.name]["score"] == 0
+    assert "not an assignment" in table["dee", "99-not-ours"]["reason"]
+
+    with open(out / "grades.csv", newline="") as handle:
+        assert len(list(csv.DictReader(handle))) == len(rows)
+    loop = json.loads((out / "bo" / first.name / "results.json").read_text())
+    assert "endless loop" in loop["tests"][0]["output"]
+    page = (out / "bo" / first.name / "feedback.html").read_text()
+    assert "did not return within" in page and "run_tests" not in page
+
+
+def test_rerun_resumes_and_force_regrades(tmp_path):
+    exercise = EXERCISES[0]
+    submitted, out = tmp_path / "submitted", tmp_path / "out"
+    submit(submitted, "ada", exercise, with_answer(exercise, None))
+    first = grade_class(submitted, out, jobs=1, limits=FAST)
+    results = out / "ada" / exercise.name / "results.json"
+    results.write_text(results.read_text().replace('"score": 3', '"score": 2', 1))
+    assert grade_class(submitted, out, jobs=1, limits=FAST)[0]["score"] == 2  # kept, not redone
+    assert grade_class(submitted, out, jobs=1, force=True, limits=FAST) == first
+
+
+def test_grade_command_reports_and_exits(tmp_path, capsys):
+    exercise = EXERCISES[0]
+    submit(tmp_path / "sub", "ada", exercise, with_answer(exercise, None))
+    assert main(["grade", str(tmp_path / "sub"), "--out", str(tmp_path / "out")]) == 0
+    assert "Graded 1 of 1" in capsys.readouterr().out
+    submit(tmp_path / "sub", "bo", exercise, "")
+    assert main(["grade", str(tmp_path / "sub"), "--out", str(tmp_path / "out")]) == 1
+    assert "not graded: bo" in capsys.readouterr().out

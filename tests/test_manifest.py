@@ -1,0 +1,64 @@
+"""The manifest, the notebooks and the suites agree with each other."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from conftest import COURSE, EXERCISES
+
+from autograder import gallery
+from autograder.suites import load as load_suite
+
+
+def grade_cells(path):
+    notebook = nbformat.read(path, as_version=4)
+    return [c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id")]
+
+
+def test_every_lesson_and_exercise_exists():
+    for lesson in COURSE.lessons:
+        assert lesson.path.is_file(), f"missing lesson notebook {lesson.path}"
+        assert any(e.name == lesson.exercise for e in EXERCISES), lesson.exercise
+    for exercise in EXERCISES:
+        assert exercise.source.is_file(), f"missing solution notebook {exercise.source}"
+        assert exercise.release.is_file(), f"missing release {exercise.release}: make release"
+        assert any(lesson.slug == exercise.lesson for lesson in COURSE.lessons)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
+def test_points_in_notebook_match_manifest_and_suite(exercise):
+    suite = load_suite(exercise.suite)
+    assert [g.name for g in suite.groups] == list(exercise.points)
+    points = {c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader.get("points")
+              for c in grade_cells(exercise.source) if c.metadata.nbgrader.get("grade")}
+    assert points == {exercise.grade_id(g): p for g, p in exercise.points.items()}
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
+def test_one_answer_cell_defines_the_function(exercise):
+    cells = grade_cells(exercise.source)
+    ids = [c.metadata.nbgrader["grade_id"] for c in cells]
+    assert len(ids) == len(set(ids)), "duplicate grade_ids break nbgrader (#1083)"
+    answers = [c for c in cells if c.metadata.nbgrader.get("solution")]
+    assert len(answers) == 1
+    assert answers[0].source.startswith(f"def {exercise.function}(")
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
+def test_intro_states_what_the_manifest_says(exercise):
+    intro = nbformat.read(exercise.source, as_version=4).cells[0].source
+    assert exercise.teaches in intro and exercise.leaves_out in intro
+
+
+def test_starters_come_from_the_mutant_gallery():
+    for exercise in EXERCISES:
+        if exercise.starter:
+            mutant = gallery.load(exercise.starter)
+            assert mutant.suite == exercise.suite
+            assert f"def {exercise.function}(" in mutant.code
+
+
+def test_every_exercise_has_hints_that_start_with_a_question():
+    for exercise in EXERCISES:
+        assert len(exercise.hints) >= 3
+        assert "?" in exercise.hints[0], f"{exercise.name}: the first hint should ask a question"

@@ -1,0 +1,206 @@
+"""Headless tests of packlab's widgets, plots, curves, example data and token counting."""
+
+from __future__ import annotations
+
+import pytest
+
+from packlab import curves
+from packlab.curves import (
+    drop_curve,
+    drop_table,
+    even_budgets,
+    fraction_budgets,
+    pack_state,
+    wasted,
+)
+from packlab.examples import (
+    big_first_parts,
+    chat_parts,
+    chat_texts,
+    docs_corpus,
+    random_parts,
+)
+from packlab.packers import greedy, report, stop_at_first_miss
+from packlab.tokens import count_tokens, estimate_tokens
+from packlab.widgets import break_vs_continue, budget_slider, drop_curve_view
+
+
+def raises(parts, budget):
+    raise NotImplementedError
+
+
+def returns_none(parts, budget):
+    greedy(parts, budget)
+
+
+def returns_dicts(parts, budget):
+    return [p for p in parts if p["tokens"] <= budget]
+
+
+def fails_when_something_is_skipped(parts, budget):
+    if sum(p["tokens"] for p in parts) > budget:
+        raise KeyError("token")
+    return [p["id"] for p in parts]
+
+
+def loops_forever(parts, budget):
+    while True:
+        pass
+
+
+def test_count_tokens_uses_the_real_tokenizer():
+    assert count_tokens("2 + 2 = 4") == 7
+    assert estimate_tokens("2 + 2 = 4") == 3
+
+
+def test_chat_parts_are_counted_from_their_texts():
+    parts = chat_parts()
+    assert [p["id"] for p in parts] == list(chat_texts())
+    assert all(p["tokens"] == count_tokens(chat_texts()[p["id"]]) for p in parts)
+    assert max(p["tokens"] for p in parts) > 3 * sorted(p["tokens"] for p in parts)[len(parts) // 2]
+
+
+def test_example_data_is_deterministic_and_well_formed():
+    assert docs_corpus() == docs_corpus()
+    assert docs_corpus(seed=5) != docs_corpus()
+    for parts in (docs_corpus(), random_parts(50), big_first_parts(), chat_parts()):
+        ids = [p["id"] for p in parts]
+        assert len(set(ids)) == len(ids)
+    assert all(20 <= p["tokens"] <= 45 for p in docs_corpus(200))
+    assert all(1 <= p["tokens"] <= 200 for p in random_parts(500))
+
+
+def test_slider_repacks_like_greedy_and_redraws():
+    parts = chat_parts()
+    view = budget_slider(parts, greedy, budget=500)
+    before = view.image.value
+    for budget in (0, 88, 300, 601, 250):
+        view.slider.value = budget
+        expected = report(parts, budget)
+        assert view.state.taken == tuple(greedy(parts, budget))
+        assert list(view.state.skipped) == expected["dropped"]
+        assert view.state.used == expected["used"]
+        assert view.state.remaining == budget - expected["used"]
+        assert f"{view.state.used} of {budget} tokens" in view.summary.value
+    assert view.image.value != before
+    assert bytes(view.image.value).startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("packer", "words"),
+    [
+        (raises, "raised NotImplementedError — write its body first"),
+        (returns_none, "returned None"),
+        (returns_dicts, "not ids"),
+    ],
+)
+def test_a_broken_packer_shows_a_message_not_a_traceback(packer, words):
+    view = budget_slider(chat_parts(), packer, budget=300)
+    assert words in view.state.error
+    assert words in view.summary.value
+    view.slider.value = 100
+    assert words in view.summary.value
+
+
+def test_the_view_recovers_when_the_packer_works_again():
+    parts = chat_parts()
+    view = budget_slider(parts, fails_when_something_is_skipped, budget=100)
+    assert "raised KeyError" in view.summary.value
+    view.slider.value = view.slider.max
+    assert view.state.error is None
+    assert view.state.taken == tuple(p["id"] for p in parts)
+    assert "⚠" not in view.summary.value
+
+
+def test_unknown_and_repeated_ids_are_named():
+    parts = chat_parts()
+    assert "'nope'" in pack_state(parts, lambda p, b: ["nope"], 100).error
+    assert "twice" in pack_state(parts, lambda p, b: ["system", "system"], 100).error
+    assert "list of ids" in pack_state(parts, lambda p, b: "system", 100).error
+
+
+def test_a_packer_that_never_returns_is_stopped(monkeypatch):
+    monkeypatch.setattr(curves, "TIME_LIMIT", 0.2)
+    assert "never end" in pack_state(chat_parts(), loops_forever, 100).error
+
+
+def test_a_packer_that_mutates_its_list_does_not_change_ours():
+    parts = chat_parts()
+    state = pack_state(parts, lambda p, b: [p.pop()["id"]], 1000)
+    assert state.taken == ("memory-customer",)
+    assert len(parts) == len(chat_texts())
+
+
+def test_drop_curve_is_monotone_and_matches_greedy():
+    parts = docs_corpus()
+    points = drop_curve(parts, greedy, even_budgets(parts))
+    kept = [p.kept for p in points]
+    assert kept == sorted(kept)
+    assert points[0].budget == 0 and points[-1].budget == sum(p["tokens"] for p in parts)
+    for point in points[::9]:
+        assert list(point.lost) == report(parts, point.budget)["dropped"]
+        assert point.used == report(parts, point.budget)["used"]
+
+
+def test_drop_curve_view_moves_to_the_chosen_budget():
+    parts = docs_corpus()
+    view = drop_curve_view(parts)
+    before = view.image.value
+    budget = view.slider.options[20]
+    view.slider.value = budget
+    assert view.state.budget == budget
+    assert list(view.state.lost) == report(parts, budget)["dropped"]
+    assert view.state.lost[0] in view.summary.value
+    assert view.image.value != before
+
+
+def test_drop_curve_view_reports_a_broken_packer():
+    view = drop_curve_view(chat_parts(), raises, budgets=[0, 100, 200])
+    assert "NotImplementedError" in view.summary.value
+
+
+def test_break_vs_continue_shows_the_wasted_budget():
+    view = break_vs_continue(big_first_parts(), budget=400)
+    unused = view.wasted
+    assert unused["stop_at_first_miss"] > unused["greedy"]
+    assert unused == wasted(big_first_parts(), 400)
+    assert f"left unused {unused['stop_at_first_miss']}" in view.summary.value
+    before = view.image.value
+    view.slider.value = view.slider.max
+    assert view.wasted == {"stop_at_first_miss": 0, "greedy": 0}
+    assert view.image.value != before
+
+
+def test_break_vs_continue_takes_any_two_packers():
+    view = break_vs_continue(chat_parts(), 300, packers=(raises, greedy))
+    assert "NotImplementedError" in view.summary.value
+    assert view.states[1].used == report(chat_parts(), 300)["used"]
+
+
+def test_fraction_budgets_round_down():
+    parts = [{"id": "a", "tokens": 997}]
+    assert fraction_budgets(parts) == [747, 498, 249, 99]
+    assert fraction_budgets([{"id": "a", "tokens": 100}], [0.29]) == [29]
+
+
+def test_drop_table_names_what_was_lost():
+    parts = docs_corpus()
+    table = drop_table(parts, greedy)
+    lines = table.splitlines()
+    budget = fraction_budgets(parts)[1]
+    first_lost = report(parts, budget)["dropped"][0]
+    line = next(x for x in lines if x.startswith(f"budget {budget:>6}"))
+    assert f"kept {len(greedy(parts, budget))}/30" in line
+    assert first_lost in line and "more)" in line
+    assert all(len(x) <= 120 for x in lines)
+
+
+def test_views_display_as_widgets():
+    for view in (budget_slider(chat_parts()), drop_curve_view(chat_parts()), break_vs_continue()):
+        bundle = view._repr_mimebundle_()
+        assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_stop_at_first_miss_wastes_budget_on_big_first_parts():
+    unused = wasted(big_first_parts(), 300, (stop_at_first_miss, greedy))
+    assert unused["stop_at_first_miss"] - unused["greedy"] >= 100
