@@ -170,12 +170,23 @@ def in_process_caller(func: Callable) -> Caller:
 
 # --- writing checks -------------------------------------------------------------------------
 
-_short = reprlib.Repr()
-_short.maxlist = 8
-_short.maxdict = 4
-_short.maxstring = 40
-_short.maxother = 60
-_short.maxlevel = 4
+class _Short(reprlib.Repr):
+    """reprlib's shortening, but dicts keep their own key order (as the learner built them)."""
+
+    def repr_dict(self, x: dict, level: int) -> str:
+        if not x:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        items = [f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}"
+                 for k, v in list(x.items())[: self.maxdict]]
+        if len(x) > self.maxdict:
+            items.append("...")
+        return "{" + ", ".join(items) + "}"
+
+
+_short = _Short()
+_short.maxlist, _short.maxdict, _short.maxstring, _short.maxother, _short.maxlevel = 8, 4, 40, 60, 4
 
 
 def show(value: Any) -> str:

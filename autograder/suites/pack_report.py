@@ -59,7 +59,7 @@ MISCONCEPTIONS = {
         "break-at-first-miss",
         "the walk stops at the first part that does not fit, so the smaller parts after it are "
         "dropped without a chance. Drop that one part and keep going.",
-        LESSON,
+        "03-the-early-stop-trap",
     ),
     "strict-less-than": Misconception(
         "strict-less-than",
