@@ -23,7 +23,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
     command = [
         sys.executable, "-m", "jupyter", "lab",
         f"--ServerApp.root_dir={folder}",
-        f"--ServerApp.default_url=/lab/tree/{workspace.START}",
+        f"--LabApp.default_url=/lab/tree/{workspace.START}",
+        # nbgrader's formgrader is for instructors; in a learner's workspace it only logs errors.
+        '--ServerApp.jpserver_extensions={"nbgrader.server_extensions.formgrader": False}',
         f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
         f"--ServerApp.ip={os.environ.get('JUPYTER_IP', '127.0.0.1')}",
     ]
@@ -38,12 +40,11 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
 
 def _exercise_for(path: Path):
-    course = load()
-    for exercise in course.exercises:
+    """The exercise a notebook belongs to, by its file or folder name (None if none)."""
+    for exercise in load().exercises:
         if path.stem == exercise.name or path.parent.name == exercise.name:
             return exercise
-    names = ", ".join(e.name for e in course.exercises)
-    raise SystemExit(f"{path} is not one of the exercises ({names}).")
+    return None
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -55,6 +56,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         console.print(f"There is no notebook at {path}. Save it, and give its path.")
         return 2
     exercise = _exercise_for(path)
+    if exercise is None:
+        names = ", ".join(e.name for e in load().exercises)
+        console.print(f"{path} is not one of the exercises ({names}).")
+        return 2
     groups = None if args.all else ("visible",)
     result = grade_notebook(path, exercise, "you", groups=groups)
     if result.error:

@@ -1,0 +1,306 @@
+"""The `packlab` command as a learner meets it: hint, check, progress, help, and the workspace."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import COURSE, EXERCISES, with_answer
+from rich.console import Console
+
+from packlab import cli, workspace
+
+PACKLAB = Path(sys.executable).with_name("packlab")
+BY_NUMBER = {e.name[:2]: e for e in EXERCISES}
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+@pytest.fixture(autouse=True)
+def _wide(monkeypatch):
+    """Rich wraps at the terminal width; a wide one keeps every message on one line.
+
+    `cli.console` may have fixed its width when imported (from COLUMNS, e.g. in an xdist worker),
+    so it is replaced by a wide one rather than relying on the environment alone.
+    """
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(cli, "console", Console(highlight=False, width=200))
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+    """`packlab ARGV` in this process: its exit code and everything it printed."""
+    code = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def script(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """`packlab ARGV` as the console script, when exit codes and streams matter."""
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run([str(PACKLAB), *argv], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=120)
+
+
+def answer_of(exercise) -> str:
+    """The reference answer cell of an exercise's solution notebook."""
+    notebook = nbformat.read(exercise.source, as_version=4)
+    answer_id = exercise.grade_id("answer")
+    return next(cell.source for cell in notebook.cells
+                if cell.metadata.get("nbgrader", {}).get("grade_id") == answer_id)
+
+
+def solved_copy(tmp_path: Path, exercise) -> Path:
+    path = tmp_path / f"{exercise.name}.ipynb"
+    nbformat.write(with_answer(exercise, None), path)
+    return path
+
+
+# --- packlab hint -----------------------------------------------------------------------------
+
+def test_hint_shows_one_more_each_time_questions_first(capsys):
+    exercise = BY_NUMBER["02"]
+    hints = exercise.hints
+
+    code, out = run(capsys, "hint", "02")
+    assert code == 0
+    assert exercise.name in out
+    assert f"1. {hints[0]}" in out
+    assert hints[0].rstrip().endswith("?"), "the first hint should be a question"
+    assert hints[1] not in out
+    assert f"({len(hints) - 1} more" in out
+
+    code, out = run(capsys, "hint", "02")
+    assert code == 0
+    assert f"1. {hints[0]}" in out and f"2. {hints[1]}" in out
+    assert hints[2] not in out
+
+    code, out = run(capsys, "hint", "02", "--all")
+    assert code == 0
+    for number, text in enumerate(hints, 1):
+        assert f"{number}. {text}" in out
+    assert "That is every hint" in out
+    assert f"lessons/{exercise.lesson}.ipynb" in out
+
+
+def test_hint_memory_is_per_exercise(capsys):
+    run(capsys, "hint", "02")
+    run(capsys, "hint", "02")
+    _, out = run(capsys, "hint", "01")
+    assert BY_NUMBER["01"].hints[0] in out
+    assert BY_NUMBER["01"].hints[1] not in out
+
+
+@pytest.mark.parametrize("key", ["02-greedy-pack", "total_tokens", "pack_report"])
+def test_hint_accepts_name_or_function(capsys, key):
+    code, out = run(capsys, "hint", key)
+    assert code == 0
+    assert "Hints for" in out
+
+
+@pytest.mark.parametrize(("key", "says"), [
+    ("pack", "fits more than one exercise"),
+    ("zz", "No exercise called 'zz'"),
+])
+def test_hint_bad_key_is_a_plain_message(key, says):
+    done = script("hint", key)
+    assert done.returncode == 2
+    output = done.stdout + done.stderr
+    assert says in output
+    assert "Traceback" not in output
+    if key == "pack":
+        assert "02-greedy-pack" in output and "03-fix-the-break" in output
+
+
+# --- packlab check ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
+def test_check_passes_the_solution(capsys, tmp_path, exercise):
+    code, out = run(capsys, "check", str(solved_copy(tmp_path, exercise)))
+    assert code == 0, out
+    assert "✓" in out
+    assert "✗" not in out
+    assert "Every check passed" in out
+    assert "packlab check --all" in out
+
+
+def test_check_all_runs_the_hidden_groups_too(capsys, tmp_path):
+    path = solved_copy(tmp_path, BY_NUMBER["02"])
+    code, visible = run(capsys, "check", str(path))
+    assert code == 0
+    code, everything = run(capsys, "check", "--all", str(path))
+    assert code == 0, everything
+    assert everything.count("✓") > visible.count("✓")
+    assert "move on to the next lesson" in everything
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
+def test_check_fails_the_released_notebook_and_says_why(capsys, exercise):
+    code, out = run(capsys, "check", str(exercise.release))
+    assert code == 1, out
+    assert "✗" in out
+    for label in ("the call:", "came back:", "expected:", "revisit:"):
+        assert label in out
+    assert f"{exercise.function}(" in out
+    assert "check(s) failed" in out
+    assert f"packlab hint {exercise.name[:2]}" in out
+
+
+def test_check_all_on_the_released_notebook_reports_hidden_failures(capsys):
+    exercise = BY_NUMBER["02"]
+    _, visible = run(capsys, "check", str(exercise.release))
+    code, everything = run(capsys, "check", "--all", str(exercise.release))
+    assert code == 1
+    assert everything.count("✗") > visible.count("✗")
+
+
+def test_check_missing_notebook(tmp_path):
+    done = script("check", str(tmp_path / "02-greedy-pack.ipynb"))
+    assert done.returncode != 0
+    assert "There is no notebook at" in done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_check_a_folder_is_not_a_notebook(tmp_path):
+    done = script("check", str(tmp_path))
+    assert done.returncode != 0
+    assert "There is no notebook at" in done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_check_a_notebook_that_is_not_an_exercise(tmp_path):
+    path = tmp_path / "my-notes.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(), path)
+    done = script("check", str(path))
+    output = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert "is not one of the exercises" in output
+    for exercise in EXERCISES:
+        assert exercise.name in output
+    assert "Traceback" not in output
+
+
+def test_check_a_notebook_with_invalid_json(tmp_path):
+    path = tmp_path / "02-greedy-pack.ipynb"
+    path.write_text('{"cells": [')
+    done = script("check", str(path))
+    output = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert "could not be read" in output
+    assert "Traceback" not in output
+
+
+# --- packlab progress -------------------------------------------------------------------------
+
+def row(out: str, name: str) -> str:
+    lines = [line for line in out.splitlines() if name in line]
+    assert len(lines) == 1, out
+    return lines[0]
+
+
+def test_progress_on_a_fresh_workspace(capsys, tmp_path):
+    workspace.prepare(tmp_path)
+    code, out = run(capsys, "progress", "--workspace", str(tmp_path))
+    assert code == 0
+    for exercise in EXERCISES:
+        line = row(out, exercise.name)
+        assert exercise.function in line
+        if exercise.starter:
+            # The bug-fix exercise starts from running (buggy) code: it earns points, or not.
+            assert re.search(rf"\d+ of {exercise.max_score} points", line), line
+        else:
+            assert "not started" in line, line
+    assert "passes every test" not in out
+
+
+def test_progress_after_solving_one(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("PACKLAB_WORKSPACE", str(tmp_path))
+    workspace.prepare()
+    first = BY_NUMBER["01"]
+    mine = workspace.learner_copy(tmp_path, first.release)
+    nbformat.write(with_answer(first, answer_of(first)), mine)
+
+    code, out = run(capsys, "progress")  # no --workspace: PACKLAB_WORKSPACE is the folder
+    assert code == 0
+    assert "Your progress" in out
+    assert "passes every test" in row(out, first.name)
+    assert "not started" in row(out, BY_NUMBER["02"].name)
+
+
+def test_progress_before_the_lab_was_opened(capsys, tmp_path):
+    code, out = run(capsys, "progress", "--workspace", str(tmp_path / "nothing-yet"))
+    assert code == 0
+    for exercise in EXERCISES:
+        assert "not opened yet" in row(out, exercise.name)
+
+
+# --- the workspace ----------------------------------------------------------------------------
+
+def test_prepare_copies_every_lesson_and_exercise(tmp_path):
+    assert workspace.prepare(tmp_path) == tmp_path
+    originals = [lesson.path for lesson in COURSE.lessons] + [e.release for e in EXERCISES]
+    for original in originals:
+        copy = workspace.learner_copy(tmp_path, original)
+        assert copy.is_file(), copy
+        assert copy.read_bytes() == original.read_bytes()
+
+
+def test_prepare_never_overwrites_the_learners_work(tmp_path):
+    workspace.prepare(tmp_path)
+    exercise = BY_NUMBER["02"]
+    mine = workspace.learner_copy(tmp_path, exercise.release)
+    nbformat.write(with_answer(exercise, "def pack(parts, budget):\n    return []\n"), mine)
+    changed = mine.read_bytes()
+    lesson = workspace.learner_copy(tmp_path, COURSE.lessons[0].path)
+    lesson.write_text(lesson.read_text().replace("finite", "FINITE"))
+    edited_lesson = lesson.read_bytes()
+    gone = workspace.learner_copy(tmp_path, BY_NUMBER["04"].release)
+    gone.unlink()
+
+    workspace.prepare(tmp_path)
+    assert mine.read_bytes() == changed
+    assert lesson.read_bytes() == edited_lesson
+    assert gone.read_bytes() == BY_NUMBER["04"].release.read_bytes(), "a deleted copy comes back"
+
+
+def test_prepare_uses_the_environment_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("PACKLAB_WORKSPACE", str(tmp_path / "mine"))
+    assert workspace.prepare() == tmp_path / "mine"
+    assert (tmp_path / "mine" / workspace.START).is_file()
+
+
+def test_start_page_links_to_files_in_the_workspace(tmp_path):
+    workspace.prepare(tmp_path)
+    start = nbformat.read(tmp_path / workspace.START, as_version=4)
+    nbformat.validate(start)
+    links = [link for cell in start.cells if cell.cell_type == "markdown"
+             for link in LINK.findall(cell.source)]
+    assert len(links) == len(COURSE.lessons) * 2
+    assert {link.split("/")[0] for link in links} == {"lessons", "exercises"}
+    for link in links:
+        assert (tmp_path / link).is_file(), link
+    for lesson in COURSE.lessons:
+        assert f"lessons/{lesson.slug}.ipynb" in links
+    for exercise in EXERCISES:
+        assert f"exercises/{exercise.name}/{exercise.name}.ipynb" in links
+
+
+# --- help -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [[], ["lab"], ["check"], ["hint"], ["progress"], ["grade"],
+                                     ["release"]], ids=lambda c: " ".join(c) or "packlab")
+def test_help(capsys, command):
+    with pytest.raises(SystemExit) as stop:
+        cli.main([*command, "--help"])
+    assert stop.value.code == 0
+    assert "usage: packlab" in capsys.readouterr().out
+
+
+def test_help_from_the_console_script():
+    done = script("--help")
+    assert done.returncode == 0
+    for command in ("lab", "check", "hint", "progress", "grade", "release"):
+        assert command in done.stdout
