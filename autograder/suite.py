@@ -232,6 +232,25 @@ def call_or_fail(call: Caller, check: str, function: str, args: list, expected: 
         raise fail(check, function, args, exc.describe(), expected, misconceptions[key]) from exc
 
 
+def _same_examples_everywhere() -> None:
+    """Make generated examples depend on the check alone, not on what else is imported.
+
+    Hypothesis mixes in constants it finds in the "local" modules already imported, and those
+    differ between a notebook's kernel and the grader's process, which would hand the two
+    different examples (and possibly different scores). Using none keeps them identical; it also
+    stops Hypothesis writing a .hypothesis/ cache into the learner's folder.
+    """
+    from hypothesis.internal.conjecture import providers
+
+    if hasattr(providers, "_get_local_constants"):
+        empty = providers.Constants()
+        providers._get_local_constants = lambda: empty
+        providers.CONSTANTS_CACHE.cache.clear()
+
+
+_same_examples_everywhere()
+
+
 def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Caller, Any], None],
                    max_examples: int = 60) -> Check:
     """A check that runs ``body(call, example)`` on generated examples.

@@ -1,0 +1,153 @@
+"""Real `nbgrader autograde` and packlab's grader give the same score to the same notebook.
+
+For each assignment, one throwaway course directory: nbgrader releases the assignment (so its
+gradebook holds the test cells and their checksums), a handful of students submit (the reference
+solution, the untouched release, gallery mutants, and a student who gutted a locked test cell),
+one `nbgrader autograde` grades them all, and every gradebook score must equal
+`grade_notebook(...).score` for the same submitted notebook — cell by cell and in total.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import EXERCISES, submit, with_answer
+
+from autograder import gallery
+from autograder.engine import grade_notebook
+from packlab.course import ROOT, Exercise
+from packlab.release import NBGRADER, nbgrader_env, release
+
+# Each assignment gets its own course directory, gradebook and kernels: no xdist_group needed,
+# so under `--dist loadgroup` the four assignments still run in parallel.
+pytestmark = pytest.mark.slow
+
+# Per suite, in order of preference: mutants that fail for different reasons (a wrong loop, a
+# wrong comparison, a wrong type or key, mutating the caller's list). Each assignment takes the
+# first PER_ASSIGNMENT of them that are not its starter code (that one is the release already).
+MUTANTS = {
+    "total_tokens": ["skips_first", "float_total", "mutates_input"],
+    "pack": ["break_at_first_miss", "strict_less_than", "mutates_input", "sorts_by_size"],
+    "pack_report": ["used_counts_dropped", "missing_used_key", "returns_tuple_of_lists"],
+}
+PER_ASSIGNMENT = 3
+TAMPERED = "tampered"  # the release, with its visible test cell replaced by `pass`
+
+
+def mutant_names(exercise: Exercise) -> list[str]:
+    names = [n for n in MUTANTS[exercise.suite] if f"{exercise.suite}/{n}" != exercise.starter]
+    return names[:PER_ASSIGNMENT]
+
+
+def students(exercise: Exercise) -> dict[str, nbformat.NotebookNode]:
+    """Student id -> the notebook they hand in for ``exercise``."""
+    class_ = {
+        "reference": with_answer(exercise, None),
+        "release": nbformat.read(exercise.release, as_version=4),
+    }
+    for name in mutant_names(exercise):
+        mutant = gallery.load(f"{exercise.suite}/{name}")
+        assert mutant.suite == exercise.suite
+        class_[name] = with_answer(exercise, mutant.code)
+
+    tampered = nbformat.read(exercise.release, as_version=4)
+    visible = [c for c in tampered.cells
+               if c.metadata.get("nbgrader", {}).get("grade_id") == exercise.grade_id("visible")]
+    assert len(visible) == 1
+    visible[0].source = "pass"
+    class_[TAMPERED] = tampered
+    return class_
+
+
+def nbgrader_scores(course_dir: Path, exercise: Exercise, ids: list[str]):
+    """(student -> total, (student, grade_id) -> cell score) from nbgrader's gradebook."""
+    from nbgrader.api import Gradebook
+
+    totals, cells = {}, {}
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", course_id="packlab") as gb:
+        for student in ids:
+            totals[student] = gb.find_submission(exercise.name, student).score
+            for group in exercise.points:
+                grade_id = exercise.grade_id(group)
+                cells[student, grade_id] = gb.find_grade(grade_id, exercise.name, exercise.name,
+                                                         student).score
+    return totals, cells
+
+
+def cell_outputs(course_dir: Path, exercise: Exercise, student: str) -> str:
+    """What nbgrader's run of the graded cells printed, to explain a disagreement."""
+    path = course_dir / "autograded" / student / exercise.name / f"{exercise.name}.ipynb"
+    if not path.exists():
+        return "    (no autograded notebook)"
+    lines = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if not meta.get("grade"):
+            continue
+        for out in cell.get("outputs", []):
+            if out.output_type == "error":
+                text = f"{out.ename}: {out.evalue}"
+            else:
+                text = out.get("text") or str(out.get("data", ""))
+            lines.append(f"    [{meta['grade_id']}] {out.output_type}: {text.strip()[:600]}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
+def test_nbgrader_and_packlab_give_the_same_scores(tmp_path, exercise):
+    course_dir = tmp_path / "course"
+    course_dir.mkdir()
+    shutil.copytree(ROOT / "solutions" / exercise.name, course_dir / "solutions" / exercise.name)
+    shutil.copy(ROOT / "nbgrader_config.py", course_dir)
+    release(exercise.name, course_dir)  # records the assignment and its cell checksums
+
+    class_ = students(exercise)
+    paths = {s: submit(course_dir / "submitted", s, exercise, nb) for s, nb in class_.items()}
+
+    # One autograde for the whole class; packlab grades the same files while it runs.
+    autograde = subprocess.Popen(
+        [str(NBGRADER), "autograde", exercise.name, "--force",
+         "--Autograde.create_student=True"],
+        cwd=course_dir, env=nbgrader_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        ours = {s: grade_notebook(path, exercise, s) for s, path in paths.items()}
+        log, _ = autograde.communicate(timeout=300)
+    finally:
+        if autograde.poll() is None:
+            autograde.kill()
+            autograde.wait()
+    assert autograde.returncode == 0, f"nbgrader autograde failed:\n{log[-4000:]}"
+
+    totals, cells = nbgrader_scores(course_dir, exercise, list(class_))
+
+    problems = []
+    for student, result in ours.items():
+        assert result.error is None, f"{student}: packlab could not grade it: {result.error}"
+        by_cell = {exercise.grade_id(g.name): g.points for g in result.groups}
+        if totals[student] != result.score or any(
+                cells[student, gid] != pts for gid, pts in by_cell.items()):
+            rows = "\n".join(f"    {gid:<24} nbgrader {cells[student, gid]:>4}  packlab {pts:>2}"
+                             for gid, pts in by_cell.items())
+            why = "\n".join(f.message() for g in result.groups for f in g.failures)[:1500]
+            problems.append(
+                f"{student}: nbgrader {totals[student]} != packlab {result.score} "
+                f"(of {exercise.max_score})\n{rows}\n  nbgrader's graded cells printed:\n"
+                f"{cell_outputs(course_dir, exercise, student)}\n"
+                f"  packlab's failures:\n{why or '    (none)'}"
+            )
+    assert not problems, (f"{exercise.name}: the graders disagree\n" + "\n\n".join(problems)
+                          + f"\n\nnbgrader's log (tail):\n{log[-2000:]}")
+
+    # Sanity, under both graders.
+    assert totals["reference"] == ours["reference"].score == exercise.max_score
+    assert totals["release"] == ours["release"].score == 0
+    assert totals[TAMPERED] == ours[TAMPERED].score == 0, "the gutted test cell was not restored"
+    assert any("had been edited" in note for note in ours[TAMPERED].notes)
+    for name in mutant_names(exercise):
+        assert ours[name].score < exercise.max_score, f"{name} got full marks"
