@@ -16,7 +16,7 @@ from pathlib import Path
 
 from autograder import report
 from autograder.engine import Result, grade_notebook
-from autograder.sandbox import Limits
+from autograder.isolation import Limits
 from packlab.course import load
 
 
@@ -53,13 +53,13 @@ def discover(submitted: Path) -> list[Task]:
     return tasks
 
 
-def grade_task(task: Task, limits: Limits) -> Result:
+def grade_task(task: Task, limits: Limits, hidden: tuple[str, ...] = ()) -> Result:
     exercise = load().exercise(task.assignment) if task.problem is None else None
     if exercise is None:
         return Result(task.student, task.assignment, error=task.problem,
                       max_score=_max_score(task.assignment))
     try:
-        return grade_notebook(task.notebook, exercise, task.student, limits)
+        return grade_notebook(task.notebook, exercise, task.student, limits, hidden=hidden)
     except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the class
         return Result(task.student, task.assignment, max_score=exercise.max_score,
                       error=f"the grader failed on this submission ({type(exc).__name__}: {exc})")
@@ -87,7 +87,8 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
     todo = [t for t in tasks if force or not Path(str(done).format(**t.__dict__)).is_file()]
     jobs = max(1, jobs or os.cpu_count() or 1)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(grade_task, task, limits) for task in todo]
+        hidden = (str(submitted.resolve()), str(out.resolve()))  # no peeking at the class
+        futures = [pool.submit(grade_task, task, limits, hidden) for task in todo]
         finished = as_completed(futures)
         for future in progress(finished, len(futures)) if progress else finished:
             report.write_submission(out, future.result())

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from autograder import submission
-from autograder.sandbox import Limits, Sandbox
+from autograder.isolation import Limits, Sandbox
 from autograder.suite import Failure, run_group
 from autograder.suites import load as load_suite
-from packlab.course import Exercise
+from packlab.course import ROOT, Exercise
 
 
 @dataclass
@@ -40,8 +41,12 @@ class Result:
 
 
 def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None = None,
-                   groups: tuple[str, ...] | None = None) -> Result:
-    """Grade one notebook (all test groups, or just ``groups``); never raises for student code."""
+                   groups: tuple[str, ...] | None = None,
+                   hidden: tuple[str, ...] = ()) -> Result:
+    """Grade one notebook (all test groups, or just ``groups``); never raises for student code.
+
+    The student's code cannot see the course folder, the notebook's own folder, nor ``hidden``.
+    """
     result = Result(student, exercise.name, max_score=exercise.max_score)
     try:
         code = submission.read(path, exercise)
@@ -50,7 +55,8 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
         return result
     result.notes = code.notes
     suite = load_suite(exercise.suite)
-    with Sandbox(code.cells, limits) as box:
+    hidden = tuple(sorted({str(ROOT), str(Path(path).resolve().parent), *hidden}))
+    with Sandbox(code.cells, limits, hidden) as box:
         caller = box.caller(suite.function)
         for group in suite.groups:
             if groups is not None and group.name not in groups:

@@ -1,9 +1,10 @@
-"""Run a student's code in a separate, limited process and call its functions with plain data.
+"""Run a student's code in a separate, confined process and call its functions with plain data.
 
-The trusted side never executes student code. It starts `autograder/worker.py` in a new process
-group with resource limits and an empty working folder, sends it the student's cells, then sends
-calls and reads back JSON. A call that takes too long, a crash or a flood of output ends that
-process (and everything it started); the next call starts a fresh one.
+The trusted side never executes student code. It starts `autograder/worker.py` (confined as
+`autograder.isolation` describes) in an empty working folder, sends it the student's cells, then
+sends calls and reads back JSON. A call that takes too long, a crash or a flood of output ends
+that process and everything it started; the next call starts a fresh one, until the submission's
+restarts or its time run out.
 """
 
 from __future__ import annotations
@@ -11,18 +12,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import resource
 import selectors
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import worker
+from autograder import isolation, worker
+from autograder.isolation import Limits
 from autograder.suite import Outcome, StudentError
 
 WORKER = Path(worker.__file__).resolve()
@@ -30,39 +29,16 @@ MAX_RESPONSE = 8 * 1024 * 1024
 OUTPUT_TAIL = 2000
 
 
-@dataclass(frozen=True)
-class Limits:
-    """What one submission's code may use."""
-
-    call_seconds: float = 3.0
-    setup_seconds: float = 20.0
-    cpu_seconds: int = 60
-    memory_bytes: int = 1 << 30
-    processes: int = 512
-    file_bytes: int = 16 << 20
-    open_files: int = 64
-    restarts: int = 3
-
-
-def _limit_resources(limits: Limits) -> None:
-    """Runs in the child between fork and exec."""
-    for which, value in (
-        (resource.RLIMIT_CPU, limits.cpu_seconds),
-        (resource.RLIMIT_AS, limits.memory_bytes),
-        (resource.RLIMIT_FSIZE, limits.file_bytes),
-        (resource.RLIMIT_NOFILE, limits.open_files),
-        (resource.RLIMIT_NPROC, limits.processes),
-        (resource.RLIMIT_CORE, 0),
-    ):
-        resource.setrlimit(which, (value, value))
-
-
 class Sandbox:
     """One student's code, loaded in a worker process; `call` asks it for a function's answer."""
 
-    def __init__(self, cells: list[str], limits: Limits | None = None):
+    def __init__(self, cells: list[str], limits: Limits | None = None,
+                 hidden: tuple[str, ...] = ()):
         self.cells = cells
         self.limits = limits or Limits()
+        self.plan = isolation.plan()
+        self.hidden = hidden
+        self._deadline = time.monotonic() + self.limits.submission_seconds
         self.problems: list[str] = []
         self._process: subprocess.Popen | None = None
         self._folder: Path | None = None
@@ -80,20 +56,25 @@ class Sandbox:
 
     def _start(self) -> None:
         self._folder = Path(tempfile.mkdtemp(prefix="packlab-sandbox-"))
+        worker_copy = self._folder / "worker.py"  # readable wherever the course folder is hidden
+        shutil.copyfile(WORKER, worker_copy)
+        if self.plan.uid is not None:
+            for path in (self._folder, worker_copy):
+                os.chown(path, self.plan.uid, self.plan.uid)
         request_read, self._request = os.pipe()
         self._response, response_write = os.pipe()
-        self._output = (self._folder / ".output").open("wb+")
+        self._output = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close(); unreachable from the sandbox
         self._process = subprocess.Popen(
-            [sys.executable, "-I", "-u", str(WORKER), str(request_read), str(response_write)],
+            [self.plan.interpreter, "-I", "-u", str(worker_copy), str(request_read),
+             str(response_write)],
             cwd=self._folder,
             stdin=subprocess.DEVNULL,
             stdout=self._output,
             stderr=subprocess.STDOUT,
             pass_fds=(request_read, response_write),
             start_new_session=True,
-            preexec_fn=lambda: _limit_resources(self.limits),
-            env={"PATH": "/usr/bin:/bin", "HOME": str(self._folder), "PYTHONHASHSEED": "0",
-                 "MPLBACKEND": "Agg"},
+            preexec_fn=lambda: isolation.confine(self.limits, self.plan, self.hidden),
+            env={"PATH": "/usr/bin:/bin", "HOME": str(self._folder), "PYTHONHASHSEED": "0"},
         )
         os.close(request_read)
         os.close(response_write)
@@ -105,8 +86,7 @@ class Sandbox:
     def close(self) -> None:
         """End the worker and everything it started; remove its folder."""
         if self._process is not None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self._process.pid, signal.SIGKILL)
+            isolation.kill_everything(self._process.pid, self.plan.uid)
             self._process.wait()
             for fd in (self._request, self._response):
                 with contextlib.suppress(OSError):
@@ -138,6 +118,9 @@ class Sandbox:
             raise self._fatal("crashed", self._exit_reason()) from None
 
     def _receive(self, seconds: float, doing: str) -> dict:
+        if self._deadline - time.monotonic() < seconds:
+            seconds = max(0.0, self._deadline - time.monotonic())
+            doing = f"{doing} (the whole submission may take {self.limits.submission_seconds:g} s)"
         deadline = time.monotonic() + seconds
         with selectors.DefaultSelector() as selector:
             selector.register(self._response, selectors.EVENT_READ)
@@ -160,7 +143,7 @@ class Sandbox:
             name = signal.Signals(-code).name
             hints = {"SIGKILL": "killed: too much memory or CPU time?",
                      "SIGSEGV": "a segmentation fault", "SIGXCPU": "it used up its CPU time",
-                     "SIGXFSZ": "it wrote too large a file"}
+                     "SIGXFSZ": f"it printed or wrote more than {self.limits.file_bytes >> 20} MB"}
             return f"{name}, {hints.get(name, 'ended by a signal')}"
         return f"it exited with code {code} (sys.exit or os._exit?)"
 

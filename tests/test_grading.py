@@ -12,7 +12,7 @@ from conftest import EXERCISES, submit, with_answer
 from autograder import gallery
 from autograder.classroom import grade_class
 from autograder.engine import grade_notebook
-from autograder.sandbox import Limits
+from autograder.isolation import Limits
 from packlab.cli import main
 
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)

@@ -6,6 +6,7 @@ import argparse
 import os
 import subprocess
 import sys
+from dataclasses import fields
 from pathlib import Path
 
 from rich.console import Console
@@ -130,14 +131,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from rich.progress import track
 
     from autograder.classroom import grade_class
-    from autograder.sandbox import Limits
+    from autograder.isolation import Limits
 
     submitted, out = Path(args.submitted), Path(args.out)
     if not submitted.is_dir():
         console.print(f"There is no folder {submitted} "
                       "(expected SUBMITTED/<student>/<assignment>/).")
         return 2
-    limits = Limits(call_seconds=args.call_seconds)
+    limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)})
     rows = grade_class(submitted, out, jobs=args.jobs, force=args.force, limits=limits,
                        progress=lambda it, n: track(it, total=n, description="Grading",
                                                     console=console))
@@ -161,6 +162,30 @@ def cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
+LIMIT_HELP = {
+    "call_seconds": "seconds one call of the student's function may take",
+    "setup_seconds": "seconds the notebook's own cells may take to run",
+    "submission_seconds": "seconds for everything one submission does",
+    "cpu_seconds": "CPU seconds for one sandbox process",
+    "memory_bytes": "address space of one sandbox process, in bytes",
+    "processes": "processes the sandbox may run at once",
+    "file_bytes": "largest file (or printed output) the sandbox may write, in bytes",
+    "open_files": "files the sandbox may hold open",
+    "restarts": "fresh sandboxes after a timeout or crash before giving up",
+}
+
+
+def _limit_options(command: argparse.ArgumentParser) -> None:
+    """One option per sandbox limit, defaults from `Limits`."""
+    from autograder.isolation import Limits
+
+    group = command.add_argument_group("limits for each submission's sandbox")
+    for field in fields(Limits):
+        group.add_argument(f"--{field.name.replace('_', '-')}", dest=field.name,
+                           type=type(field.default), default=field.default,
+                           help=LIMIT_HELP[field.name])
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="packlab", description=__doc__)
     sub = top.add_subparsers(dest="command", required=True)
@@ -176,13 +201,18 @@ def parser() -> argparse.ArgumentParser:
     progress = sub.add_parser("progress", help="which of your exercises pass")
     progress.add_argument("--workspace", help="folder holding your copies (default: workspace/)")
     progress.set_defaults(run=cmd_progress)
-    grade = sub.add_parser("grade", help="grade SUBMITTED/<student>/<assignment>/*.ipynb")
+    grade = sub.add_parser(
+        "grade", help="grade SUBMITTED/<student>/<assignment>/*.ipynb",
+        description="Grade a class. Each submission's code runs in a sandbox: its own process "
+        "group, resource limits, an empty folder; as root also its own user, no network, and "
+        "the course, the class and the results hidden from it.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     grade.add_argument("submitted")
     grade.add_argument("--out", required=True, help="folder for grades.csv and feedback")
-    grade.add_argument("--jobs", type=int, default=None, help="parallel graders (default: cores)")
+    grade.add_argument("--jobs", type=int, default=os.cpu_count(),
+                       help="submissions graded at once")
     grade.add_argument("--force", action="store_true", help="regrade what is already graded")
-    grade.add_argument("--call-seconds", type=float, default=3.0,
-                       help="time limit for one call of a student's function (default 3)")
+    _limit_options(grade)
     grade.set_defaults(run=cmd_grade)
     sub.add_parser("release", help="regenerate exercises/ with nbgrader").set_defaults(
         run=cmd_release)
