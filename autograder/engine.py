@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from autograder import submission
-from autograder.isolation import Limits, Sandbox
+from autograder.isolation import Limits
+from autograder.sandbox import Sandbox
 from autograder.suite import Failure, run_group
 from autograder.suites import load as load_suite
 from packlab.course import ROOT, Exercise
