@@ -62,3 +62,16 @@ def test_every_exercise_has_hints_that_start_with_a_question():
     for exercise in EXERCISES:
         assert len(exercise.hints) >= 3
         assert "?" in exercise.hints[0], f"{exercise.name}: the first hint should ask a question"
+
+
+def test_every_hint_command_in_the_notebooks_finds_its_exercise():
+    """A hint pointer that names a function shared by two exercises would only print an error."""
+    import re
+
+    from packlab.course import ROOT
+
+    pattern = re.compile(r'packlab hint ([\w-]+)|hint\("([\w-]+)"\)')
+    for path in sorted((ROOT / "lessons").glob("*.ipynb")) + [e.release for e in EXERCISES]:
+        for cell in nbformat.read(path, as_version=4).cells:
+            for match in pattern.finditer(cell.source):
+                COURSE.exercise(match.group(1) or match.group(2))  # raises when not exactly one
