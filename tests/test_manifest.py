@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import nbformat
 import pytest
 from conftest import COURSE, EXERCISES
 
 from autograder import gallery
 from autograder.suites import load as load_suite
+from packlab.course import ROOT
 
 
 def grade_cells(path):
@@ -66,10 +69,6 @@ def test_every_exercise_has_hints_that_start_with_a_question():
 
 def test_every_hint_command_in_the_notebooks_finds_its_exercise():
     """A hint pointer that names a function shared by two exercises would only print an error."""
-    import re
-
-    from packlab.course import ROOT
-
     pattern = re.compile(r'packlab hint ([\w-]+)|hint\("([\w-]+)"\)')
     for path in sorted((ROOT / "lessons").glob("*.ipynb")) + [e.release for e in EXERCISES]:
         for cell in nbformat.read(path, as_version=4).cells:
