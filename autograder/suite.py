@@ -115,8 +115,11 @@ class Group:
 
 @dataclass(frozen=True)
 class Suite:
+    """The tests of one exercise function, and the trusted implementation they compare with."""
+
     function: str
     groups: tuple[Group, ...]
+    reference: Callable
 
     def group(self, name: str) -> Group:
         for group in self.groups:

@@ -225,6 +225,7 @@ def leaves_parts_alone(call: Caller, example: tuple[list[dict], int]) -> None:
 
 SUITE = Suite(
     function=FUNCTION,
+    reference=greedy,
     groups=(
         Group(
             "visible",

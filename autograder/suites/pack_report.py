@@ -234,6 +234,7 @@ def leaves_parts_alone(call: Caller, example: tuple[list[dict], int]) -> None:
 
 SUITE = Suite(
     function=FUNCTION,
+    reference=report,
     groups=(
         Group(
             "visible",

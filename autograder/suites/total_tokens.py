@@ -68,9 +68,14 @@ def diagnose(parts: list[dict], got) -> Misconception:
     return MISCONCEPTIONS["wrong-sum"]
 
 
+def sum_of_tokens(parts: list[dict]) -> int:
+    """The right answer."""
+    return sum(p["tokens"] for p in parts)
+
+
 def check_total(call, name: str, parts: list[dict]) -> None:
     """Call total_tokens(parts) and compare with the true sum."""
-    expected = sum(p["tokens"] for p in parts)
+    expected = sum_of_tokens(parts)
     args = [parts]
     outcome = call_or_fail(call, name, FUNCTION, args, show(expected), MISCONCEPTIONS)
     got = outcome.value
@@ -91,6 +96,7 @@ parts_lists = st.lists(st.integers(0, 10_000), max_size=20).map(lambda t: parts_
 
 SUITE = Suite(
     function=FUNCTION,
+    reference=sum_of_tokens,
     groups=(
         Group(
             "visible",
