@@ -17,7 +17,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from autograder.worker import NotPlain, to_plain
+from autograder.worker import NotPlain, plain_args, to_plain, with_callables
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ def in_process_caller(func: Callable) -> Caller:
     """Call ``func`` in this process, on a copy of the arguments, and keep only plain data."""
 
     def call(args: list) -> Outcome:
-        args_copy = copy.deepcopy(args)
+        args_copy = with_callables(copy.deepcopy(args))
         try:
             value = func(*args_copy)
         except Exception as exc:  # noqa: BLE001 - a learner's function may raise anything
@@ -164,7 +164,7 @@ def in_process_caller(func: Callable) -> Caller:
             raise StudentError("raised", f"{type(exc).__name__}: {text}" if text else
                                type(exc).__name__) from None
         try:
-            return Outcome(to_plain(value), to_plain(args_copy))
+            return Outcome(to_plain(value), to_plain(plain_args(args_copy, args)))
         except NotPlain as exc:
             raise StudentError("not-plain", str(exc)) from None
 
