@@ -44,6 +44,7 @@ class Sandbox:
         self._folder: Path | None = None
         self._buffer = b""
         self._broken: StudentError | None = None
+        self._last_fatal: StudentError | None = None
         self._restarts = 0
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -127,7 +128,8 @@ class Sandbox:
             while b"\n" not in self._buffer:
                 left = deadline - time.monotonic()
                 if left <= 0 or not selector.select(left):
-                    raise self._fatal("timeout", f"{seconds:g} seconds while {doing}")
+                    unit = "second" if seconds == 1 else "seconds"
+                    raise self._fatal("timeout", f"{seconds:g} {unit} while {doing}")
                 chunk = os.read(self._response, 65536)
                 if not chunk:
                     raise self._fatal("crashed", self._exit_reason())
@@ -150,6 +152,7 @@ class Sandbox:
     def _fatal(self, kind: str, detail: str) -> StudentError:
         """Stop this worker; the next call may start a fresh one."""
         error = StudentError(kind, detail)
+        self._last_fatal = error
         self.close()
         return error
 
@@ -161,7 +164,8 @@ class Sandbox:
         if self._process is not None:
             return
         if self._restarts > self.limits.restarts:
-            self._broken = StudentError("timeout", "the time limit again and again, so the "
+            last = self._last_fatal or StudentError("timeout", "the time limit")
+            self._broken = StudentError(last.kind, f"{last.detail}, again and again, so the "
                                         "remaining checks were not run")
             raise self._broken
         self._restarts += 1

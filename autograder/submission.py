@@ -55,25 +55,31 @@ def read(path: Path, exercise: Exercise) -> StudentCode:
     except Exception as exc:  # nbformat raises several kinds for a broken file
         raise Ungradable(f"the notebook could not be read: it is not valid notebook JSON "
                          f"({type(exc).__name__}: {str(exc)[:200]})") from None
+    if not any(cell.get("source", "").strip() for cell in notebook.cells):
+        raise Ungradable("the notebook is empty: it has no cells with anything in them (is it "
+                         "the right file?)")
     owned = _course_cells(exercise)
     code = StudentCode(cells=[])
-    seen = set()
+    seen: dict[str, int] = {}
+    edited: set[str] = set()
     for cell in notebook.cells:
         if cell.get("cell_type") != "code":
             continue
         grade_id = _grade_id(cell)
         if grade_id in owned:
-            seen.add(grade_id)
-            if cell.source != owned[grade_id]:
+            seen[grade_id] = seen.get(grade_id, 0) + 1
+            if cell.source != owned[grade_id] and grade_id not in edited:
+                edited.add(grade_id)
                 code.notes.append(f"The course's cell `{grade_id}` had been edited; the original "
                                   "was used.")
             continue
         code.cells.append(_without_magics(cell.source))
-    for grade_id in owned.keys() - seen:
+    for grade_id, count in seen.items():
+        if count > 1:
+            code.notes.append(f"The course's cell `{grade_id}` appeared {count} times; the "
+                              "original was used, once.")
+    for grade_id in owned.keys() - seen.keys():
         if grade_id.startswith(exercise.function):
             code.notes.append(f"The course's test cell `{grade_id}` was missing; the original was "
                               "used.")
-    if not code.cells:
-        raise Ungradable("the notebook has no code cells of yours: is it the right file, or "
-                         "an empty notebook?")
     return code

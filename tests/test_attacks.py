@@ -1,0 +1,326 @@
+"""The attack gallery: every cheating or careless submission is graded in one class run, next to two
+honest students, and each gets exactly the score and the explanation it deserves — with nothing of
+the hidden tests, nothing forged and no process of its own left behind."""
+
+from __future__ import annotations
+
+import copy
+import html
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import COURSE, submit, with_answer
+
+from autograder import gallery
+from autograder.classroom import grade_class
+from autograder.isolation import FIRST_UID, Limits
+from packlab.course import ROOT
+
+pytestmark = pytest.mark.slow
+
+ATTACKS = Path(__file__).resolve().parents[1] / "autograder" / "attacks"
+AS_ROOT = os.geteuid() == 0
+LIMITS = Limits(call_seconds=1, setup_seconds=5, submission_seconds=30)
+TOTAL, PACK = COURSE.exercise("01"), COURSE.exercise("02")
+SUITE = ROOT / "autograder" / "suites" / "pack.py"
+SUITE_LINES = (  # distinctive lines of the hidden suite: none may reach a learner
+    "def first_wrong_turn(parts: list[dict], budget: int, taken: list[str]) -> str | None:",
+    "if ids == greedy(parts, budget - 1):",
+    "reordered = len(set(ids)) == len(ids) and set(ids) <= known",
+    "def keeps_input_order(call: Caller, example: tuple[list[dict], int]) -> None:",
+)
+FORGED = ("FORGED", "All 25 tests passed", "Score: 5/5", "<h1>Score: 5 / 5")
+NO_FUNCTION = "there is no function called `pack`"
+DIED = "the Python process running it died"
+NOT_PLAIN = "not plain Python data"
+NOT_A_LIST = "pack returns a list of id strings"
+TIMEOUT = "did not return within"
+
+
+@dataclass
+class Case:
+    """One submission and what grading it must give."""
+
+    student: str
+    exercise: object
+    notebook: object  # a notebook, or text for a file that is not one
+    score: int | None = 0  # None: not graded
+    says: tuple[str, ...] = ()  # in feedback.html (after unescaping)
+    reason: str = ""  # in grades.csv's reason, when not graded
+    may_leak_suite: bool = False  # only as an ordinary user, who cannot hide the course folder
+
+
+def header(path: Path) -> dict[str, str]:
+    fields = {}
+    for line in path.read_text().splitlines():
+        if not line.startswith("# "):
+            break
+        key, _, value = line[2:].partition(": ")
+        fields[key] = value
+    return fields
+
+
+def attack_code(path: Path, submitted: Path, out: Path) -> str:
+    return (path.read_text().replace("{root}", str(ROOT)).replace("{out}", str(out))
+            .replace("{submitted}", str(submitted)))
+
+
+def answer_of(exercise) -> str:
+    """The reference answer (from the nbgrader source notebook)."""
+    source = nbformat.read(exercise.source, as_version=4)
+    answer_id = exercise.grade_id("answer")
+    return next(c.source for c in source.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == answer_id)
+
+
+def released_with(exercise, code: str) -> nbformat.NotebookNode:
+    """The released notebook, as a learner would hand it in, with ``code`` in the answer cell."""
+    return with_answer(exercise, code)
+
+
+def cell_index(notebook, grade_id: str) -> int:
+    return next(i for i, c in enumerate(notebook.cells)
+                if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+# What each gallery attack must score, and what its feedback must say. Every one gets 0 points.
+GALLERY_SAYS = {
+    "infinite_loop": (TIMEOUT, "1 second while calling pack", "again and again"),
+    "long_sleep": (TIMEOUT, "5 seconds while running your notebook's cells"),
+    "sys_exit_at_import": (NO_FUNCTION, "cell 1 raised SystemExit: 0"),
+    "sys_exit_at_call": ("it raised SystemExit: 0",),
+    "os_exit_at_import": (DIED, "exited with code 0"),
+    "os_exit_at_call": (DIED, "exited with code 0", "again and again"),
+    "segfault": (DIED, "SIGSEGV, a segmentation fault"),
+    "keyboard_interrupt": ("it raised KeyboardInterrupt",),
+    "system_exit_at_call": ("it raised SystemExit",),
+    "memory_hog": ("it raised MemoryError",),
+    "fork_spray": ("Came back", "[]"),
+    "output_flood": ("File too large",),
+    "fake_success_output": ("Score: 0 / 5", "Came back"),
+    "forged_results": ("Score: 0 / 5", "Came back"),
+    "always_equal_list": (NOT_PLAIN, "__main__.Anything"),
+    "always_equal_str": (NOT_PLAIN, "__main__.Anything"),
+    "always_equal_int": (NOT_PLAIN, "__main__.Anything"),
+    "always_equal_object": (NOT_PLAIN, "__main__.Anything"),
+    "reads_hidden_tests": ("PermissionError",) if AS_ROOT else (),
+    "edits_hidden_tests": ("PermissionError",) if AS_ROOT else (),
+    "copies_a_classmate": (NO_FUNCTION, "PermissionError"),
+    "kills_the_grader": ("it raised PermissionError",),
+    "patches_the_grader": ("['sys', 'small']",),
+    "input_at_call": ("it raised EOFError",),
+    "renamed_function": (NO_FUNCTION,),
+    "returns_none": (NOT_A_LIST, "<dd><code>None</code></dd>"),
+    "returns_generator": (NOT_PLAIN, "generator"),
+    "returns_set": (NOT_PLAIN, "builtins.set"),
+    "returns_dict": (NOT_A_LIST,),
+}
+
+
+def gallery_cases(submitted: Path, out: Path) -> list[Case]:
+    cases = []
+    for path in sorted(ATTACKS.glob("*.py")):
+        fields = header(path)
+        assert {"attack", "defence"} <= fields.keys(), f"{path.name}: header incomplete"
+        if fields.get("requires") == "root" and not AS_ROOT:
+            continue
+        exercise = COURSE.exercise(fields.get("exercise", PACK.name))
+        code = attack_code(path, submitted, out)
+        cases.append(Case(path.stem, exercise, released_with(exercise, code), 0,
+                          GALLERY_SAYS[path.stem],
+                          may_leak_suite=path.stem == "reads_hidden_tests" and not AS_ROOT))
+    return cases
+
+
+def notebook_cases() -> list[Case]:
+    """Cases that need a whole notebook rather than an answer cell."""
+    right = answer_of(PACK)
+    broken = gallery.load("pack/break_at_first_miss").code
+
+    edited = released_with(PACK, right)
+    edited.cells[cell_index(edited, "pack-visible")].source = 'print("All 25 tests passed")'
+    edited.cells[cell_index(edited, "pack-edge-cases")].source = "assert True"
+
+    edited_wrong = released_with(PACK, broken)
+    edited_wrong.cells[cell_index(edited_wrong, "pack-visible")].source = "pass"
+    edited_wrong.cells[cell_index(edited_wrong, "pack-properties")].source = "pass"
+
+    deleted = released_with(PACK, right)
+    deleted.cells = [c for c in deleted.cells
+                     if not c.metadata.get("nbgrader", {}).get("grade", False)]
+
+    duplicated = released_with(PACK, right)
+    for grade_id, at_end in (("pack-visible", False), ("pack-properties", True)):
+        index = cell_index(duplicated, grade_id)
+        twin = copy.deepcopy(duplicated.cells[index])
+        twin.id = f"twin-{grade_id}"  # a copied cell gets a new id; its nbgrader grade_id stays
+        duplicated.cells.insert(len(duplicated.cells) if at_end else index, twin)
+
+    retyped = copy.deepcopy(deleted)  # the test cells deleted, then typed in again, rigged
+    own_test = nbformat.v4.new_code_cell('assert pack([], 0) == []\nprint("Score: 5/5")')
+    own_test.metadata["nbgrader"] = {"grade": True, "grade_id": "pack-bonus", "points": 100,
+                                     "locked": True, "solution": False, "schema_version": 3}
+    retyped.cells.append(own_test)
+    retyped.cells.append(nbformat.v4.new_code_cell(
+        "# Visible tests\nfrom packlab.check import run_tests\n\n"
+        'run_tests("02-greedy-pack", pack, "visible")'))
+
+    answer_deleted = released_with(PACK, right)
+    del answer_deleted.cells[cell_index(answer_deleted, "pack-answer")]
+
+    with_input = released_with(PACK, right)
+    with_input.cells.insert(cell_index(with_input, "pack-answer") + 1,
+                            nbformat.v4.new_code_cell('name = input("Your name? ")'))
+
+    empty = nbformat.v4.new_notebook()
+    untampered = released_with(PACK, broken)
+    syntax_error = released_with(PACK, "def pack(parts, budget)\n    return []\n")
+    restored = "the original was used"
+    return [
+        Case("invalid_json", PACK, '{"cells": [ this is not JSON', None,
+             reason="could not be read: it is not valid notebook JSON"),
+        Case("empty_notebook", PACK, empty, None, reason="the notebook is empty"),
+        Case("answer_deleted", PACK, answer_deleted, 0, (NO_FUNCTION,)),
+        Case("syntax_error", PACK, syntax_error, 0,
+             ("has a syntax error on line 1", NO_FUNCTION)),
+        Case("tests_edited", PACK, edited, PACK.max_score,
+             ("`pack-visible` had been edited", "`pack-edge-cases` had been edited", restored)),
+        Case("tests_deleted", PACK, deleted, PACK.max_score,
+             ("`pack-visible` was missing", "`pack-properties` was missing", restored)),
+        Case("tests_duplicated", PACK, duplicated, PACK.max_score,
+             ("`pack-visible` appeared 2 times", "`pack-properties` appeared 2 times", restored)),
+        Case("tests_retyped", PACK, retyped, PACK.max_score,
+             ("`pack-visible` was missing", restored)),
+        # Editing the tests of a wrong answer gets exactly the untampered answer's score.
+        Case("tests_edited_wrong", PACK, edited_wrong, 0,
+             ("`pack-visible` had been edited", "no `break`")),
+        Case("break_untampered", PACK, untampered, 0, ("no `break`",)),
+        Case("input_cell", PACK, with_input, PACK.max_score, ("raised EOFError",)),
+        Case("honest", PACK, with_answer(PACK, None), PACK.max_score),
+        Case("honest", TOTAL, with_answer(TOTAL, None), TOTAL.max_score),
+    ]
+
+
+def stray_processes() -> list[str]:
+    """Sandbox processes (not zombies) whose grading process has gone: they outlived grading."""
+    stray = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = dict(line.split(":\t", 1) for line in
+                          (entry / "status").read_text().splitlines() if ":\t" in line)
+        except OSError:
+            continue
+        uid = int(status.get("Uid", "0").split()[0])
+        if uid < FIRST_UID or status.get("State", "").startswith("Z"):
+            continue
+        if not Path(f"/proc/{uid - FIRST_UID}").exists():  # others may be grading right now
+            stray.append(f"{entry.name} (uid {uid}): {status.get('Name', '').strip()}")
+    return stray
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Grade every case in one class run; keep the rows, the pages and the results files."""
+    base = tmp_path_factory.mktemp("attacks")
+    submitted, out = base / "submitted", base / "out"
+    cases = gallery_cases(submitted, out) + notebook_cases()
+    for case in cases:
+        submit(submitted, case.student, case.exercise, case.notebook)
+    rows = grade_class(submitted, out, jobs=2, limits=LIMITS)
+    stray = stray_processes() if AS_ROOT else []
+    return cases, rows, out, stray
+
+
+CASE_NAMES = [c.student for c in notebook_cases() if c.student != "honest"]
+GALLERY_NAMES = sorted(p.stem for p in ATTACKS.glob("*.py"))
+
+
+def row_of(graded, case: Case) -> dict:
+    _, rows, _, _ = graded
+    return next(r for r in rows if (r["student"], r["assignment"]) ==
+                (case.student, case.exercise.name))
+
+
+def case_named(graded, name: str) -> Case:
+    cases = graded[0]
+    found = [c for c in cases if c.student == name]
+    if not found:
+        pytest.skip(f"{name} needs root")
+    return found[0]
+
+
+def check(graded, case: Case) -> None:
+    _, rows, out, _ = graded
+    row = row_of(graded, case)
+    folder = out / case.student / case.exercise.name
+    page_text, results_text = (folder / "feedback.html").read_text(), \
+        (folder / "results.json").read_text()
+    assert len(page_text) < 200_000 and len(results_text) < 200_000
+    page = html.unescape(page_text)
+    results = json.loads(results_text)
+    if case.score is None:
+        assert row["status"] == "not graded" and case.reason in row["reason"], row
+        assert "Traceback" not in row["reason"]
+    else:
+        assert row["status"] == "graded", row
+        assert (row["score"], row["max_score"]) == (case.score, case.exercise.max_score), row
+        assert results["score"] == case.score
+    for phrase in case.says:
+        assert phrase in page, f"{case.student}: {phrase!r} not in its feedback"
+    assert "Traceback" not in page and "Traceback" not in results_text
+    if not case.may_leak_suite:
+        for line in SUITE_LINES:
+            assert line not in page and line not in results_text, f"{case.student} leaked {line}"
+    printed = re.sub(r"<h2>What your code printed.*?</pre>", "", page_text, flags=re.DOTALL)
+    for text in FORGED:  # forged text only ever inside the quoted, escaped printed output
+        assert text not in results_text and text not in html.unescape(printed), case.student
+    assert "<h1>Score" not in page_text  # printed markup never becomes the page's own
+
+
+def test_every_submission_has_a_row_and_honest_students_get_full_marks(graded):
+    cases, rows, out, _ = graded
+    students = {c.student for c in cases}
+    assert len(rows) == 2 * len(students)  # every student × both assignments seen
+    for case in cases:
+        row_of(graded, case)
+    assert {(r["student"], r["assignment"]) for r in rows if r["reason"] == "no submission"} == \
+        {(s, a.name) for s in students - {"honest"} for a in (TOTAL, PACK)} - \
+        {(c.student, c.exercise.name) for c in cases}
+    for case in cases:
+        if case.student == "honest":
+            check(graded, case)
+
+
+@pytest.mark.parametrize("name", GALLERY_NAMES)
+def test_gallery_attack_fails_with_its_reason(graded, name):
+    check(graded, case_named(graded, name))
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_notebook_attack_gets_the_fair_grade(graded, name):
+    check(graded, case_named(graded, name))
+
+
+@pytest.mark.skipif(not AS_ROOT, reason="a sandbox user of its own needs root")
+def test_no_sandbox_process_outlives_grading(graded):
+    assert graded[3] == []
+
+
+def test_nothing_forged_survives(graded):
+    _, _, out, _ = graded
+    assert "FORGED" not in (out / "grades.csv").read_text()
+    for results in out.rglob("results.json"):
+        assert "FORGED" not in results.read_text()
+    if AS_ROOT:  # the output folder is hidden from the sandbox: it could not write there at all
+        assert not list(out.rglob("forged.txt"))
+
+
+def test_the_hidden_suite_is_untouched(graded):
+    assert SUITE.read_text().count("def first_wrong_turn(") == 1
