@@ -1,7 +1,8 @@
 """nbgrader configuration: solutions/ is the source, exercises/ the release."""
 
 from nbgrader.converters.generate_assignment import GenerateAssignment
-from nbgrader.preprocessors import ClearSolutions
+from nbgrader.converters.generate_feedback import GenerateFeedback
+from nbgrader.preprocessors import ClearSolutions, GetGrades
 
 c = get_config()  # noqa: F821 - provided by nbgrader
 
@@ -15,5 +16,12 @@ c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 _generate = list(GenerateAssignment.class_traits()["preprocessors"].default())
 _generate.insert(_generate.index(ClearSolutions) + 1, "autograder.release.UseStarterCode")
 c.GenerateAssignment.preprocessors = _generate
+
+# Feedback must not show the hidden tests (nbgrader #917: the autograded notebook it renders has
+# them back): right after nbgrader reads the grades, replace their code by a note and show test
+# cell errors as packlab's message alone, no traceback.
+_feedback = list(GenerateFeedback.class_traits()["preprocessors"].default())
+_feedback.insert(_feedback.index(GetGrades) + 1, "autograder.feedback.HideHiddenTests")
+c.GenerateFeedback.preprocessors = _feedback
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

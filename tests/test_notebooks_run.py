@@ -25,3 +25,19 @@ def test_notebook_runs_top_to_bottom(path: Path):
     errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs
               if o.output_type == "error"]
     assert not errors
+
+
+def test_a_failing_test_cell_shows_its_message_not_a_traceback():
+    """What a learner sees when a check fails: the message, as an error output nbgrader counts."""
+    exercise = EXERCISES[1]
+    notebook = nbformat.read(exercise.release, as_version=4)
+    NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(exercise.release.parent)}}).execute()
+    grade_id = exercise.grade_id("visible")
+    visible = next(c for c in notebook.cells
+                   if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    errors = [o for o in visible.outputs if o.output_type == "error"]
+    assert len(errors) == 1, visible.outputs
+    shown = "\n".join(errors[0].traceback)
+    assert "the call:" in shown and "NotImplementedError" in shown and "hint" in shown
+    assert "Traceback" not in shown and "site-packages" not in shown

@@ -20,7 +20,9 @@ class TestsFailed(AssertionError):
 
 def _short_display(shell, etype, value, tb, tb_offset=None):
     """Show a failed test cell as its message, not a traceback (still an error for nbgrader)."""
-    return [f"{etype.__name__}: {value}"]
+    short = [f"{etype.__name__}: {value}"]
+    shell._showtraceback(etype, value, short)  # IPython does not show what this returns
+    return short
 
 
 def _install_display() -> None:
@@ -49,7 +51,7 @@ def summary(exercise: str, result: GroupResult, hidden: bool) -> str:
     return "\n".join(lines)
 
 
-def run_tests(exercise: str, func: Callable, group: str = "visible") -> GroupResult:
+def run_tests(exercise: str, func: Callable, group: str = "visible") -> None:
     """Run one test group of an exercise's suite against ``func`` and print the result."""
     _install_display()
     suite_group = load(load_course().exercise(exercise).suite).group(group)
@@ -58,4 +60,3 @@ def run_tests(exercise: str, func: Callable, group: str = "visible") -> GroupRes
     if not result.ok:
         raise TestsFailed("\n" + text)
     print(text)
-    return result

@@ -1,4 +1,4 @@
-"""The `packlab` command: lab, check, hint, progress, grade, release."""
+"""The `packlab` command: lab, check, hint, progress, grade, release, gradescope."""
 
 from __future__ import annotations
 
@@ -162,6 +162,27 @@ def cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gradescope(args: argparse.Namespace) -> int:
+    """Build a Gradescope autograder zip that runs packlab's own grader on one assignment."""
+    from autograder.gradescope import build
+
+    try:
+        exercise = load().exercise(args.assignment)
+    except KeyError as exc:
+        console.print(exc.args[0])
+        return 2
+    out = Path(args.out or f"{exercise.name}-gradescope.zip")
+    try:
+        names = build(exercise.name, out)
+    except FileNotFoundError as exc:
+        console.print(f"Could not build the zip: {exc}")
+        return 1
+    console.print(f"Wrote {out} ({len(names)} files). On Gradescope: a programming assignment, "
+                  "autograder \"Zip file upload\", Ubuntu 24.04 base image; learners submit "
+                  f"{exercise.name}.ipynb.")
+    return 0
+
+
 LIMIT_HELP = {
     "call_seconds": "seconds one call of the student's function may take",
     "setup_seconds": "seconds the notebook's own cells may take to run",
@@ -216,6 +237,13 @@ def parser() -> argparse.ArgumentParser:
     grade.set_defaults(run=cmd_grade)
     sub.add_parser("release", help="regenerate exercises/ with nbgrader").set_defaults(
         run=cmd_release)
+    gradescope = sub.add_parser(
+        "gradescope", help="build a Gradescope autograder zip for one assignment",
+        description="Build a Gradescope autograder zip (setup.sh, run_autograder and the course) "
+        "that grades each submission with packlab's sandboxed grader.")
+    gradescope.add_argument("assignment", help="name or number, e.g. 02-greedy-pack or 02")
+    gradescope.add_argument("--out", help="the zip to write (default: ASSIGNMENT-gradescope.zip)")
+    gradescope.set_defaults(run=cmd_gradescope)
     return top
 
 
