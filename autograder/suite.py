@@ -189,7 +189,7 @@ class _Short(reprlib.Repr):
 
 
 _short = _Short()
-_short.maxlist, _short.maxdict, _short.maxstring, _short.maxother, _short.maxlevel = 8, 4, 40, 60, 4
+_short.maxlist, _short.maxdict, _short.maxstring, _short.maxother, _short.maxlevel = 8, 6, 40, 60, 4
 
 
 def show(value: Any) -> str:
@@ -266,6 +266,7 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
         fatal: list[CheckFailed] = []
 
         @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
+                  report_multiple_bugs=False,
                   suppress_health_check=list(HealthCheck),
                   phases=[Phase.explicit, Phase.generate, Phase.shrink])
         @given(strategy)

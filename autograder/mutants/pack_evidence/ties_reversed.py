@@ -1,0 +1,14 @@
+# misconception: ties-reversed
+# sorts ascending and then reverses the list, which puts chunks of equal score in reverse order
+def pack_evidence(chunks, limit, min_span=80):
+    room = limit
+    packed = []
+    for chunk in sorted(chunks, key=lambda c: c["score"])[::-1]:
+        text = chunk["text"]
+        if len(text) <= room:
+            packed.append({"id": chunk["id"], "text": text, "truncated": False})
+            room -= len(text)
+        elif room >= max(min_span, 1):
+            packed.append({"id": chunk["id"], "text": text[:room], "truncated": True})
+            room = 0
+    return packed

@@ -1,0 +1,8 @@
+# misconception: counts-bytes
+# measures the wrapped chunk in UTF-8 bytes instead of characters
+def wrapped_cost(chunk_id, text, ratio=4.0):
+    import math
+    if not (math.isfinite(ratio) and ratio > 0):
+        raise ValueError(f"ratio must be a positive finite number, got {ratio!r}")
+    wrapped = f"### [{chunk_id}]\n```\n{text}\n```\n"
+    return math.ceil(len(wrapped.encode("utf-8")) / ratio)

@@ -1,0 +1,478 @@
+"""Tests for exercise 07: ``pack_with_reasons(parts, budget) -> {"included", "dropped", "used"}``.
+
+Parts carry a priority (higher packed first, ties in input order). Each dropped entry is
+``{"id": ..., "reason": "over-budget" | "single-chunk-too-large"}``, and the too-large test is
+against the *whole* budget, never what is left of it (a part exactly the budget is not too large).
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from autograder.suite import (
+    Caller,
+    Check,
+    CheckFailed,
+    Group,
+    Misconception,
+    Outcome,
+    Suite,
+    call_or_fail,
+    common_misconceptions,
+    fail,
+    property_check,
+    show,
+)
+from autograder.suites.pack import NAMES, cost, in_input_order, require_unchanged
+from packlab.reasons import OVER_BUDGET, REASONS, TOO_LARGE, pack_with_reasons, reason_for
+
+LESSON = "07-drop-reasons-and-refusal"
+FUNCTION = "pack_with_reasons"
+KEYS = ("included", "dropped", "used")
+
+MISCONCEPTIONS = {
+    **common_misconceptions(LESSON),
+    "not-a-dict": Misconception(
+        "not-a-dict",
+        "the result is one dict, {\"included\": [...], \"dropped\": [...], \"used\": ...} — not a "
+        "tuple, a list or None (did you forget `return`?).",
+        LESSON,
+    ),
+    "missing-key": Misconception(
+        "missing-key",
+        "the result has exactly three keys, spelled `included`, `dropped` and `used`.",
+        LESSON,
+    ),
+    "field-types": Misconception(
+        "field-types",
+        "`included` is a list of id strings, `dropped` a list of dicts and `used` a whole "
+        "number (an int).",
+        LESSON,
+    ),
+    "dropped-without-reasons": Misconception(
+        "dropped-without-reasons",
+        "each entry of `dropped` is a dict with two keys, {\"id\": \"doc\", \"reason\": "
+        "\"over-budget\"} — not a bare id, and not the whole part.",
+        LESSON,
+    ),
+    "unknown-reason": Misconception(
+        "unknown-reason",
+        "a reason is one of exactly two strings, \"over-budget\" or \"single-chunk-too-large\", "
+        "spelled just so.",
+        LESSON,
+    ),
+    "reason-against-remaining": Misconception(
+        "reason-against-remaining",
+        "\"single-chunk-too-large\" compares the part with the WHOLE budget, not with what is "
+        "left: a part that fits alone but lost to others is \"over-budget\".",
+        LESSON,
+    ),
+    "one-reason-only": Misconception(
+        "one-reason-only",
+        "there are two reasons: a part bigger than the whole budget is "
+        "\"single-chunk-too-large\" (nothing else could make room for it); only the others are "
+        "\"over-budget\".",
+        LESSON,
+    ),
+    "strict-too-large": Misconception(
+        "strict-too-large",
+        "a part exactly the size of the budget is not too large — it fits when alone. Too large "
+        "means tokens > budget, not >=.",
+        LESSON,
+    ),
+    "wrong-reason": Misconception(
+        "wrong-reason",
+        "a dropped part is \"single-chunk-too-large\" exactly when its tokens exceed the whole "
+        "budget, and \"over-budget\" otherwise.",
+        LESSON,
+    ),
+    "ignores-priority": Misconception(
+        "ignores-priority",
+        "parts are packed in priority order, highest first, whatever their position in the "
+        "list: a later part with a higher priority gets its chance first.",
+        LESSON,
+    ),
+    "ties-reversed": Misconception(
+        "ties-reversed",
+        "parts of equal priority are packed in input order. `sorted(..., reverse=True)` keeps "
+        "that order; sorting ascending and then reversing the list flips it.",
+        LESSON,
+    ),
+    "ties-not-input-order": Misconception(
+        "ties-not-input-order",
+        "parts of equal priority are packed in input order — not by id, size or anything "
+        "else. Sort by the priority alone and rely on Python's stable sort.",
+        LESSON,
+    ),
+    "break-at-first-miss": Misconception(
+        "break-at-first-miss",
+        "the walk stops at the first part that does not fit, so the parts after it never get "
+        "their chance. Drop that one part and keep going.",
+        "03-the-early-stop-trap",
+    ),
+    "strict-less-than": Misconception(
+        "strict-less-than",
+        "a part that lands exactly on the budget still fits: compare with `<=`, not `<`.",
+        "02-priority-then-greedy",
+    ),
+    "output-in-priority-order": Misconception(
+        "output-in-priority-order",
+        "priority decides which parts go in, never where they sit: list `included` and "
+        "`dropped` in input order, not in the order you packed them.",
+        LESSON,
+    ),
+    "not-greedy": Misconception(
+        "not-greedy",
+        "walk the parts by priority (highest first, ties in input order) and include each one "
+        "exactly when the tokens used so far plus its tokens are at most the budget.",
+        LESSON,
+    ),
+    "not-a-partition": Misconception(
+        "not-a-partition",
+        "every part ends up exactly once: in `included` if it fit, in `dropped` if not — none "
+        "left out, none listed twice.",
+        LESSON,
+    ),
+    "used-wrong": Misconception(
+        "used-wrong",
+        "`used` is the sum of the tokens of the included parts — not the budget, not what is "
+        "left, not the dropped parts.",
+        LESSON,
+    ),
+    "nondeterministic": Misconception(
+        "nondeterministic",
+        "the same parts and budget must always give the same result: no random choices, no "
+        "order that comes from a set.",
+        LESSON,
+    ),
+    "mutates-input": Misconception(
+        "mutates-input",
+        "packing must not change the list it was given (`parts.sort()` sorts the caller's "
+        "list in place): sort a copy with `sorted(...)`.",
+        LESSON,
+    ),
+}
+
+
+# --- the wrong answers a diagnosis compares with ----------------------------------------------
+
+def _walk(parts: list[dict], order: list[int], budget: int, *, strict: bool = False,
+          stop: bool = False) -> set[int]:
+    """Positions kept by a greedy walk in ``order`` (``<`` when strict; ``break`` when stop)."""
+    used, kept = 0, set()
+    for i in order:
+        tokens = parts[i]["tokens"]
+        if used + tokens < budget or (not strict and used + tokens == budget):
+            kept.add(i)
+            used += tokens
+        elif stop:
+            break
+    return kept
+
+
+def _stable(parts: list[dict]) -> list[int]:
+    return sorted(range(len(parts)), key=lambda i: parts[i]["priority"], reverse=True)
+
+
+def _ties_flipped(parts: list[dict]) -> list[int]:
+    return sorted(range(len(parts)), key=lambda i: parts[i]["priority"])[::-1]
+
+
+def _ties_by_id(parts: list[dict]) -> list[int]:
+    return sorted(range(len(parts)), key=lambda i: (-parts[i]["priority"], parts[i]["id"]))
+
+
+def _ids(parts: list[dict], kept: set[int], order: list[int] | None = None) -> list[str]:
+    positions = range(len(parts)) if order is None else order
+    return [parts[i]["id"] for i in positions if i in kept]
+
+
+WRONG_WALKS = (  # (key, the positions that wrong idea keeps), most specific first
+    ("break-at-first-miss", lambda p, b: _walk(p, _stable(p), b, stop=True)),
+    ("strict-less-than", lambda p, b: _walk(p, _stable(p), b, strict=True)),
+    ("ties-reversed", lambda p, b: _walk(p, _ties_flipped(p), b)),
+    ("ties-not-input-order", lambda p, b: _walk(p, _ties_by_id(p), b)),
+    ("ignores-priority", lambda p, b: _walk(p, list(range(len(p))), b)),
+    ("ignores-priority", lambda p, b: _walk(p, sorted(range(len(p)),
+                                                      key=lambda i: p[i]["priority"]), b)),
+)
+
+
+def included_problem(parts: list[dict], budget: int, included: list[str]) -> str:
+    """The key of the likeliest wrong idea behind the wrong ``included`` ids."""
+    expected = pack_with_reasons(parts, budget)["included"]
+    if sorted(included) == sorted(expected):
+        return "output-in-priority-order"
+    for key, walk in WRONG_WALKS:
+        kept = walk(parts, budget)
+        if included == _ids(parts, kept):
+            return key
+        if sorted(included) == sorted(_ids(parts, kept)):  # wrong idea, and listed reordered
+            return key
+    return "not-greedy"
+
+
+def reasons_problem(parts: list[dict], budget: int, dropped: list[dict]) -> str:
+    """The key behind right ids with wrong reasons."""
+    got = [drop["reason"] for drop in dropped]
+    if any(reason not in REASONS for reason in got):
+        return "unknown-reason"
+    tokens = {part["id"]: part["tokens"] for part in parts}
+    sizes = [tokens.get(drop["id"], 0) for drop in dropped]
+    expected = [reason_for(size, budget) for size in sizes]
+    if got == [TOO_LARGE if size >= budget else OVER_BUDGET for size in sizes]:
+        return "strict-too-large"  # differs from the right reasons only at size == budget
+    if set(got) == {TOO_LARGE} and OVER_BUDGET in expected:
+        return "reason-against-remaining"
+    if set(got) == {OVER_BUDGET} and TOO_LARGE in expected:
+        return "one-reason-only"
+    return "wrong-reason"
+
+
+def is_drop(entry) -> bool:
+    return (type(entry) is dict and sorted(entry) == ["id", "reason"]
+            and type(entry["id"]) is str and type(entry["reason"]) is str)
+
+
+def shape_problem(got) -> str | None:
+    """The key of what is wrong with the result's shape, or None when it is well formed."""
+    if type(got) is not dict:
+        return "not-a-dict"
+    if sorted(got) != sorted(KEYS):
+        return "missing-key"
+    included, dropped = got["included"], got["dropped"]
+    if type(included) is not list or any(type(item) is not str for item in included):
+        return "field-types"
+    if type(dropped) is not list:
+        return "field-types"
+    if not all(is_drop(entry) for entry in dropped):
+        return "dropped-without-reasons"
+    if type(got["used"]) is not int:
+        return "field-types"
+    return None
+
+
+def content_problem(parts: list[dict], budget: int, got: dict) -> str:
+    """The key of the likeliest wrong idea behind a well-formed but wrong result."""
+    expected = pack_with_reasons(parts, budget)
+    included, dropped = got["included"], got["dropped"]
+    dropped_ids = [drop["id"] for drop in dropped]
+    if included != expected["included"]:
+        return included_problem(parts, budget, included)
+    if sorted(included + dropped_ids) != sorted(part["id"] for part in parts):
+        return "not-a-partition"
+    if dropped_ids != [drop["id"] for drop in expected["dropped"]]:
+        return "output-in-priority-order"
+    if dropped != expected["dropped"]:
+        return reasons_problem(parts, budget, dropped)
+    return "used-wrong"
+
+
+def diagnose(parts: list[dict], budget: int, got) -> Misconception:
+    """Name the likeliest wrong idea behind a wrong result."""
+    return MISCONCEPTIONS[shape_problem(got) or content_problem(parts, budget, got)]
+
+
+# --- calling and comparing ---------------------------------------------------------------------
+
+def wrong(name: str, parts: list[dict], budget: int, got, expected: str,
+          key: str | None = None) -> CheckFailed:
+    misconception = MISCONCEPTIONS[key] if key else diagnose(parts, budget, got)
+    return fail(name, FUNCTION, [parts, budget], show(got), expected, misconception)
+
+
+def call_packer(call: Caller, name: str, parts: list[dict], budget: int) -> Outcome:
+    """Call pack_with_reasons; fail unless it returns a well-formed result."""
+    expected = show(pack_with_reasons(parts, budget))
+    outcome = call_or_fail(call, name, FUNCTION, [parts, budget], expected, MISCONCEPTIONS)
+    if shape_problem(outcome.value):
+        raise wrong(name, parts, budget, outcome.value, expected)
+    return outcome
+
+
+def check_result(call: Caller, name: str, parts: list[dict], budget: int) -> None:
+    """Compare with the course's pack_with_reasons; the parts must come back unchanged."""
+    expected = pack_with_reasons(parts, budget)
+    outcome = call_packer(call, name, parts, budget)
+    if outcome.value != expected:
+        raise wrong(name, parts, budget, outcome.value, show(expected))
+    require_unchanged(name, FUNCTION, outcome, [parts, budget], MISCONCEPTIONS["mutates-input"])
+
+
+def ranked(*parts: tuple[str, int, float]) -> list[dict]:
+    """``("sys", 60, 9)`` becomes ``{"id": "sys", "tokens": 60, "priority": 9}``, in order."""
+    return [{"id": key, "tokens": tokens, "priority": priority} for key, tokens, priority in parts]
+
+
+def case(name: str, parts: list[dict], budget: int) -> Check:
+    return Check(name, lambda call: check_result(call, name, parts, budget))
+
+
+# --- properties ----------------------------------------------------------------------------------
+
+examples = st.tuples(
+    st.lists(st.tuples(st.integers(0, 150), st.integers(0, 3)), max_size=len(NAMES)).map(
+        lambda rows: [{"id": key, "tokens": tokens, "priority": priority}
+                      for key, (tokens, priority) in zip(NAMES, rows, strict=False)]),
+    st.integers(0, 400),
+)
+
+PARTITION = "every id is included or dropped exactly once"
+INCLUDED_ORDER = "included ids are listed in input order"
+DROPPED_ORDER = "dropped entries are listed in input order"
+REASONS_RIGHT = ("every reason is right by definition: too large exactly when the part alone "
+                 "exceeds the whole budget")
+HONEST_USED = "used is the sum of the included parts' tokens and within the budget"
+GREEDY = "the included ids are exactly what greedy packing by priority takes"
+SAME_TWICE = "the same input gives the same output, call after call"
+UNCHANGED = "the parts list is left as it was"
+
+
+def partitions(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_packer(call, PARTITION, parts, budget).value
+    listed = got["included"] + [drop["id"] for drop in got["dropped"]]
+    if sorted(listed) != sorted(part["id"] for part in parts):
+        raise wrong(PARTITION, parts, budget, got, show(pack_with_reasons(parts, budget)),
+                    "not-a-partition")
+
+
+def included_in_order(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_packer(call, INCLUDED_ORDER, parts, budget).value
+    if not in_input_order(got["included"], parts):
+        raise wrong(INCLUDED_ORDER, parts, budget, got,
+                    f"included = {show(pack_with_reasons(parts, budget)['included'])}",
+                    "output-in-priority-order")
+
+
+def dropped_in_order(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_packer(call, DROPPED_ORDER, parts, budget).value
+    if not in_input_order([drop["id"] for drop in got["dropped"]], parts):
+        raise wrong(DROPPED_ORDER, parts, budget, got,
+                    f"dropped = {show(pack_with_reasons(parts, budget)['dropped'])}",
+                    "output-in-priority-order")
+
+
+def reasons_by_definition(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_packer(call, REASONS_RIGHT, parts, budget).value
+    tokens = {part["id"]: part["tokens"] for part in parts}
+    for drop in got["dropped"]:
+        if drop["id"] in tokens and drop["reason"] != reason_for(tokens[drop["id"]], budget):
+            size = tokens[drop["id"]]
+            sign = ">" if size > budget else "≤"
+            raise wrong(REASONS_RIGHT, parts, budget, got,
+                        f"{drop['id']!r} dropped as {reason_for(size, budget)!r}, because "
+                        f"{size} {sign} {budget} (the whole budget)",
+                        reasons_problem(parts, budget, got["dropped"]))
+
+
+def used_is_honest(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_packer(call, HONEST_USED, parts, budget).value
+    included_cost = cost(parts, got["included"])
+    if got["used"] != included_cost or got["used"] > budget:
+        raise wrong(HONEST_USED, parts, budget, got,
+                    f"used = {included_cost} (the included parts' tokens), at most {budget}")
+
+
+def greedy_by_priority(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    got = call_packer(call, GREEDY, parts, budget).value
+    expected = pack_with_reasons(parts, budget)["included"]
+    if got["included"] != expected:
+        raise wrong(GREEDY, parts, budget, got, f"included = {show(expected)}")
+
+
+def deterministic(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    first = call_packer(call, SAME_TWICE, parts, budget).value
+    second = call_packer(call, SAME_TWICE, parts, budget).value
+    if first != second:
+        raise fail(SAME_TWICE, FUNCTION, [parts, budget],
+                   f"{show(first)} the first time, {show(second)} the second",
+                   "the same result both times", MISCONCEPTIONS["nondeterministic"])
+
+
+def leaves_parts_alone(call: Caller, example: tuple[list[dict], int]) -> None:
+    parts, budget = example
+    outcome = call_packer(call, UNCHANGED, parts, budget)
+    require_unchanged(UNCHANGED, FUNCTION, outcome, [parts, budget],
+                      MISCONCEPTIONS["mutates-input"])
+
+
+LESSON_EXAMPLE = ranked(("system", 60, 100), ("memory", 30, 10), ("chunk-warranty", 290, 70),
+                        ("chunk-refunds", 50, 60), ("turn-latest", 30, 90))
+
+SUITE = Suite(
+    function=FUNCTION,
+    reference=pack_with_reasons,
+    groups=(
+        Group(
+            "visible",
+            "The lesson's example with both reasons, a budget that everything fits in, and a "
+            "part bigger than the whole budget.",
+            (
+                case("at a budget of 150 the 290-token chunk is too large and the memory lost "
+                     "the competition", LESSON_EXAMPLE, 150),
+                case("when everything fits, nothing is dropped and used is the total",
+                     LESSON_EXAMPLE, 500),
+                case("a part bigger than the whole budget is dropped as single-chunk-too-large",
+                     ranked(("sys", 40, 9), ("doc", 120, 5), ("turn", 30, 7)), 100),
+            ),
+            visible=True,
+        ),
+        Group(
+            "edge-cases",
+            "Exact fits, too large against the whole budget, ties, priority order, zero "
+            "budgets, an empty list, the order of both lists, the input unchanged.",
+            (
+                case("a part exactly the size of the budget is included when it is alone",
+                     ranked(("doc", 100, 5)), 100),
+                case("a part bigger than the budget is single-chunk-too-large even when nothing "
+                     "else is taken", ranked(("doc", 101, 5)), 100),
+                case("a part that fits alone but not after a higher-priority one is over-budget",
+                     ranked(("sys", 60, 9), ("doc", 80, 5)), 100),
+                case("a part exactly the budget, dropped behind another, is over-budget, not "
+                     "too large", ranked(("sys", 10, 9), ("doc", 100, 5)), 100),
+                case("parts of equal priority are packed in input order",
+                     ranked(("chunk-b", 40, 5), ("chunk-c", 40, 5), ("chunk-a", 40, 5)), 80),
+                case("priority decides who goes first, not the position in the list",
+                     ranked(("memo", 60, 1), ("note", 30, 2), ("sys", 50, 9)), 100),
+                case("with a budget of 0 every positive part is too large and zero-token parts "
+                     "are included",
+                     ranked(("note", 0, 1), ("sys", 5, 9), ("memo", 0, 2), ("doc", 3, 5)), 0),
+                case("an empty list gives an empty result that used 0 tokens", [], 100),
+                case("a too-large part first is dropped and the walk goes on to the small ones",
+                     ranked(("doc", 500, 9), ("turn", 10, 5), ("note", 20, 4), ("ask", 30, 3)),
+                     100),
+                case("included and dropped keep the input order, not the priority order",
+                     ranked(("memo", 10, 1), ("doc", 70, 5), ("sys", 30, 9), ("log", 40, 6),
+                            ("turn", 20, 7)), 75),
+                case("priorities may be any numbers, fractions and negatives included",
+                     ranked(("old", 40, -1), ("doc", 40, 0.5), ("sys", 40, 2.25),
+                            ("tip", 40, 0.25)), 100),
+                case("the parts list is left exactly as it was",
+                     ranked(("memo", 40, 1), ("doc", 90, 5), ("sys", 30, 9)), 80),
+            ),
+        ),
+        Group(
+            "properties",
+            "For generated parts, priorities and budgets: a partition, both lists in input "
+            "order, every reason right by definition, an honest `used`, greedy by priority, "
+            "the same answer twice, the parts unchanged.",
+            (
+                property_check(PARTITION, examples, partitions),
+                property_check(INCLUDED_ORDER, examples, included_in_order),
+                property_check(DROPPED_ORDER, examples, dropped_in_order),
+                property_check(REASONS_RIGHT, examples, reasons_by_definition),
+                property_check(HONEST_USED, examples, used_is_honest),
+                property_check(GREEDY, examples, greedy_by_priority),
+                property_check(SAME_TWICE, examples, deterministic),
+                property_check(UNCHANGED, examples, leaves_parts_alone),
+            ),
+        ),
+    ),
+)

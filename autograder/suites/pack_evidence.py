@@ -1,0 +1,504 @@
+"""Tests for exercise 08: ``pack_evidence(chunks, limit, min_span=80) -> list[dict]``.
+
+Expected answers come from `packlab.evidence` (the course's own packer). The diagnosis compares a
+wrong answer with that packer run on changed inputs (scores flattened, negated, ties reversed,
+another min_span) and with its own decisions cut short, so no second packer is written here.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from autograder.suite import (
+    Caller,
+    Check,
+    CheckFailed,
+    Group,
+    Misconception,
+    Outcome,
+    Suite,
+    call_or_fail,
+    common_misconceptions,
+    fail,
+    property_check,
+    show,
+)
+from packlab.evidence import SKIPPED, by_score, decisions, pack_evidence
+
+LESSON = "08-packing-retrieved-evidence"
+FUNCTION = "pack_evidence"
+KEYS = {"id", "text", "truncated"}
+DEFAULT = None  # a case with min_span=DEFAULT calls pack_evidence(chunks, limit)
+
+MISCONCEPTIONS = {
+    **common_misconceptions(LESSON),
+    "not-a-list": Misconception(
+        "not-a-list",
+        "pack_evidence returns a list of dicts, one per chunk sent — not None, a string or a "
+        "single dict (did you forget `return`?).",
+        LESSON,
+    ),
+    "item-shape": Misconception(
+        "item-shape",
+        "each packed item is a dict with exactly three keys: \"id\" (a str), \"text\" (a str) "
+        "and \"truncated\" (True or False) — not the chunk itself with its score.",
+        LESSON,
+    ),
+    "cuts-id": Misconception(
+        "cuts-id",
+        "the id is copied whole, always: it is how the answer cites its source. Only the text "
+        "may be cut.",
+        LESSON,
+    ),
+    "duplicates": Misconception(
+        "duplicates",
+        "each chunk is sent at most once, and only chunks that were given can come back.",
+        LESSON,
+    ),
+    "empty-fragment": Misconception(
+        "empty-fragment",
+        "a cut keeps at least one character: with no room left (even when min_span is 0) the "
+        "chunk is skipped, never sent as an empty text.",
+        LESSON,
+    ),
+    "keeps-the-end": Misconception(
+        "keeps-the-end",
+        "a truncated chunk keeps its beginning, `text[:room]`, not its end: the start of a "
+        "passage is what the retriever matched and what makes sense on its own.",
+        LESSON,
+    ),
+    "not-a-prefix": Misconception(
+        "not-a-prefix",
+        "a sent text is the chunk's text, or exactly its first characters — nothing added "
+        "(no '...': the truncated flag says it was cut), nothing stripped or rewritten.",
+        LESSON,
+    ),
+    "input-order": Misconception(
+        "input-order",
+        "the chunks arrive in retrieval order, not by relevance: sort them by score, best "
+        "first, before packing, or the low-score chunk listed first takes the room.",
+        LESSON,
+    ),
+    "ascending-score": Misconception(
+        "ascending-score",
+        "the best chunks go first: sort by score in descending order (`reverse=True`), so "
+        "the low scores are the ones that fall off.",
+        LESSON,
+    ),
+    "ties-reversed": Misconception(
+        "ties-reversed",
+        "chunks with equal scores keep their input order. `sorted(..., reverse=True)` does "
+        "that; sorting ascending and then reversing the list flips the ties.",
+        LESSON,
+    ),
+    "no-min-span": Misconception(
+        "no-min-span",
+        "a chunk that does not fit is cut only when at least min_span characters are left; "
+        "with less room, skip it — a tiny fragment is worse than nothing.",
+        LESSON,
+    ),
+    "min-span-strict": Misconception(
+        "min-span-strict",
+        "exactly min_span characters of room is enough to cut: compare with `>=`, not `>`.",
+        LESSON,
+    ),
+    "break-at-first-miss": Misconception(
+        "break-at-first-miss",
+        "the walk stops at the first chunk that is skipped, so smaller chunks after it never "
+        "get their chance. Skip that chunk and keep going.",
+        LESSON,
+    ),
+    "truncated-flag": Misconception(
+        "truncated-flag",
+        "`truncated` is True exactly when the text was cut (it is shorter than the chunk's "
+        "text) and False when the chunk was taken whole.",
+        LESSON,
+    ),
+    "counts-id-in-limit": Misconception(
+        "counts-id-in-limit",
+        "the limit counts the characters of the texts only; ids are not counted in it.",
+        LESSON,
+    ),
+    "over-limit": Misconception(
+        "over-limit",
+        "the texts sent must add up to at most `limit` characters: a chunk goes in whole only "
+        "if it fits in the room left, and a cut keeps exactly the room left.",
+        LESSON,
+    ),
+    "score-order": Misconception(
+        "score-order",
+        "the items come back in packing order: best score first, equal scores in input order.",
+        LESSON,
+    ),
+    "not-the-rule": Misconception(
+        "not-the-rule",
+        "walk the chunks by score: take a chunk whole if its text fits in the room left; else "
+        "cut it to the room left if that is at least min_span (and at least 1); else skip it "
+        "and go on.",
+        LESSON,
+    ),
+    "mutates-input": Misconception(
+        "mutates-input",
+        "packing must not change the chunks it was given (`chunks.sort()` sorts the caller's "
+        "list in place): sort a copy with `sorted()`.",
+        LESSON,
+    ),
+}
+
+_WORDS = ("pole", "claim", "refund", "photo", "delivery", "repair", "sleeve", "order", "months",
+          "label", "warranty", "faulty", "parcel", "section", "replace", "days")
+
+
+def text_of(chunk_id: str, length: int) -> str:
+    """A readable text of exactly ``length`` characters whose start and end differ."""
+    start = sum(map(ord, chunk_id)) % len(_WORDS)
+    words = [f"[{chunk_id}]"] + [_WORDS[(start + i * 5) % len(_WORDS)] for i in range(length)]
+    return " ".join(words)[:length]
+
+
+def chunks_of(spec: list[tuple[str, int, float]]) -> list[dict]:
+    """``[("faq", 120, 0.9)]`` becomes ``[{"id": "faq", "text": <120 chars>, "score": 0.9}]``."""
+    return [{"id": key, "text": text_of(key, length), "score": score}
+            for key, length, score in spec]
+
+
+def args_of(chunks: list[dict], limit: int, min_span: int | None) -> list:
+    return [chunks, limit] if min_span is None else [chunks, limit, min_span]
+
+
+def expected_for(chunks: list[dict], limit: int, min_span: int | None) -> list[dict]:
+    return pack_evidence(*args_of(chunks, limit, min_span))
+
+
+def stopped_at_first_skip(chunks: list[dict], limit: int, span: int) -> list[dict]:
+    """The course's packing cut short at its first skipped chunk (the `break` bug)."""
+    walk = decisions(chunks, limit, span)
+    stop = next((i for i, d in enumerate(walk) if d.status == SKIPPED), len(walk))
+    sent = sum(d.status != SKIPPED for d in walk[:stop])
+    return pack_evidence(chunks, limit, span)[:sent]
+
+
+def text_len(items: list[dict]) -> int:
+    return sum(len(item["text"]) for item in items)
+
+
+def in_order(ids: list[str], reference: list[str]) -> bool:
+    """Whether ``ids`` appear in ``reference``, each at most once, in its order."""
+    remaining = iter(reference)
+    return all(key in remaining for key in ids)
+
+
+def shape_problem(got) -> str | None:
+    if type(got) is not list:
+        return "not-a-list"
+    for item in got:
+        if (type(item) is not dict or set(item) != KEYS or type(item["id"]) is not str
+                or type(item["text"]) is not str or type(item["truncated"]) is not bool):
+            return "item-shape"
+    return None
+
+
+def identity_problem(chunks: list[dict], got: list[dict]) -> str | None:
+    """Ids and texts that could not have come from these chunks."""
+    texts = {chunk["id"]: chunk["text"] for chunk in chunks}
+    ids = [item["id"] for item in got]
+    if any(key not in texts for key in ids):
+        if any(key not in texts and any(known.startswith(key) for known in texts) for key in ids):
+            return "cuts-id"
+        return "duplicates"
+    if len(set(ids)) != len(ids):
+        return "duplicates"
+    for item in got:
+        original, text = texts[item["id"]], item["text"]
+        if text == "" and original:
+            return "empty-fragment"
+        if not original.startswith(text):
+            return "keeps-the-end" if original.endswith(text) else "not-a-prefix"
+    return None
+
+
+def variant_problem(chunks: list[dict], limit: int, span: int, got: list[dict]) -> str | None:
+    """The course's packer on changed inputs: which wrong idea reproduces this answer?"""
+    variants = [
+        ("input-order", lambda: pack_evidence([{**c, "score": 0} for c in chunks], limit, span)),
+        ("ascending-score",
+         lambda: pack_evidence([{**c, "score": -c["score"]} for c in chunks], limit, span)),
+        ("ties-reversed", lambda: pack_evidence(chunks[::-1], limit, span)),
+        ("no-min-span", lambda: pack_evidence(chunks, limit, 0)),
+        ("min-span-strict", lambda: pack_evidence(chunks, limit, span + 1)),
+        ("break-at-first-miss", lambda: stopped_at_first_skip(chunks, limit, span)),
+    ]
+    for key, variant in variants:
+        if got == variant():
+            return key
+    return None
+
+
+def content_problem(chunks: list[dict], limit: int, span: int, got: list[dict]) -> str:
+    expected = pack_evidence(chunks, limit, span)
+    problem = identity_problem(chunks, got) or variant_problem(chunks, limit, span, got)
+    if problem:
+        return problem
+    texts = {chunk["id"]: chunk["text"] for chunk in chunks}
+
+    def strip(items: list[dict]) -> list[tuple[str, str]]:
+        return [(item["id"], item["text"]) for item in items]
+
+    if strip(got) == strip(expected) or any(
+            item["truncated"] != (len(item["text"]) < len(texts[item["id"]])) for item in got):
+        return "truncated-flag"
+    with_ids = sum(len(item["id"]) for item in got) + text_len(got)
+    if with_ids <= limit < sum(len(item["id"]) for item in expected) + text_len(expected):
+        return "counts-id-in-limit"
+    if text_len(got) > limit:
+        return "over-limit"
+    if not in_order([item["id"] for item in got], [c["id"] for c in by_score(chunks)]):
+        return "score-order"
+    return "not-the-rule"
+
+
+def diagnose(chunks: list[dict], limit: int, min_span: int | None, got) -> Misconception:
+    """Name the likeliest wrong idea behind a wrong answer."""
+    span = 80 if min_span is None else min_span
+    return MISCONCEPTIONS[shape_problem(got) or content_problem(chunks, limit, span, got)]
+
+
+def lengths(items: list[dict]) -> str:
+    """What was sent, by length: the texts themselves are shortened in messages."""
+    if not items:
+        return "nothing sent"
+    return ", ".join(f"{item['id']} {len(item['text'])} characters"
+                     + (" (truncated)" if item["truncated"] else "") for item in items)
+
+
+def describe(items) -> str:
+    """An answer for a message: the items, then (when well formed) their lengths."""
+    return show(items) if shape_problem(items) else f"{show(items)}\n{' ' * 19}= {lengths(items)}"
+
+
+def wrong(name: str, chunks: list[dict], limit: int, min_span: int | None, got,
+          expected: str) -> CheckFailed:
+    return fail(name, FUNCTION, args_of(chunks, limit, min_span), describe(got), expected,
+                diagnose(chunks, limit, min_span, got))
+
+
+def call_packer(call: Caller, name: str, chunks: list[dict], limit: int,
+                min_span: int | None) -> Outcome:
+    """Call pack_evidence; fail unless it returns a list of well-formed items."""
+    args = args_of(chunks, limit, min_span)
+    expected = describe(expected_for(chunks, limit, min_span))
+    outcome = call_or_fail(call, name, FUNCTION, args, expected, MISCONCEPTIONS)
+    if shape_problem(outcome.value):
+        raise wrong(name, chunks, limit, min_span, outcome.value, expected)
+    return outcome
+
+
+def require_unchanged(name: str, outcome: Outcome, args: list) -> None:
+    if outcome.args_after != args:
+        raise fail(name, FUNCTION, args, f"{show(outcome.value)}, but the chunks were changed to "
+                   f"{show(outcome.args_after[0])}", "the chunks left as they were",
+                   MISCONCEPTIONS["mutates-input"])
+
+
+def check_packing(call: Caller, name: str, chunks: list[dict], limit: int,
+                  min_span: int | None) -> None:
+    """Call pack_evidence and compare with the course's packer; the chunks must be unchanged."""
+    expected = expected_for(chunks, limit, min_span)
+    outcome = call_packer(call, name, chunks, limit, min_span)
+    if outcome.value != expected:
+        raise wrong(name, chunks, limit, min_span, outcome.value, describe(expected))
+    require_unchanged(name, outcome, args_of(chunks, limit, min_span))
+
+
+def case(name: str, spec: list[tuple[str, int, float]], limit: int,
+         min_span: int | None = 80) -> Check:
+    chunks = chunks_of(spec)
+    return Check(name, lambda call: check_packing(call, name, chunks, limit, min_span))
+
+
+# --- properties ------------------------------------------------------------------------------
+
+NAMES = ("faq", "doc-3", "runbook", "menu", "policy", "wiki-12", "ticket", "notes")
+
+examples = st.tuples(
+    st.lists(
+        st.tuples(st.text(alphabet="abcdef ", min_size=1, max_size=150),
+                  st.integers(0, 4).map(lambda n: n / 4)),
+        max_size=len(NAMES),
+    ).map(lambda rows: [{"id": key, "text": text, "score": score}
+                        for key, (text, score) in zip(NAMES, rows, strict=False)]),
+    st.integers(0, 600),
+    st.integers(0, 120),
+)
+
+IDS = "every id comes from the input, whole, at most once"
+PREFIX = "every text sent is the start of its chunk's text"
+FLAG = "truncated is True exactly when the text sent is shorter than the chunk's"
+WITHIN = "the texts sent add up to at most the limit"
+ORDER = "the items come in score order, equal scores in input order"
+SKIPS = "a chunk is skipped only when it did not fit whole and less than min_span was left"
+EXACT = "the packing is exactly the course's rule"
+UNCHANGED = "the chunks list is left as it was"
+
+
+def _got(call: Caller, name: str, example) -> list[dict]:
+    return call_packer(call, name, *example).value
+
+
+def ids_are_whole_and_unique(call: Caller, example) -> None:
+    chunks, limit, span = example
+    got = _got(call, IDS, example)
+    ids = [item["id"] for item in got]
+    if not set(ids) <= {c["id"] for c in chunks} or len(set(ids)) != len(ids):
+        raise wrong(IDS, chunks, limit, span, got, "ids of the given chunks, each at most once")
+
+
+def texts_are_prefixes(call: Caller, example) -> None:
+    chunks, limit, span = example
+    got = _got(call, PREFIX, example)
+    texts = {c["id"]: c["text"] for c in chunks}
+    if not all(texts.get(item["id"], "").startswith(item["text"]) for item in got):
+        raise wrong(PREFIX, chunks, limit, span, got,
+                    "each text equal to its chunk's text or to its first characters")
+
+
+def flag_tells_the_truth(call: Caller, example) -> None:
+    chunks, limit, span = example
+    got = _got(call, FLAG, example)
+    texts = {c["id"]: c["text"] for c in chunks}
+    if any(item["truncated"] != (len(item["text"]) < len(texts.get(item["id"], "")))
+           for item in got):
+        raise wrong(FLAG, chunks, limit, span, got, describe(pack_evidence(chunks, limit, span)))
+
+
+def stays_within_limit(call: Caller, example) -> None:
+    chunks, limit, span = example
+    got = _got(call, WITHIN, example)
+    if text_len(got) > limit:
+        raise fail(WITHIN, FUNCTION, [chunks, limit, span],
+                   f"{show(got)}, {text_len(got)} characters of text in all",
+                   f"at most {limit} characters", diagnose(chunks, limit, span, got))
+
+
+def comes_in_score_order(call: Caller, example) -> None:
+    chunks, limit, span = example
+    got = _got(call, ORDER, example)
+    ranked = [c["id"] for c in by_score(chunks)]
+    if not in_order([item["id"] for item in got], ranked):
+        raise wrong(ORDER, chunks, limit, span, got,
+                    f"ids in this order (some may be missing): {show(ranked)}")
+
+
+def first_wrong_skip(chunks: list[dict], limit: int, span: int, got: list[dict]) -> str | None:
+    """Replay the answer's own choices by score; explain the first chunk skipped wrongly."""
+    sent = {item["id"]: len(item["text"]) for item in got}
+    room = limit
+    for chunk in by_score(chunks):
+        length = len(chunk["text"])
+        if chunk["id"] in sent:
+            room -= sent[chunk["id"]]
+        elif length <= room:
+            return (f"{chunk['id']!r} ({length} characters) fits whole in the {room} characters "
+                    "left at its turn")
+        elif room >= max(span, 1):
+            return (f"{chunk['id']!r} does not fit, but {room} characters are left at its turn, "
+                    f"at least min_span = {span}: cut it to {room}")
+    return None
+
+
+def skips_only_when_it_must(call: Caller, example) -> None:
+    chunks, limit, span = example
+    got = _got(call, SKIPS, example)
+    reason = first_wrong_skip(chunks, limit, span, got)
+    if reason:
+        raise wrong(SKIPS, chunks, limit, span, got,
+                    f"{describe(pack_evidence(chunks, limit, span))}, because {reason}")
+
+
+def matches_the_rule(call: Caller, example) -> None:
+    chunks, limit, span = example
+    got = _got(call, EXACT, example)
+    expected = pack_evidence(chunks, limit, span)
+    if got != expected:
+        raise wrong(EXACT, chunks, limit, span, got, describe(expected))
+
+
+def leaves_chunks_alone(call: Caller, example) -> None:
+    outcome = call_packer(call, UNCHANGED, *example)
+    require_unchanged(UNCHANGED, outcome, list(example))
+
+
+SUITE = Suite(
+    function=FUNCTION,
+    reference=pack_evidence,
+    groups=(
+        Group(
+            "visible",
+            "The lesson's kind of example: low scores fall off, everything fits, one chunk cut.",
+            (
+                case("the low-score chunk falls off when the limit is tight",
+                     [("menu", 60, 0.1), ("faq", 100, 0.9), ("policy", 80, 0.7)], 200),
+                case("when everything fits, every chunk is sent whole, best score first",
+                     [("faq", 50, 0.4), ("policy", 70, 0.8), ("runbook", 30, 0.6)], 500),
+                case("a chunk that does not fit is cut to the room left when min_span fits",
+                     [("faq", 150, 0.9), ("runbook", 200, 0.8)], 250),
+            ),
+            visible=True,
+        ),
+        Group(
+            "edge-cases",
+            "Exact fits, exactly min_span left, one less, ties, empty input, limit 0, min_span 0, "
+            "the default min_span, ids, prefixes, what happens after a cut, the input unchanged.",
+            (
+                case("a chunk that lands exactly on the limit is sent whole, not truncated",
+                     [("faq", 120, 0.9), ("policy", 80, 0.5)], 200),
+                case("with exactly min_span characters left, the chunk is cut to min_span",
+                     [("faq", 120, 0.9), ("runbook", 200, 0.8)], 200),
+                case("with one character less than min_span left, the chunk is skipped and a "
+                     "later, smaller chunk still goes in whole",
+                     [("faq", 120, 0.9), ("runbook", 200, 0.8), ("notes", 50, 0.3)], 199),
+                case("chunks with equal scores are packed in input order",
+                     [("faq", 60, 0.5), ("policy", 60, 0.5), ("notes", 60, 0.5),
+                      ("runbook", 60, 0.9)], 150),
+                case("scores decide the order, not the order the chunks arrived in",
+                     [("menu", 90, 0.05), ("wiki-12", 90, 0.6), ("faq", 90, 0.95)], 180),
+                case("an empty list of chunks packs to an empty list", [], 300),
+                case("with a limit of 0, nothing is sent",
+                     [("faq", 100, 0.9), ("policy", 40, 0.5)], 0),
+                case("min_span 0 lets a chunk be cut to whatever is left, even 3 characters",
+                     [("faq", 100, 0.9), ("policy", 50, 0.5)], 103, 0),
+                case("min_span 0 with no room left sends nothing more, not even an empty text",
+                     [("faq", 100, 0.9), ("policy", 50, 0.5)], 100, 0),
+                case("min_span is 80 when it is not given",
+                     [("faq", 100, 0.9), ("runbook", 200, 0.5)], 179, DEFAULT),
+                case("the id is never cut, even when the text is",
+                     [("runbooks/database-failover", 300, 0.9)], 120),
+                case("a truncated text keeps the beginning of the chunk",
+                     [("wiki-12", 160, 0.8), ("faq", 40, 0.2)], 130),
+                case("after a cut the room is used up, so nothing after it is sent",
+                     [("faq", 100, 0.9), ("runbook", 300, 0.8), ("notes", 10, 0.1)], 200),
+                case("ids are not counted in the limit: texts adding up to the limit all fit",
+                     [("troubleshooting/printer", 90, 0.9), ("policy/returns-and-refunds", 110,
+                                                             0.7)], 200),
+                case("the chunks list is left exactly as it was",
+                     [("menu", 40, 0.1), ("faq", 90, 0.9), ("notes", 60, 0.4)], 120),
+            ),
+        ),
+        Group(
+            "properties",
+            "For generated chunks, limits and min_spans: whole unique ids, prefixes, an honest "
+            "truncated flag, within the limit, score order, no needless skip, the exact rule, "
+            "the input unchanged.",
+            (
+                property_check(IDS, examples, ids_are_whole_and_unique, 40),
+                property_check(PREFIX, examples, texts_are_prefixes, 40),
+                property_check(FLAG, examples, flag_tells_the_truth, 40),
+                property_check(WITHIN, examples, stays_within_limit, 40),
+                property_check(ORDER, examples, comes_in_score_order, 40),
+                property_check(SKIPS, examples, skips_only_when_it_must, 60),
+                property_check(EXACT, examples, matches_the_rule, 60),
+                property_check(UNCHANGED, examples, leaves_chunks_alone, 40),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,578 @@
+"""Tests for exercise 09: ``score_and_pack(items, query, budget) -> dict``.
+
+The expected answers come from ``packlab.relevance`` (BM25 + recency + error signal + priority,
+pinned items first, greedy packing, chronological output, honest accounting). A wrong answer is
+diagnosed by comparing it with the same scorer run with one signal changed or removed.
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import strategies as st
+
+from autograder.suite import (
+    Caller,
+    Check,
+    CheckFailed,
+    Group,
+    Misconception,
+    Outcome,
+    Suite,
+    call_or_fail,
+    common_misconceptions,
+    fail,
+    property_check,
+    show,
+)
+from autograder.suites.pack import first_wrong_turn, in_input_order, require_unchanged
+from packlab.packers import stop_at_first_miss
+from packlab.relevance import classic_idf, ranking, score_and_pack, score_items
+
+LESSON = "09-scoring-relevance"
+FUNCTION = "score_and_pack"
+KEYS = ("included", "tokens_used", "tokens_before", "deferred_count")
+
+MISCONCEPTIONS = {
+    **common_misconceptions(LESSON),
+    "not-a-dict": Misconception(
+        "not-a-dict",
+        "the answer is one dict with the keys included, tokens_used, tokens_before and "
+        "deferred_count — not a list, a tuple or None (did you forget `return`?).",
+        LESSON,
+    ),
+    "missing-key": Misconception(
+        "missing-key",
+        "the answer has exactly four keys, spelled `included`, `tokens_used`, `tokens_before` "
+        "and `deferred_count`.",
+        LESSON,
+    ),
+    "field-types": Misconception(
+        "field-types",
+        "`included` is a list of id strings; the three counts are whole numbers (ints).",
+        LESSON,
+    ),
+    "returns-items": Misconception(
+        "returns-items",
+        "`included` lists each packed item's id, `item[\"id\"]`, not the item dicts themselves.",
+        LESSON,
+    ),
+    "output-by-score": Misconception(
+        "output-by-score",
+        "the items are *chosen* by score but *returned* in their original, chronological order: "
+        "the model reads the story in the order it happened.",
+        LESSON,
+    ),
+    "ignores-pinned": Misconception(
+        "ignores-pinned",
+        "a pinned item is packed before every scored item, whatever its score (pinned items in "
+        "chronological order, each while it still fits).",
+        LESSON,
+    ),
+    "break-at-first-miss": Misconception(
+        "break-at-first-miss",
+        "the packing stops at the first item that does not fit, so smaller items further down "
+        "the ranking never get their chance. Skip that item and keep going.",
+        "03-the-early-stop-trap",
+    ),
+    "classic-idf": Misconception(
+        "classic-idf",
+        "the IDF is ln(1 + (N − n + 0.5) / (n + 0.5)). The classic ln((N − n + 0.5) / (n + 0.5)) "
+        "goes negative for a word in more than half of the items, and then a match *lowers* "
+        "the score.",
+        LESSON,
+    ),
+    "no-length-normalisation": Misconception(
+        "no-length-normalisation",
+        "BM25 discounts long items: the denominator is f + k1 · (1 − b + b · |D| / avgdl) with "
+        "b = 0.75, |D| the item's word count and avgdl the average over all items.",
+        LESSON,
+    ),
+    "no-recency": Misconception(
+        "no-recency",
+        "every item gets a recency bonus of 0.1 × (i + 1) / N (i = its position, N = the number "
+        "of items), so of two equal items the newer one wins.",
+        LESSON,
+    ),
+    "no-error-signal": Misconception(
+        "no-error-signal",
+        "an item whose words include error, panic, traceback, fail, security or regression "
+        "(whole words, any case) gets +1.0.",
+        LESSON,
+    ),
+    "ignores-priority": Misconception(
+        "ignores-priority",
+        "an item's `priority` (0 when the key is missing) is added to its score.",
+        LESSON,
+    ),
+    "tokenise": Misconception(
+        "tokenise",
+        "words are the runs of a–z and 0–9 after lower-casing: punctuation separates words, so "
+        "'Deploy-failed:' holds the words 'deploy' and 'failed'.",
+        LESSON,
+    ),
+    "query-repeats": Misconception(
+        "query-repeats",
+        "BM25 sums over the *distinct* words of the query: a word typed twice counts once.",
+        LESSON,
+    ),
+    "ties-order": Misconception(
+        "ties-order",
+        "items with exactly the same score are ranked in chronological order (the older first): "
+        "a stable sort by score, highest first, does it.",
+        LESSON,
+    ),
+    "not-by-score": Misconception(
+        "not-by-score",
+        "after the pinned items, rank the rest by score = BM25 + recency + error signal + "
+        "priority, highest first, and take each one that still fits.",
+        LESSON,
+    ),
+    "over-budget": Misconception(
+        "over-budget",
+        "the packed items must fit in the budget, pinned ones included: take an item only when "
+        "the tokens used so far plus its tokens are at most the budget.",
+        LESSON,
+    ),
+    "tokens-used-wrong": Misconception(
+        "tokens-used-wrong",
+        "`tokens_used` is the sum of the tokens of the included items only.",
+        LESSON,
+    ),
+    "tokens-before-wrong": Misconception(
+        "tokens-before-wrong",
+        "`tokens_before` is what sending everything would cost: the tokens of all the items.",
+        LESSON,
+    ),
+    "deferred-count-wrong": Misconception(
+        "deferred-count-wrong",
+        "`deferred_count` counts the items left out (N − len(included)), not their tokens.",
+        LESSON,
+    ),
+    "mutates-input": Misconception(
+        "mutates-input",
+        "scoring and packing must not change the items given: the caller still needs them.",
+        LESSON,
+    ),
+}
+
+
+# --- the course's answer, and the same scorer with one idea changed -------------------------
+
+def without(items: list[dict], key: str) -> list[dict]:
+    return [{k: v for k, v in item.items() if k != key} for item in items]
+
+
+def on_spaces(text: str) -> list[str]:
+    return text.lower().split()
+
+
+def variants(items: list[dict], query: str, budget: int):
+    """(misconception key, what a packer with that wrong idea returns)."""
+    yield "ignores-pinned", lambda: score_and_pack(without(items, "pinned"), query, budget)
+    yield "break-at-first-miss", lambda: score_and_pack(items, query, budget,
+                                                        packer=stop_at_first_miss)
+    yield "no-length-normalisation", lambda: score_and_pack(items, query, budget, b=0.0)
+    yield "no-recency", lambda: score_and_pack(items, query, budget, recency_weight=0.0)
+    yield "no-error-signal", lambda: score_and_pack(items, query, budget, error_boost=0.0)
+    yield "ignores-priority", lambda: score_and_pack(without(items, "priority"), query, budget)
+    yield "tokenise", lambda: score_and_pack(items, query, budget, tokenise=on_spaces)
+    yield "classic-idf", lambda: score_and_pack(items, query, budget, idf=classic_idf)
+
+
+def packing_order(items: list[dict], query: str) -> str:
+    """The order the items are packed in, with their scores, for a failure message."""
+    order = ranking(score_items(items, query))
+    shown = [f"{s.id} (pinned)" if s.pinned else f"{s.id} {s.total:.3f}" for s in order[:8]]
+    return ", ".join(shown) + (", …" if len(order) > 8 else "")
+
+
+def expected_text(items: list[dict], query: str, budget: int) -> str:
+    order = packing_order(items, query)
+    return f"{show(score_and_pack(items, query, budget))}; packing order: {order}"
+
+
+# --- diagnosis ------------------------------------------------------------------------------
+
+def is_id_list(value) -> bool:
+    return type(value) is list and all(type(item) is str for item in value)
+
+
+def shape_problem(got) -> str | None:
+    """The key of what is wrong with the answer's shape, or None when it is well formed."""
+    if type(got) is not dict:
+        return "not-a-dict"
+    if sorted(got) != sorted(KEYS):
+        return "missing-key"
+    if type(got["included"]) is list and any(type(x) is dict for x in got["included"]):
+        return "returns-items"
+    if not is_id_list(got["included"]) or any(type(got[k]) is not int for k in KEYS[1:]):
+        return "field-types"
+    return None
+
+
+def choice_problem(items: list[dict], query: str, budget: int, included: list[str],
+                   fallback: str) -> str:
+    """The likeliest wrong idea behind a wrong list of included ids."""
+    right = score_and_pack(items, query, budget)["included"]
+    if sorted(included) == sorted(right):
+        return "output-by-score"
+    for key, variant in variants(items, query, budget):
+        other = variant()["included"]
+        if sorted(other) != sorted(right) and sorted(included) == sorted(other):
+            return key
+    tokens = {item["id"]: item["tokens"] for item in items}
+    if sum(tokens.get(key, 0) for key in set(included)) > budget:
+        return "over-budget"
+    return fallback
+
+
+def content_problem(items: list[dict], query: str, budget: int, got: dict,
+                    fallback: str) -> str:
+    expected = score_and_pack(items, query, budget)
+    if got["included"] != expected["included"]:
+        return choice_problem(items, query, budget, got["included"], fallback)
+    for key in KEYS[1:]:
+        if got[key] != expected[key]:
+            return key.replace("_", "-") + "-wrong"
+    return fallback
+
+
+def diagnose(items: list[dict], query: str, budget: int, got,
+             fallback: str = "not-by-score") -> Misconception:
+    key = shape_problem(got) or content_problem(items, query, budget, got, fallback)
+    return MISCONCEPTIONS[key]
+
+
+def wrong(name: str, items: list[dict], query: str, budget: int, got, expected: str,
+          fallback: str = "not-by-score") -> CheckFailed:
+    return fail(name, FUNCTION, [items, query, budget], show(got), expected,
+                diagnose(items, query, budget, got, fallback))
+
+
+def call_scorer(call: Caller, name: str, items: list[dict], query: str, budget: int,
+                fallback: str = "not-by-score") -> Outcome:
+    """Call score_and_pack; fail unless it returns a well-formed answer."""
+    expected = expected_text(items, query, budget)
+    outcome = call_or_fail(call, name, FUNCTION, [items, query, budget], expected, MISCONCEPTIONS)
+    if shape_problem(outcome.value):
+        raise wrong(name, items, query, budget, outcome.value, expected, fallback)
+    return outcome
+
+
+def check_answer(call: Caller, name: str, items: list[dict], query: str, budget: int,
+                 fallback: str = "not-by-score") -> None:
+    """Compare with the course's answer exactly; the items must be left unchanged."""
+    outcome = call_scorer(call, name, items, query, budget, fallback)
+    if outcome.value != score_and_pack(items, query, budget):
+        raise wrong(name, items, query, budget, outcome.value,
+                    expected_text(items, query, budget), fallback)
+    require_unchanged(name, FUNCTION, outcome, [items, query, budget],
+                      MISCONCEPTIONS["mutates-input"])
+
+
+def item(key: str, text: str, tokens: int, **extra) -> dict:
+    return {"id": key, "text": text, "tokens": tokens, **extra}
+
+
+def case(name: str, items: list[dict], query: str, budget: int,
+         fallback: str = "not-by-score") -> Check:
+    return Check(name, lambda call: check_answer(call, name, items, query, budget, fallback))
+
+
+# --- named cases ----------------------------------------------------------------------------
+
+LESSON_EXAMPLE = [
+    item("sys", "You answer questions about deploys.", 7, pinned=True),
+    item("note", "Deploys roll out in three waves.", 7),
+    item("cache", "INFO cache warmed", 4),
+    item("log", "ERROR deploy 4.2 failed: migration timed out", 10),
+    item("ask", "Why did the deploy fail?", 6, pinned=True),
+]
+
+PINNED_LOWEST = [
+    item("sys", "Be brief and polite.", 30, pinned=True),
+    item("doc", "deploy failed because the migration timed out", 35),
+    item("log", "deploy migration timed out", 35),
+]
+
+SCORE_REVERSED = [
+    item("old", "notes about the cache", 10),
+    item("mid", "migration notes", 10),
+    item("new", "migration migration timed out", 10),
+]
+
+ERROR_BOOST = [
+    item("log-1", "Error: disk full on node 3", 10),
+    item("log-2", "disk usage at 71 percent on node 3", 10),
+]
+
+TIE = [
+    item("older", "release notes", 10, priority=0.05),
+    item("newer", "release notes", 10),
+]
+
+PRIORITY = [
+    item("memo", "the customer prefers email", 10, priority=2),
+    item("doc", "refund policy for tents", 10),
+]
+
+ZERO_BUDGET = [
+    item("big", "deploy failed", 5),
+    item("empty", "", 0),
+    item("small", "deploy", 1),
+]
+
+EMPTY_QUERY = [
+    item("a", "deploy notes", 10),
+    item("b", "ERROR deploy failed", 10),
+    item("c", "cache warmed", 10),
+    item("d", "tax rules", 10, priority=1),
+    item("e", "queue retries", 10),
+]
+
+EVERYWHERE = [
+    item("runbook", "deploy deploy deploy", 10),
+    item("notes", "deploy notes for the tax rules and the queue", 10),
+    item("cache", "deploy cache warmed after the restart", 10),
+]
+
+# Old, big items that never fit: with five items, a word in two of them keeps a positive IDF
+# under the classic formula too, so these cases test one idea each.
+FILLERS = [
+    item("old-1", "cache warmed", 50),
+    item("old-2", "tax rules", 50),
+    item("old-3", "queue retries", 50),
+]
+
+LENGTH = [
+    *FILLERS,
+    item("short", "migration timed out", 10),
+    item("long", "migration notes: the orders table gets a new index on customer id, and the "
+                 "tax rules for the EU change in the same release", 10),
+]
+
+BIG_FIRST = [
+    item("sys", "Answer briefly.", 10, pinned=True),
+    item("dump", "deploy log deploy log deploy log migration failed", 200),
+    item("log", "deploy migration", 20),
+    item("note", "deploy", 20),
+]
+
+IDENTICAL = [
+    item("copy-1", "health check returned 503", 10),
+    item("copy-2", "health check returned 503", 10),
+]
+
+ACCOUNTING = [
+    item("sys", "Answer from the logs.", 12, pinned=True),
+    item("log-a", "queue retries rising", 25),
+    item("log-b", "ERROR payment queue stalled", 30),
+    item("doc", "how the payment queue retries", 40),
+    item("ask", "why is the payment queue stuck", 8, pinned=True),
+]
+
+PINNED_TOO_BIG = [
+    item("sys", "Long instructions.", 50, pinned=True),
+    item("ask", "why did the deploy fail", 10, pinned=True),
+    item("log", "deploy failed", 20),
+]
+
+PUNCTUATION = [
+    *FILLERS,
+    item("log", "Deploy-failed: ROLLBACK.", 10),
+    item("note", "rollback plan ready", 10),
+]
+
+QUERY_REPEATS = [
+    item("a", "migration", 10),
+    item("b", "ERROR cache", 10),
+]
+
+UNCHANGED = [
+    item("sys", "Answer briefly.", 5, pinned=True),
+    item("log", "ERROR deploy failed", 20, priority=1),
+    item("doc", "deploy notes", 20),
+]
+
+
+# --- properties -----------------------------------------------------------------------------
+
+NAMES = ("sys", "log-3", "doc", "turn-2", "memo", "log-1", "note", "ask", "turn-1", "tool")
+VOCAB = ("deploy", "Deploy", "failed", "fail", "ERROR", "cache", "migration", "the", "index",
+         "retry", "Panic:", "health-check", "tax", "orders", "queue", "security", "rollback",
+         "503", "timed", "out.")
+QUERY_WORDS = ("deploy", "fail", "migration", "the", "cache", "why", "queue", "503")
+
+
+def example_of(size: int, seed: int) -> tuple[list[dict], str, int]:
+    """``size`` items, a query of up to 3 words and a budget between 0 and all their tokens.
+
+    Built from two generated numbers: shrinking a failing example then takes a few dozen tries
+    (fewer items first) instead of thousands, so a wrong answer is reported within seconds.
+    """
+    chooser = random.Random(seed)
+    items = []
+    for key in NAMES[:size]:
+        text = " ".join(chooser.choice(VOCAB) for _ in range(chooser.randint(0, 10)))
+        entry = {"id": key, "text": text, "tokens": chooser.randint(0, 60)}
+        priority = chooser.choice((None, None, 0, 0.5, 1, 2))
+        if priority is not None:
+            entry["priority"] = priority
+        pinned = chooser.choice((None, None, False, False, True))
+        if pinned is not None:
+            entry["pinned"] = pinned
+        items.append(entry)
+    query = " ".join(chooser.choice(QUERY_WORDS) for _ in range(chooser.randint(0, 3)))
+    budget = chooser.randint(0, sum(entry["tokens"] for entry in items))
+    return items, query, budget
+
+
+examples = st.tuples(st.integers(0, 8), st.integers(0, 2**32)).map(lambda pair: example_of(*pair))
+
+
+IDS = "the included ids come from the items, each once, in chronological order"
+BUDGET = "tokens_used is the sum of the included items' tokens and at most the budget"
+ACCOUNT = "tokens_before is the sum of all tokens and deferred_count is N − len(included)"
+SAME = "the same call twice gives the same answer"
+GREEDY = "every item left out did not fit at its turn in the packing order"
+MATCHES = "the answer is exactly the course's scoring and packing"
+LEFT_ALONE = "the items are left as they were"
+
+
+def chronological(call: Caller, example) -> None:
+    items, query, budget = example
+    got = call_scorer(call, IDS, items, query, budget).value
+    if not in_input_order(got["included"], items):
+        raise wrong(IDS, items, query, budget, got, expected_text(items, query, budget))
+
+
+def within_budget(call: Caller, example) -> None:
+    items, query, budget = example
+    got = call_scorer(call, BUDGET, items, query, budget).value
+    tokens = {entry["id"]: entry["tokens"] for entry in items}
+    used = sum(tokens.get(key, 0) for key in got["included"])
+    if got["tokens_used"] != used or used > budget:
+        raise wrong(BUDGET, items, query, budget, got,
+                    f"tokens_used = {used} (the included items' tokens), at most {budget}",
+                    "over-budget" if used > budget else "tokens-used-wrong")
+
+
+def accounts(call: Caller, example) -> None:
+    items, query, budget = example
+    got = call_scorer(call, ACCOUNT, items, query, budget).value
+    before = sum(entry["tokens"] for entry in items)
+    deferred = len(items) - len(got["included"])
+    if got["tokens_before"] != before:
+        raise fail(ACCOUNT, FUNCTION, [items, query, budget], show(got),
+                   f"tokens_before = {before}", MISCONCEPTIONS["tokens-before-wrong"])
+    if got["deferred_count"] != deferred:
+        raise fail(ACCOUNT, FUNCTION, [items, query, budget], show(got),
+                   f"deferred_count = {deferred} (N = {len(items)} items, "
+                   f"{len(got['included'])} included)", MISCONCEPTIONS["deferred-count-wrong"])
+
+
+def deterministic(call: Caller, example) -> None:
+    items, query, budget = example
+    first = call_scorer(call, SAME, items, query, budget).value
+    second = call_scorer(call, SAME, items, query, budget).value
+    if first != second:
+        raise fail(SAME, FUNCTION, [items, query, budget],
+                   f"{show(first)} the first time, {show(second)} the second",
+                   "the same answer both times", MISCONCEPTIONS["not-by-score"])
+
+
+def greedy_in_packing_order(call: Caller, example) -> None:
+    items, query, budget = example
+    got = call_scorer(call, GREEDY, items, query, budget).value
+    order = [{"id": s.id, "tokens": s.tokens} for s in ranking(score_items(items, query))]
+    reason = first_wrong_turn(order, budget, got["included"])
+    if reason:
+        raise wrong(GREEDY, items, query, budget, got,
+                    f"{expected_text(items, query, budget)}; because {reason}")
+
+
+def matches_course(call: Caller, example) -> None:
+    items, query, budget = example
+    check_answer(call, MATCHES, items, query, budget)
+
+
+def leaves_items_alone(call: Caller, example) -> None:
+    items, query, budget = example
+    outcome = call_scorer(call, LEFT_ALONE, items, query, budget)
+    require_unchanged(LEFT_ALONE, FUNCTION, outcome, [items, query, budget],
+                      MISCONCEPTIONS["mutates-input"])
+
+
+SUITE = Suite(
+    function=FUNCTION,
+    reference=score_and_pack,
+    groups=(
+        Group(
+            "visible",
+            "The lesson's deploy example, a budget that everything fits in, and no items.",
+            (
+                case("pinned instructions and question, then the ERROR log, in story order",
+                     LESSON_EXAMPLE, "why did the deploy fail", 27),
+                case("when everything fits, every item is included in chronological order",
+                     LESSON_EXAMPLE, "why did the deploy fail", 100),
+                case("no items: nothing included, nothing deferred", [], "deploy", 50),
+            ),
+            visible=True,
+        ),
+        Group(
+            "edge-cases",
+            "Pinned items, chronological output, each signal, ties, a zero budget, an empty "
+            "query, a word in every item, length normalisation, the accounting.",
+            (
+                case("a pinned item is always in, even when its score is the lowest",
+                     PINNED_LOWEST, "deploy migration", 70, "ignores-pinned"),
+                case("the output is chronological even when the scores rank the newest first",
+                     SCORE_REVERSED, "migration", 30, "output-by-score"),
+                case("a log line with 'Error:' gets the error boost",
+                     ERROR_BOOST, "restart", 10, "no-error-signal"),
+                case("two items with exactly the same score: the older one goes first",
+                     TIE, "deploy", 10, "ties-order"),
+                case("priority is added to the score: the memo with priority 2 wins",
+                     PRIORITY, "tent refund policy", 10, "ignores-priority"),
+                case("with a budget of 0, only the item of 0 tokens is included",
+                     ZERO_BUDGET, "deploy", 0, "over-budget"),
+                case("an empty query ranks by recency, error signal and priority alone",
+                     EMPTY_QUERY, "", 30),
+                case("a word in every item never counts against it (IDF stays positive)",
+                     EVERYWHERE, "deploy", 10, "classic-idf"),
+                case("a short item beats a long one with the same match (b = 0.75)",
+                     LENGTH, "migration", 10, "no-length-normalisation"),
+                case("a big high-scoring item that does not fit is skipped and the walk goes on",
+                     BIG_FIRST, "deploy migration", 50, "break-at-first-miss"),
+                case("of two identical items the newer one wins (recency)",
+                     IDENTICAL, "health check", 10, "no-recency"),
+                case("tokens_used, tokens_before and deferred_count add up",
+                     ACCOUNTING, "payment queue", 60),
+                case("a pinned item that does not fit is deferred and packing goes on",
+                     PINNED_TOO_BIG, "deploy", 35, "over-budget"),
+                case("punctuation separates words and case does not matter",
+                     PUNCTUATION, "deploy", 10, "tokenise"),
+                case("a word repeated in the query counts once",
+                     QUERY_REPEATS, "migration migration migration", 10, "query-repeats"),
+                case("the items list is left exactly as it was",
+                     UNCHANGED, "deploy", 30),
+            ),
+        ),
+        Group(
+            "properties",
+            "For generated items, queries and budgets: ids in chronological order, an honest "
+            "account within the budget, the same answer twice, greedy in the packing order, "
+            "the course's exact answer, the items unchanged.",
+            (
+                property_check(IDS, examples, chronological),
+                property_check(BUDGET, examples, within_budget),
+                property_check(ACCOUNT, examples, accounts),
+                property_check(SAME, examples, deterministic, max_examples=30),
+                property_check(GREEDY, examples, greedy_in_packing_order),
+                property_check(MATCHES, examples, matches_course),
+                property_check(LEFT_ALONE, examples, leaves_items_alone, max_examples=30),
+            ),
+        ),
+    ),
+)

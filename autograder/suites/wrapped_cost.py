@@ -1,0 +1,388 @@
+"""Tests for exercise 05: ``wrapped_cost(chunk_id, text, ratio=4.0) -> int``.
+
+The chunk as sent is ``### [<chunk_id>]\\n```\\n<text>\\n```\\n`` (``packlab.tokens.wrap_chunk``);
+its cost is ``ceil(len(wrapped) / ratio)``, and a ratio that is not a positive finite number is a
+ValueError whose message names ``ratio``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import strategies as st
+
+from autograder.suite import (
+    Caller,
+    Check,
+    CheckFailed,
+    Failure,
+    Group,
+    Misconception,
+    StudentError,
+    Suite,
+    common_misconceptions,
+    property_check,
+    show,
+)
+from packlab.tokens import wrap_chunk, wrapped_cost
+
+LESSON = "05-counting-tokens-honestly"
+FUNCTION = "wrapped_cost"
+
+MISCONCEPTIONS = {
+    **common_misconceptions(LESSON),
+    "not-an-int": Misconception(
+        "not-an-int",
+        "a cost is a whole number of tokens: return a plain int (not None, a string or a list — "
+        "did you forget `return`?).",
+        LESSON,
+    ),
+    "returns-float": Misconception(
+        "returns-float",
+        "the cost must be an int. `len(...) / ratio` is a float, and so is `//` with a float "
+        "ratio; `math.ceil(...)` gives back an int.",
+        LESSON,
+    ),
+    "rounds-down": Misconception(
+        "rounds-down",
+        "an estimate that may be short must round *up*: `int(x)` and `x // 1` throw the "
+        "leftover characters away, `math.ceil(x)` charges a whole token for them.",
+        LESSON,
+    ),
+    "rounds-to-nearest": Misconception(
+        "rounds-to-nearest",
+        "`round()` rounds 11.25 down to 11, so the leftover characters cost nothing: a "
+        "conservative estimate always rounds up, with `math.ceil`.",
+        LESSON,
+    ),
+    "plus-one": Misconception(
+        "plus-one",
+        "`int(x) + 1` is not rounding up: when the length divides exactly by the ratio, "
+        "there is no leftover and no extra token. Use `math.ceil(x)`.",
+        LESSON,
+    ),
+    "forgets-wrapper": Misconception(
+        "forgets-wrapper",
+        "the chunk is sent wrapped, and the heading line and the two fence lines cost tokens "
+        "too: measure the whole wrapped string, not only the text (or the text and its id).",
+        LESSON,
+    ),
+    "forgets-id": Misconception(
+        "forgets-id",
+        "the id is part of what is sent (`### [doc-7]`): a long id costs more than a short one. "
+        "Put the real chunk_id in the heading and count it.",
+        LESSON,
+    ),
+    "ignores-ratio": Misconception(
+        "ignores-ratio",
+        "the ratio is a parameter: divide by `ratio`, not by a fixed 4 (a cautious caller may "
+        "pass 3.0 or 3.5 characters per token).",
+        LESSON,
+    ),
+    "counts-bytes": Misconception(
+        "counts-bytes",
+        "the estimate counts characters, `len(wrapped)` on the str: `len(wrapped.encode())` "
+        "counts UTF-8 bytes, two to four for each non-Latin character.",
+        LESSON,
+    ),
+    "wrong-format": Misconception(
+        "wrong-format",
+        "the wrapper must be exactly the one in the task: `### [<chunk_id>]`, a newline, three "
+        "backticks, a newline, the text, a newline, three backticks, a newline — print your "
+        "wrapped string and compare it character by character.",
+        LESSON,
+    ),
+    "no-validation": Misconception(
+        "no-validation",
+        "a ratio that is 0, negative, NaN or infinite is a mistake in the calling code: check it "
+        "first and `raise ValueError(...)`, instead of dividing by it.",
+        LESSON,
+    ),
+    "unclear-error": Misconception(
+        "unclear-error",
+        "the ValueError should say what is wrong: its message must name `ratio` (for example "
+        "\"ratio must be a positive finite number, got 0\").",
+        LESSON,
+    ),
+    "rejects-good-ratio": Misconception(
+        "rejects-good-ratio",
+        "every positive finite number is a good ratio, whole (3) or not (3.5): only 0, negative "
+        "numbers, NaN and infinities are refused.",
+        LESSON,
+    ),
+}
+
+HEADER_AND_FENCES = len(wrap_chunk("", ""))  # 16 characters around the id and the text
+
+
+def _variants(chunk_id: str, text: str, ratio: float) -> list[tuple[str, int]]:
+    """Wrong answers a learner might compute, each with the key of the idea behind it.
+
+    Wrong lengths rounded up come first, then an extra token on exact fits, then wrong lengths
+    rounded down or to nearest, and last the right length rounded the wrong way.
+    """
+    wrapped = len(wrap_chunk(chunk_id, text))
+    lengths = [  # (key when this length is used, length, ratio used)
+        ("counts-bytes", len(wrap_chunk(chunk_id, text).encode("utf-8")), ratio),
+        ("ignores-ratio", wrapped, 4.0),
+        ("forgets-wrapper", len(text), ratio),
+        ("forgets-wrapper", len(chunk_id) + len(text), ratio),
+        ("forgets-id", wrapped - len(chunk_id), ratio),
+    ]
+    exact = wrapped / ratio
+    found = [(key, math.ceil(length / by)) for key, length, by in lengths]
+    found.append(("plus-one", int(exact) + 1))
+    for rounding in (math.floor, round):
+        found += [(key, rounding(length / by)) for key, length, by in lengths]
+    found += [("rounds-down", math.floor(exact)), ("rounds-to-nearest", round(exact))]
+    return found
+
+
+# A probe that tells the two rounding mistakes apart, and from a wrong length: the wrapped chunk
+# has 27 characters, 27 / 4 = 6.75. Rounding up or to nearest gives 7, rounding down 6; a learner
+# who leaves out the id (18 characters) gets 5 and one who leaves out the wrapper gets 1.
+PROBE = ("abcdefghi", "OK", 4.0)
+
+
+def _rounding_mistake(call: Caller | None) -> str | None:
+    """Which rounding mistake the learner's function makes on the probe, if any."""
+    if call is None:
+        return "rounds-down"
+    try:
+        answer = call(list(PROBE)).value
+    except StudentError:
+        return None
+    exact = len(wrap_chunk(*PROBE[:2])) / PROBE[2]
+    if type(answer) is not int:
+        return None
+    return {math.floor(exact): "rounds-down", round(exact): "rounds-to-nearest"}.get(answer)
+
+
+def diagnose(chunk_id: str, text: str, ratio: float, got,
+             call: Caller | None = None) -> Misconception:
+    """Name the likeliest wrong idea behind a wrong cost (``call`` allows one probing call)."""
+    expected = wrapped_cost(chunk_id, text, ratio)
+    if type(got) is float:
+        return MISCONCEPTIONS["returns-float"]
+    if type(got) is not int:
+        return MISCONCEPTIONS["not-an-int"]
+    if got == math.floor(len(wrap_chunk(chunk_id, text)) / ratio) != expected:
+        mistake = _rounding_mistake(call)
+        if mistake:
+            return MISCONCEPTIONS[mistake]
+    for key, value in _variants(chunk_id, text, ratio):
+        if value == got != expected:
+            return MISCONCEPTIONS[key]
+    return MISCONCEPTIONS["wrong-format"]
+
+
+def show_ratio(ratio: float) -> str:
+    if isinstance(ratio, float) and not math.isfinite(ratio):
+        return f"float({str(ratio)!r})"
+    return repr(ratio)
+
+
+def args_of(chunk_id: str, text: str, ratio: float | None) -> list:
+    return [chunk_id, text] if ratio is None else [chunk_id, text, ratio]
+
+
+def _call_text(args: list) -> str:
+    shown = [show(a) for a in args[:2]] + [show_ratio(a) for a in args[2:]]
+    return f"{FUNCTION}({', '.join(shown)})"
+
+
+def failure(name: str, args: list, got: str, expected: str,
+            misconception: Misconception) -> CheckFailed:
+    # Like `fail`, but a non-finite ratio reads as float('nan'), which the learner can paste.
+    return CheckFailed(Failure(name, _call_text(args), got, expected, misconception))
+
+
+def check_cost(call: Caller, name: str, chunk_id: str, text: str,
+               ratio: float | None = None) -> int:
+    """Call wrapped_cost and compare with the course's reference; return the cost."""
+    used = 4.0 if ratio is None else ratio
+    expected = wrapped_cost(chunk_id, text, used)
+    args = args_of(chunk_id, text, ratio)
+    length = len(wrap_chunk(chunk_id, text))
+    why = f"{expected}: the wrapped chunk has {length} characters and ⌈{length} / {used:g}⌉ = " \
+          f"{expected}"
+    try:
+        got = call(args).value
+    except StudentError as exc:
+        if exc.kind == "raised" and exc.detail.startswith("ValueError") and "ratio" in exc.detail:
+            raise failure(name, args, exc.describe(), why,
+                          MISCONCEPTIONS["rejects-good-ratio"]) from exc
+        key = "missing" if exc.kind == "missing" else "crash"
+        raise failure(name, args, exc.describe(), why, MISCONCEPTIONS[key]) from exc
+    if type(got) is not int or got != expected:
+        raise failure(name, args, show(got), why, diagnose(chunk_id, text, used, got, call))
+    return got
+
+
+def case(name: str, chunk_id: str, text: str, ratio: float | None = None) -> Check:
+    return Check(name, lambda call: check_cost(call, name, chunk_id, text, ratio))
+
+
+def check_refused(call: Caller, name: str, ratio: float) -> None:
+    """wrapped_cost with a bad ratio must raise ValueError, and its message must name `ratio`."""
+    args = ["doc-7", "Refunds within 30 days.", ratio]
+    expected = "a ValueError whose message names `ratio`"
+    try:
+        got = call(args).value
+    except StudentError as exc:
+        if exc.kind == "raised" and exc.detail.startswith("ValueError"):
+            if "ratio" in exc.detail:
+                return
+            raise failure(name, args, exc.describe(), expected,
+                          MISCONCEPTIONS["unclear-error"]) from exc
+        if exc.kind == "missing":
+            raise failure(name, args, exc.describe(), expected,
+                          MISCONCEPTIONS["missing"]) from exc
+        if exc.fatal:
+            raise failure(name, args, exc.describe(), expected, MISCONCEPTIONS["crash"]) from exc
+        raise failure(name, args, exc.describe(), expected,
+                      MISCONCEPTIONS["no-validation"]) from exc
+    raise failure(name, args, f"it returned {show(got)}", expected,
+                  MISCONCEPTIONS["no-validation"])
+
+
+def refusal(name: str, ratio: float) -> Check:
+    return Check(name, lambda call: check_refused(call, name, ratio))
+
+
+# --- properties --------------------------------------------------------------------------------
+
+# Characters from several scripts, whitespace and an emoji; no surrogates, so JSON carries them.
+ALPHABET = st.sampled_from(list("abc xyzDOC.,:;-_/\n\t0123456789{}\"'`#éßΩλ日本語返金🙂"))
+texts = st.text(ALPHABET, max_size=60)
+chunk_ids = st.one_of(
+    st.sampled_from(["doc-7", "refunds.md", "kb/42", "a", "chunk-warranty"]),
+    st.text(st.sampled_from(list("abcdefgh0123456789-_/.")), min_size=1, max_size=24),
+)
+ratios = st.sampled_from([1, 1.5, 2, 2.5, 3, 3.0, 3.5, 4, 4.0, 4.5, 5, 6.25, 8])
+cost_examples = st.tuples(chunk_ids, texts, ratios)
+bad_ratios = st.one_of(
+    st.sampled_from([0, 0.0, -0.0, -1, -4.0, math.nan, math.inf, -math.inf]),
+    st.floats(max_value=0, allow_nan=False, allow_infinity=False),
+)
+
+def one_origin(body: Callable[[Caller, Any], None]) -> Callable[[Caller, Any], None]:
+    """Raise every failure of ``body`` from this one place, with no chained context.
+
+    Hypothesis tells bugs apart by where they were raised; failures raised from different lines
+    would come back as an ExceptionGroup of "distinct bugs" instead of one CheckFailed.
+    """
+
+    def run(call: Caller, example: Any) -> None:
+        failed: CheckFailed | None = None
+        try:
+            body(call, example)
+        except CheckFailed as exc:
+            failed = exc
+        if failed is not None:
+            raise CheckFailed(failed.failure) from failed.__cause__
+
+    return run
+
+
+FORMULA = "the cost is ⌈len(wrapped) / ratio⌉ as an int, for any id, text and ratio"
+MONOTONE = "a longer text never costs less than a shorter one"
+AT_LEAST_BARE = "the wrapped chunk costs more than its bare text"
+BAD_RATIO = "every ratio that is not a positive finite number raises a ValueError naming ratio"
+
+
+def equals_formula(call: Caller, example: tuple[str, str, float]) -> None:
+    check_cost(call, FORMULA, *example)
+
+
+def monotone_in_text(call: Caller, example: tuple[tuple[str, str, float], str]) -> None:
+    (chunk_id, text, ratio), extra = example
+    short = check_cost(call, MONOTONE, chunk_id, text, ratio)
+    longer = check_cost(call, MONOTONE, chunk_id, text + extra, ratio)
+    if longer < short:
+        raise failure(MONOTONE, args_of(chunk_id, text + extra, ratio), show(longer),
+                      f"at least {short}, the cost of the shorter text {show(text)}",
+                      diagnose(chunk_id, text + extra, ratio, longer, call))
+
+
+def more_than_bare(call: Caller, example: tuple[str, str, float]) -> None:
+    chunk_id, text, ratio = example
+    got = check_cost(call, AT_LEAST_BARE, chunk_id, text, ratio)
+    bare = math.ceil(len(text) / ratio)
+    if got <= bare:
+        raise failure(AT_LEAST_BARE, args_of(chunk_id, text, ratio), show(got),
+                      f"more than {bare}, the cost of the bare text",
+                      MISCONCEPTIONS["forgets-wrapper"])
+
+
+def refuses_bad_ratio(call: Caller, ratio: float) -> None:
+    check_refused(call, BAD_RATIO, ratio)
+
+
+SUITE = Suite(
+    function=FUNCTION,
+    reference=wrapped_cost,
+    groups=(
+        Group(
+            "visible",
+            "The task's example, with the default ratio and with a ratio of 3.",
+            (
+                case("'doc-7' with 'Refunds within 30 days.' costs ⌈44 / 4⌉ = 11",
+                     "doc-7", "Refunds within 30 days."),
+                case("the same chunk at 3 characters per token costs ⌈44 / 3⌉ = 15",
+                     "doc-7", "Refunds within 30 days.", 3.0),
+                refusal("a ratio of 0 raises a ValueError that names ratio", 0),
+            ),
+            visible=True,
+        ),
+        Group(
+            "edge-cases",
+            "Rounding up (exact and one over), other ratios, the wrapper and the id counted, "
+            "empty text, non-Latin text, bad ratios.",
+            (
+                case("a wrapped length that divides exactly costs no extra token (48 / 4 = 12)",
+                     "doc-7", "Refunds within thirty days."),
+                case("one character over a multiple of the ratio costs a whole extra token "
+                     "(⌈49 / 4⌉ = 13)",
+                     "doc-7", "Refunds go back to the card."),
+                case("the ratio is honoured: 3.5 characters per token (⌈67 / 3.5⌉ = 20)",
+                     "kb/42", "Spare poles are sent free within the warranty.", 3.5),
+                case("a whole-number ratio works too: 3 characters per token (⌈67 / 3⌉ = 23)",
+                     "kb/42", "Spare poles are sent free within the warranty.", 3),
+                case("a generous ratio of 6.25 gives a smaller cost, still rounded up "
+                     "(⌈64 / 6.25⌉ = 11)",
+                     "faq", "Poles that crack without a fall are a defect.", 6.25),
+                case("the wrapper is counted: 'OK' alone is 1 token, wrapped it is 5",
+                     "a", "OK"),
+                case("the id is counted: a long id costs more than a short one",
+                     "manuals/tents/ridgeline-2/poles-and-hubs", "Check the hubs."),
+                case("an empty text still pays for its wrapper (⌈21 / 4⌉ = 6)", "doc-7", ""),
+                case("Japanese text counts characters, not UTF-8 bytes",
+                     "jp-1", "ご注文のテントのポールが二日目の夜に折れました。返金できますか。"),
+                case("Greek text and an emoji count characters, not bytes",
+                     "el-2", "Ο πάσσαλος έσπασε τη δεύτερη νύχτα ⛺🙂", 3.5),
+                case("a big chunk at 2.5 characters per token comes back as an int",
+                     "doc-9", "x" * 1001, 2.5),
+                refusal("a negative ratio raises a ValueError that names ratio", -4.0),
+                refusal("a ratio of NaN raises a ValueError that names ratio", math.nan),
+                refusal("an infinite ratio raises a ValueError that names ratio", math.inf),
+                refusal("a ratio of 0.0 raises a ValueError that names ratio", 0.0),
+            ),
+        ),
+        Group(
+            "properties",
+            "For generated ids, texts and ratios: the formula, monotone in the text, more than "
+            "the bare text, every bad ratio refused.",
+            (
+                property_check(FORMULA, cost_examples, one_origin(equals_formula)),
+                property_check(MONOTONE, st.tuples(cost_examples, texts),
+                               one_origin(monotone_in_text)),
+                property_check(AT_LEAST_BARE, cost_examples, one_origin(more_than_bare)),
+                property_check(BAD_RATIO, bad_ratios, one_origin(refuses_bad_ratio),
+                               max_examples=30),
+            ),
+        ),
+    ),
+)
