@@ -1,0 +1,737 @@
+"""Tests for exercise 10: ``assemble_turn(system, tools, history, evidence, question, budget)``.
+
+The expected answers come from `packlab.conversation` (the course's `assemble_turn`); its classic
+wrong versions (`packlab.conversation.MISTAKES`) and the rules a conversation must keep (prefix
+first, question last, history an unbroken newest run, no orphaned tool message) name the likeliest
+mistake behind a wrong answer.
+
+A check that expects an error catches the `StudentError` itself: the function must raise a
+``ValueError`` whose message names the tokens the required parts need, the budget and the
+shortfall.
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+from autograder.suite import (
+    Caller,
+    Check,
+    CheckFailed,
+    Group,
+    Misconception,
+    StudentError,
+    Suite,
+    common_misconceptions,
+    fail,
+    property_check,
+    show,
+)
+from packlab.conversation import (
+    KEYS,
+    MISTAKES,
+    REASONS,
+    RequiredTooBig,
+    assemble_turn,
+    history_units,
+    outcome,
+)
+
+LESSON = "10-conversation-shapes"
+FUNCTION = "assemble_turn"
+
+MISCONCEPTIONS = {
+    **common_misconceptions(LESSON),
+    "not-a-dict": Misconception(
+        "not-a-dict",
+        "assemble_turn returns one dict, {\"order\": [...], \"dropped\": [...], \"used\": ...} — "
+        "not a tuple, a list or None (did you forget `return`?).",
+        LESSON,
+    ),
+    "missing-key": Misconception(
+        "missing-key",
+        "the result has exactly three keys, spelled `order`, `dropped` and `used`.",
+        LESSON,
+    ),
+    "field-types": Misconception(
+        "field-types",
+        "`order` is a list of id strings, `dropped` a list of {\"id\": ..., \"reason\": ...} "
+        "dicts and `used` a whole number of tokens.",
+        LESSON,
+    ),
+    "required-dropped": Misconception(
+        "required-dropped",
+        "the system prompt, the tools and the question are never dropped: when they alone need "
+        "more than the budget, raise a ValueError instead of sending a request without them.",
+        LESSON,
+    ),
+    "vague-required-error": Misconception(
+        "vague-required-error",
+        "the error for required parts that do not fit should let the caller fix it at once: "
+        "name the tokens they need, the budget and how many tokens are missing.",
+        LESSON,
+    ),
+    "not-a-value-error": Misconception(
+        "not-a-value-error",
+        "raise ValueError (or a subclass of it) on purpose, with a message. This error is of "
+        "another kind, often one Python raised by accident (a KeyError or a TypeError).",
+        LESSON,
+    ),
+    "prefix-unstable": Misconception(
+        "prefix-unstable",
+        "the request starts with the system prompt and then the tools, in the order given, "
+        "every turn: that stable prefix is what a prompt cache reuses. Anything that changes "
+        "from turn to turn (evidence, the question) must come after it.",
+        LESSON,
+    ),
+    "question-not-last": Misconception(
+        "question-not-last",
+        "the question is the very last part sent, after the evidence: the model reads it last "
+        "and answers it, and it changes every turn, so it belongs at the volatile end.",
+        LESSON,
+    ),
+    "blocks-out-of-order": Misconception(
+        "blocks-out-of-order",
+        "the blocks are sent in one fixed order: system, tools, history, evidence, question. "
+        "History before evidence keeps the conversation next to the stable prefix.",
+        LESSON,
+    ),
+    "splits-pairs": Misconception(
+        "splits-pairs",
+        "an assistant message that calls a tool and the tool message with the same `call_id` "
+        "are one unit: kept together or dropped together, at the cost of both. A tool result "
+        "without its call (or a call without its result) breaks the request.",
+        LESSON,
+    ),
+    "history-out-of-order": Misconception(
+        "history-out-of-order",
+        "you walk the history from the newest message back, but you send it oldest first, in "
+        "the order it was given — a conversation read backwards makes no sense.",
+        LESSON,
+    ),
+    "history-with-holes": Misconception(
+        "history-with-holes",
+        "history is not packed like evidence: when a message (or pair) does not fit, stop. "
+        "Skipping it and keeping older messages leaves a hole in the conversation.",
+        LESSON,
+    ),
+    "keeps-oldest-history": Misconception(
+        "keeps-oldest-history",
+        "history keeps the NEWEST messages: walk from the end of the list backwards, not from "
+        "its start. The latest turns are what the question refers to.",
+        LESSON,
+    ),
+    "history-run-wrong": Misconception(
+        "history-run-wrong",
+        "walk the history from the newest unit back and keep each one while it fits in the "
+        "room left after the required parts (budget − system − tools − question); stop at the "
+        "first that does not fit.",
+        LESSON,
+    ),
+    "evidence-break": Misconception(
+        "evidence-break",
+        "evidence is packed skip-and-continue: a chunk that does not fit is dropped and the "
+        "smaller chunks after it still get their chance. Only history stops at the first miss.",
+        "03-the-early-stop-trap",
+    ),
+    "evidence-by-input-order": Misconception(
+        "evidence-by-input-order",
+        "evidence is weighed best score first (equal scores in input order), not in the order "
+        "it was retrieved.",
+        LESSON,
+    ),
+    "evidence-not-greedy": Misconception(
+        "evidence-not-greedy",
+        "after the history, walk the chunks best score first and keep each one whose tokens fit "
+        "in the room still left; skip the others and go on.",
+        LESSON,
+    ),
+    "evidence-placement": Misconception(
+        "evidence-placement",
+        "kept evidence is placed edges-first: the best chunk last (next to the question), the "
+        "second best first, the third best second to last, the fourth second, ... so the "
+        "weakest chunks sit in the middle, where models attend least.",
+        LESSON,
+    ),
+    "not-a-partition": Misconception(
+        "not-a-partition",
+        "every part given ends up exactly once: in `order` if it is sent, in `dropped` if not.",
+        LESSON,
+    ),
+    "wrong-reason": Misconception(
+        "wrong-reason",
+        "each dropped part gets the reason for its own case: " + "; ".join(
+            f"`{key}` for {text}" for key, text in REASONS.items()) + ".",
+        LESSON,
+    ),
+    "dropped-order": Misconception(
+        "dropped-order",
+        "`dropped` lists the history first (oldest first), then the evidence in the order it "
+        "was given.",
+        LESSON,
+    ),
+    "used-wrong": Misconception(
+        "used-wrong",
+        "`used` is the sum of the tokens of every part sent, required parts included.",
+        LESSON,
+    ),
+    "mutates-input": Misconception(
+        "mutates-input",
+        "assembling must not change the lists it was given (no sorting the evidence in place, "
+        "no popping history): the caller keeps the conversation for the next turn.",
+        LESSON,
+    ),
+}
+
+OTHER_ERRORS = frozenset(
+    name for name, obj in vars(builtins).items()
+    if isinstance(obj, type) and issubclass(obj, BaseException) and not issubclass(obj, ValueError)
+)
+
+
+# --- building arguments ---------------------------------------------------------------------------
+
+def part(part_id: str, tokens: int) -> dict:
+    return {"id": part_id, "tokens": tokens}
+
+
+def msg(part_id: str, role: str, tokens: int, call: str | None = None) -> dict:
+    made = {"id": part_id, "role": role, "tokens": tokens}
+    if call is not None:
+        made["call_id"] = call
+    return made
+
+
+def chunk(part_id: str, tokens: int, score: float) -> dict:
+    return {"id": part_id, "tokens": tokens, "score": score}
+
+
+def args_of(system: dict, tools: list, history: list, evidence: list, question: dict,
+            budget: int) -> list:
+    return [system, tools, history, evidence, question, budget]
+
+
+def expected_outcome(args: list, rules=None) -> dict | RequiredTooBig:
+    real = copy.deepcopy(args)
+    return outcome(*real) if rules is None else outcome(*real, rules=rules)
+
+
+# --- asking the learner's function ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Answer:
+    """What the learner's function did: returned a plain ``value``, raised ``error``, or neither."""
+
+    value: Any = None
+    args_after: Any = None
+    error: str | None = None
+    not_plain: str | None = None
+
+    @property
+    def returned(self) -> bool:
+        return self.error is None
+
+    def got(self) -> str:
+        if self.error is not None:
+            return f"it raised {self.error}"
+        if self.not_plain is not None:
+            return f"it returned without raising, but not plain Python data ({self.not_plain})"
+        return show(self.value)
+
+
+def ask(call: Caller, name: str, args: list, expected: str) -> Answer:
+    try:
+        result = call(args)
+    except StudentError as exc:
+        if exc.kind == "raised":
+            return Answer(error=exc.detail)
+        if exc.kind == "not-plain":
+            return Answer(not_plain=exc.detail)
+        key = "missing" if exc.kind == "missing" else "crash"
+        raise fail(name, FUNCTION, args, exc.describe(), expected, MISCONCEPTIONS[key]) from exc
+    return Answer(result.value, result.args_after)
+
+
+def error_parts(detail: str) -> tuple[str, str]:
+    kind, _, message = detail.partition(": ")
+    return kind.strip(), message
+
+
+def names_number(message: str, number: str) -> bool:
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", message) is not None
+
+
+def unmentioned(error: RequiredTooBig, detail: str) -> list[str]:
+    message = error_parts(detail)[1]
+    return [number for number in error.mentions if not names_number(message, number)]
+
+
+def describe_error(error: RequiredTooBig) -> str:
+    needed, budget, short = error.mentions
+    return (f"a ValueError naming the {needed} tokens needed, the budget {budget} and the "
+            f"{short} tokens short — like: {error}")
+
+
+def expected_text(expected) -> str:
+    return describe_error(expected) if isinstance(expected, RequiredTooBig) else show(expected)
+
+
+# --- diagnosis ------------------------------------------------------------------------------------
+
+def shape_problem(got) -> str | None:
+    if type(got) is not dict:
+        return "not-a-dict"
+    if sorted(got) != sorted(KEYS):
+        return "missing-key"
+    order, dropped = got["order"], got["dropped"]
+    if type(order) is not list or any(type(i) is not str for i in order):
+        return "field-types"
+    if type(dropped) is not list or any(
+            type(d) is not dict or sorted(d) != ["id", "reason"] or type(d["id"]) is not str
+            or type(d["reason"]) is not str for d in dropped):
+        return "field-types"
+    if type(got["used"]) is not int:
+        return "field-types"
+    return None
+
+
+def all_ids(args: list) -> list[str]:
+    system, tools, history, evidence, question, _ = args
+    return [system["id"], *(t["id"] for t in tools), *(m["id"] for m in history),
+            *(c["id"] for c in evidence), question["id"]]
+
+
+def pair_split(history: list[dict], sent: set[str]) -> str | None:
+    """The call_id of a tool pair that is half sent, if any."""
+    for unit in history_units(history):
+        states = {history[i]["id"] in sent for i in unit}
+        if len(states) > 1:
+            return history[unit[0]].get("call_id")
+    return None
+
+
+def history_problem(history: list[dict], order: list[str]) -> str | None:
+    """What is wrong with the history sent, judged on its own (None: an unbroken newest run)."""
+    position = {m["id"]: i for i, m in enumerate(history)}
+    sent = [position[i] for i in order if i in position]
+    if pair_split(history, set(order)):
+        return "splits-pairs"
+    if sent != sorted(sent):
+        return "history-out-of-order"
+    if sent and sent != list(range(sent[0], sent[0] + len(sent))):
+        return "history-with-holes"
+    if sent and sent[-1] != len(history) - 1:
+        return "keeps-oldest-history"
+    return None
+
+
+def layout_problem(args: list, order: list[str]) -> str | None:
+    """What is wrong with where the blocks are placed (None: prefix, history, evidence,
+    question)."""
+    system, tools, history, evidence, question, _ = args
+    prefix = [system["id"], *(t["id"] for t in tools)]
+    if any(i not in order for i in [*prefix, question["id"]]):
+        return "required-dropped"
+    if order[: len(prefix)] != prefix:
+        return "prefix-unstable"
+    if order[-1] != question["id"]:
+        return "question-not-last"
+    block = {m["id"]: 0 for m in history} | {c["id"]: 1 for c in evidence}
+    blocks = [block[i] for i in order[len(prefix):-1] if i in block]
+    if blocks != sorted(blocks):
+        return "blocks-out-of-order"
+    return None
+
+
+def evidence_ids(args: list, order: list[str]) -> list[str]:
+    ids = {c["id"] for c in args[3]}
+    return [i for i in order if i in ids]
+
+
+def ranked_ids(evidence: list[dict]) -> list[str]:
+    """The chunks' ids best score first, ties in input order."""
+    return [c["id"] for c in sorted(evidence, key=lambda c: -c["score"])]
+
+
+def placed_by_rank(args: list, got: dict, expected: dict) -> bool:
+    """Whether only the evidence's placement differs, and it is best first or best last."""
+    kept = set(evidence_ids(args, expected["order"]))
+    ranked = [i for i in ranked_ids(args[3]) if i in kept]
+    theirs = evidence_ids(args, got["order"])
+    others = [i for i in got["order"] if i not in kept]
+    return (theirs in (ranked, ranked[::-1]) and theirs != evidence_ids(args, expected["order"])
+            and others == [i for i in expected["order"] if i not in kept]
+            and got["dropped"] == expected["dropped"] and got["used"] == expected["used"])
+
+
+def matching_mistake(args: list, got: dict, prefer: str | None = None) -> str | None:
+    """A classic mistake whose assembly gives exactly what the learner's gave: ``prefer`` when
+    it is one of them (two mistakes can agree on a small input), else the first."""
+    keys = [key for key, rules in MISTAKES.items() if expected_outcome(args, rules) == got]
+    return prefer if prefer in keys else next(iter(keys), None)
+
+
+def break_leaves_unlisted(args: list, got: dict) -> bool:
+    """Whether the ids missing from both lists are chunks ranked after one that was dropped:
+    the evidence walk ended early (a `break`)."""
+    listed = set(got["order"]) | {d["id"] for d in got["dropped"]}
+    missing = set(all_ids(args)) - listed
+    ranked = ranked_ids(args[3])
+    first_drop = next((n for n, i in enumerate(ranked) if i not in got["order"]), None)
+    return bool(missing) and first_drop is not None and missing <= set(ranked[first_drop + 1:])
+
+
+def value_problem(args: list, got: dict, expected: dict) -> str:
+    """The key of the likeliest wrong idea behind a well-formed but wrong result."""
+    if placed_by_rank(args, got, expected):
+        return "evidence-placement"
+    order = got["order"]
+    problem = layout_problem(args, order) or history_problem(args[2], order)
+    mistake = matching_mistake(args, got, prefer=problem)
+    if mistake or problem:
+        return mistake or problem
+    history_ids = {m["id"] for m in args[2]}
+    if {i for i in order if i in history_ids} != {
+            i for i in expected["order"] if i in history_ids}:
+        return "history-run-wrong"
+    chosen = set(evidence_ids(args, order))
+    if chosen != set(evidence_ids(args, expected["order"])):
+        for key in ("evidence-break", "evidence-by-input-order"):
+            theirs = expected_outcome(args, MISTAKES[key])
+            if chosen == set(evidence_ids(args, theirs["order"])):
+                return key
+        return "evidence-not-greedy"
+    if order != expected["order"]:
+        return "evidence-placement"
+    dropped_ids = [d["id"] for d in got["dropped"]]
+    if sorted(dropped_ids + order) != sorted(all_ids(args)):
+        return "evidence-break" if break_leaves_unlisted(args, got) else "not-a-partition"
+    if dropped_ids != [d["id"] for d in expected["dropped"]]:
+        return "dropped-order"
+    if got["dropped"] != expected["dropped"]:
+        return "wrong-reason"
+    return "used-wrong"
+
+
+def wrong_kind(detail: str) -> bool:
+    return error_parts(detail)[0] in OTHER_ERRORS
+
+
+def diagnose(args: list, got: Answer, expected) -> Misconception:
+    if isinstance(expected, RequiredTooBig):
+        if got.returned:
+            return MISCONCEPTIONS["required-dropped"]
+        return MISCONCEPTIONS["not-a-value-error" if wrong_kind(got.error)
+                              else "vague-required-error"]
+    if not got.returned:
+        return MISCONCEPTIONS["not-a-value-error" if wrong_kind(got.error) else "crash"]
+    if got.not_plain is not None:
+        return MISCONCEPTIONS["field-types"]
+    return MISCONCEPTIONS[shape_problem(got.value) or value_problem(args, got.value, expected)]
+
+
+# --- checks ---------------------------------------------------------------------------------------
+
+def wrong(name: str, args: list, got: Answer, expected, words: str | None = None) -> CheckFailed:
+    return fail(name, FUNCTION, args, got.got(), words or expected_text(expected),
+                diagnose(args, got, expected))
+
+
+def require_unchanged(name: str, args: list, got: Answer) -> None:
+    if got.args_after is not None and got.args_after[:5] != args[:5]:
+        raise fail(name, FUNCTION, args,
+                   f"{show(got.value)}, but the arguments were changed to "
+                   f"{show(got.args_after[:5])}", "the arguments left as they were",
+                   MISCONCEPTIONS["mutates-input"])
+
+
+def check_turn(call: Caller, name: str, args: list) -> None:
+    """Call the learner's function: it must return what the course's does, or raise as it does."""
+    expected = expected_outcome(args)
+    got = ask(call, name, args, expected_text(expected))
+    if isinstance(expected, RequiredTooBig):
+        if got.returned or wrong_kind(got.error) or unmentioned(expected, got.error):
+            raise wrong(name, args, got, expected)
+        return
+    if not got.returned or got.not_plain is not None or got.value != expected:
+        raise wrong(name, args, got, expected)
+    require_unchanged(name, args, got)
+
+
+def answer_value(call: Caller, name: str, args: list) -> dict:
+    """Call on input whose required parts fit; fail unless a well-formed result comes back."""
+    expected = expected_outcome(args)
+    got = ask(call, name, args, show(expected))
+    if not got.returned or got.not_plain is not None or shape_problem(got.value):
+        raise wrong(name, args, got, expected)
+    return got.value
+
+
+def case(name: str, *args) -> Check:
+    arguments = list(args)
+    return Check(name, lambda call: check_turn(call, name, arguments))
+
+
+def same_prefix_at_every_budget(name: str, args: list, budgets: tuple[int, ...]) -> Check:
+    """The first parts sent are the system prompt and the tools, identical at every budget."""
+
+    def run(call: Caller) -> None:
+        prefix = [args[0]["id"], *(t["id"] for t in args[1])]
+        heads = {budget: answer_value(call, name, [*args[:5], budget])["order"][: len(prefix)]
+                 for budget in budgets}
+        if any(head != prefix for head in heads.values()):
+            raise fail(name, FUNCTION, [*args[:5], budgets[0]],
+                       f"the first {len(prefix)} ids sent, by budget: {show(heads)}",
+                       f"{show(prefix)} at every budget", MISCONCEPTIONS["prefix-unstable"])
+
+    return Check(name, run)
+
+
+# The lesson's agent turn, without its texts (tokens counted with the real tokenizer).
+SYSTEM = part("system", 59)
+TOOLS = [part("tools/order_lookup", 70), part("tools/open_ticket", 65),
+         part("tools/send_spare_part", 71)]
+HISTORY = [msg("user-1", "user", 17), msg("assistant-1", "assistant", 20),
+           msg("user-2", "user", 16), msg("call-1", "assistant", 19, "lookup-1"),
+           msg("result-1", "tool", 57, "lookup-1"), msg("assistant-2", "assistant", 40),
+           msg("user-3", "user", 18)]
+EVIDENCE = [chunk("chunk-refunds", 48, 0.84), chunk("chunk-warranty", 292, 0.91),
+            chunk("chunk-shipping", 36, 0.38), chunk("chunk-tent-care", 31, 0.52)]
+QUESTION = part("user-4", 14)
+AGENT = (SYSTEM, TOOLS, HISTORY, EVIDENCE, QUESTION)
+
+SYS = part("sys", 50)
+TOOL = [part("lookup", 30)]
+ASK = part("ask", 20)  # the required parts: 100 tokens
+
+# --- properties -----------------------------------------------------------------------------------
+
+TOOL_NAMES = ("lookup", "ticket", "refund")
+CHUNK_NAMES = ("doc-c", "doc-a", "doc-e", "doc-b", "doc-d")
+
+
+@st.composite
+def turns(draw, too_small: bool = False) -> list:
+    """Arguments: a system prompt, 0–3 tools, up to 6 history units (a message or a tool pair),
+    up to 5 chunks with tied scores, a question and a budget: at least what the required parts
+    need, or (``too_small``) 1 to 40 tokens less."""
+    system = part("sys", draw(st.integers(1 if too_small else 0, 50)))
+    tools = [part(name, draw(st.integers(0, 30)))
+             for name in TOOL_NAMES[: draw(st.integers(0, 3))]]
+    history: list[dict] = []
+    for number in range(1, draw(st.integers(0, 6)) + 1):
+        if draw(st.booleans()):
+            history.append(msg(f"call-{number}", "assistant", draw(st.integers(0, 40)),
+                               f"c{number}"))
+            history.append(msg(f"result-{number}", "tool", draw(st.integers(0, 60)),
+                               f"c{number}"))
+        else:
+            role = draw(st.sampled_from(["user", "assistant"]))
+            history.append(msg(f"{role}-{number}", role, draw(st.integers(0, 50))))
+    evidence = [chunk(name, draw(st.integers(0, 80)), draw(st.sampled_from([0.2, 0.5, 0.5, 0.9])))
+                for name in CHUNK_NAMES[: draw(st.integers(0, 5))]]
+    question = part("ask", draw(st.integers(0, 30)))
+    required = system["tokens"] + sum(t["tokens"] for t in tools) + question["tokens"]
+    if too_small:
+        budget = required - draw(st.integers(1, min(40, required)))
+    else:
+        budget = required + draw(st.integers(0, 300))
+    return args_of(system, tools, history, evidence, question, budget)
+
+
+PARTITION = "every id given is sent or dropped exactly once"
+ACCOUNTING = "used is the sum of the parts sent, and within the budget"
+HISTORY_RUN = "the history sent is an unbroken run of the newest messages, oldest first"
+NO_ORPHANS = "no tool call or tool result is sent without its partner"
+PREFIX_FIRST = "the system prompt and then the tools, in the order given, come first"
+QUESTION_LAST = "the question comes last"
+SAME_AS_COURSE = "the order, the drops with their reasons and used are the course's"
+REQUIRED = ("required parts too big for the budget raise a ValueError naming the tokens "
+            "needed, the budget and the shortfall")
+
+
+def partitions(call: Caller, args: list) -> None:
+    got = answer_value(call, PARTITION, args)
+    listed = got["order"] + [d["id"] for d in got["dropped"]]
+    if sorted(listed) != sorted(all_ids(args)):
+        raise wrong(PARTITION, args, Answer(got), expected_outcome(args))
+
+
+def accounts(call: Caller, args: list) -> None:
+    got = answer_value(call, ACCOUNTING, args)
+    cost = {}
+    for block in (args[1], args[2], args[3]):
+        cost.update((p["id"], p["tokens"]) for p in block)
+    cost.update({args[0]["id"]: args[0]["tokens"], args[4]["id"]: args[4]["tokens"]})
+    sent = sum(cost.get(i, 0) for i in got["order"])
+    if got["used"] != sent or sent > args[5]:
+        raise wrong(ACCOUNTING, args, Answer(got), expected_outcome(args),
+                    f"used = {sent} (the tokens of the parts in order), at most {args[5]}")
+
+
+def history_is_a_newest_run(call: Caller, args: list) -> None:
+    got = answer_value(call, HISTORY_RUN, args)
+    problem = history_problem(args[2], got["order"])
+    if problem and problem != "splits-pairs":
+        key = matching_mistake(args, got, prefer=problem) or problem
+        raise fail(HISTORY_RUN, FUNCTION, args, show(got),
+                   f"{show(expected_outcome(args))}", MISCONCEPTIONS[key])
+
+
+def no_orphans(call: Caller, args: list) -> None:
+    got = answer_value(call, NO_ORPHANS, args)
+    split = pair_split(args[2], set(got["order"]))
+    if split:
+        raise fail(NO_ORPHANS, FUNCTION, args, show(got),
+                   f"{show(expected_outcome(args))} — the pair {split!r} was split",
+                   MISCONCEPTIONS["splits-pairs"])
+
+
+def prefix_first(call: Caller, args: list) -> None:
+    got = answer_value(call, PREFIX_FIRST, args)
+    prefix = [args[0]["id"], *(t["id"] for t in args[1])]
+    if got["order"][: len(prefix)] != prefix:
+        key = "required-dropped" if any(i not in got["order"] for i in prefix) else \
+            "prefix-unstable"
+        raise fail(PREFIX_FIRST, FUNCTION, args, show(got),
+                   f"order starting with {show(prefix)}", MISCONCEPTIONS[key])
+
+
+def question_last(call: Caller, args: list) -> None:
+    got = answer_value(call, QUESTION_LAST, args)
+    if not got["order"] or got["order"][-1] != args[4]["id"]:
+        key = "required-dropped" if args[4]["id"] not in got["order"] else "question-not-last"
+        raise fail(QUESTION_LAST, FUNCTION, args, show(got),
+                   f"order ending with {args[4]['id']!r}", MISCONCEPTIONS[key])
+
+
+def matches(name: str):
+    return lambda call, args: check_turn(call, name, args)
+
+
+def one_origin(body):
+    """Raise every failure of ``body`` from one place, so Hypothesis sees one bug, not several
+    (a timeout or crash keeps its cause: `property_check` needs it to stop at once)."""
+
+    def run(call: Caller, args: list) -> None:
+        try:
+            body(call, args)
+        except CheckFailed as exc:
+            cause = exc.__cause__
+            if isinstance(cause, StudentError) and cause.fatal:
+                raise
+            failure = exc.failure
+        else:
+            return
+        raise CheckFailed(failure)
+
+    return run
+
+
+# --- the suite ------------------------------------------------------------------------------------
+
+SUITE = Suite(
+    function=FUNCTION,
+    reference=assemble_turn,
+    groups=(
+        Group(
+            "visible",
+            "The lesson's agent turn at budget 400, a budget everything fits in, and required "
+            "parts too big for the budget.",
+            (
+                case("the agent turn at budget 400: the newest history, the tool pair dropped "
+                     "whole, the refunds chunk, a reason for every drop", *AGENT, 400),
+                case("when everything fits, nothing is dropped and the evidence sits edges-first",
+                     *AGENT, 900),
+                case("required parts needing 279 tokens in a budget of 250 raise a ValueError "
+                     "naming 279, 250 and 29 short", *AGENT, 250),
+            ),
+            visible=True,
+        ),
+        Group(
+            "edge-cases",
+            "Required parts, history that stops without holes, tool pairs, evidence packed "
+            "skip-and-continue and placed edges-first, the stable prefix, the reasons.",
+            (
+                case("tools too big for the budget raise a ValueError naming the shortfall",
+                     SYS, [part("lookup", 300)], [], [], ASK, 200),
+                case("required parts that land exactly on the budget are sent; every optional "
+                     "part is dropped with its reason",
+                     SYS, TOOL, [msg("user-1", "user", 10), msg("assistant-1", "assistant", 10)],
+                     [chunk("doc-a", 5, 0.9)], ASK, 100),
+                case("history stops at the first message that does not fit, even though an "
+                     "older one would fit: no holes",
+                     SYS, TOOL, [msg("user-1", "user", 10), msg("assistant-1", "assistant", 80),
+                                 msg("user-2", "user", 30)], [], ASK, 150),
+                case("a tool call and its result that fit together are both sent",
+                     SYS, TOOL, [msg("user-1", "user", 40), msg("call-1", "assistant", 20, "c1"),
+                                 msg("result-1", "tool", 30, "c1")], [], ASK, 160),
+                case("a tool result that fits alone is dropped with its call when the pair does "
+                     "not fit, and the walk stops there",
+                     SYS, TOOL, [msg("user-1", "user", 10), msg("call-1", "assistant", 40, "c1"),
+                                 msg("result-1", "tool", 30, "c1"), msg("user-2", "user", 20)],
+                     [], ASK, 170),
+                case("history is sent oldest first, right after the tools",
+                     SYS, TOOL, [msg("user-1", "user", 10), msg("assistant-1", "assistant", 10),
+                                 msg("user-2", "user", 10)], [], ASK, 200),
+                case("evidence is skip-and-continue: a big best chunk is dropped and smaller "
+                     "ones still go in",
+                     SYS, TOOL, [], [chunk("doc-a", 20, 0.5), chunk("doc-b", 90, 0.9),
+                                     chunk("doc-c", 30, 0.7)], ASK, 160),
+                case("evidence is weighed by score, not in the order it was retrieved",
+                     SYS, TOOL, [], [chunk("doc-a", 40, 0.2), chunk("doc-b", 40, 0.9)],
+                     ASK, 150),
+                case("kept evidence sits edges-first: best last, second best first, the weakest "
+                     "in the middle",
+                     SYS, TOOL, [], [chunk("doc-a", 10, 0.3), chunk("doc-b", 10, 0.9),
+                                     chunk("doc-c", 10, 0.5), chunk("doc-d", 10, 0.7),
+                                     chunk("doc-e", 10, 0.1)], ASK, 200),
+                case("chunks with equal scores are weighed in the order they were given",
+                     SYS, TOOL, [], [chunk("doc-a", 30, 0.5), chunk("doc-b", 30, 0.5),
+                                     chunk("doc-c", 30, 0.5)], ASK, 160),
+                case("evidence gets only the room the history left: a chunk bigger than that "
+                     "room is evidence-too-large, one that lost to a better chunk "
+                     "evidence-over-budget",
+                     SYS, TOOL, [msg("user-1", "user", 30)],
+                     [chunk("doc-a", 40, 0.9), chunk("doc-b", 30, 0.8), chunk("doc-c", 60, 0.7)],
+                     ASK, 170),
+                case("the whole history is sent before any evidence, even when a chunk scores "
+                     "high", SYS, TOOL, [msg("user-1", "user", 30), msg("assistant-1",
+                                                                        "assistant", 30)],
+                     [chunk("doc-a", 40, 1.0)], ASK, 170),
+                case("with no history and no evidence, the required parts are the whole request",
+                     SYS, [], [], [], ASK, 100),
+                same_prefix_at_every_budget(
+                    "the system prompt and the tools are the first parts sent at every budget",
+                    [*AGENT, 0], (279, 300, 400, 600, 800, 900)),
+                case("the agent turn at budget 800: the warranty chunk fits, two smaller chunks "
+                     "do not", *AGENT, 800),
+                case("the arguments are left exactly as they were",
+                     SYS, TOOL, [msg("user-1", "user", 30), msg("user-2", "user", 30)],
+                     [chunk("doc-a", 10, 0.1), chunk("doc-b", 10, 0.9)], ASK, 150),
+            ),
+        ),
+        Group(
+            "properties",
+            "For generated turns (tool pairs, tied scores, tight budgets): a partition, honest "
+            "accounting, an unbroken newest history, no orphaned tool message, the prefix first, "
+            "the question last, the course's exact answer, required parts refused with numbers.",
+            (
+                property_check(PARTITION, turns(), one_origin(partitions)),
+                property_check(ACCOUNTING, turns(), one_origin(accounts)),
+                property_check(HISTORY_RUN, turns(), one_origin(history_is_a_newest_run)),
+                property_check(NO_ORPHANS, turns(), one_origin(no_orphans)),
+                property_check(PREFIX_FIRST, turns(), one_origin(prefix_first)),
+                property_check(QUESTION_LAST, turns(), one_origin(question_last)),
+                property_check(SAME_AS_COURSE, turns(), one_origin(matches(SAME_AS_COURSE))),
+                property_check(REQUIRED, turns(too_small=True), one_origin(matches(REQUIRED))),
+            ),
+        ),
+    ),
+)
