@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import report
+from autograder import isolation, report
 from autograder.engine import Result, grade_notebook
 from autograder.isolation import Limits
 from packlab.course import load
@@ -69,8 +69,19 @@ def _max_score(assignment: str) -> int:
     return next((e.max_score for e in load().exercises if e.name == assignment), 0)
 
 
-def _row(results_json: Path) -> dict:
-    data = json.loads(results_json.read_text())
+def _results(out: Path, task: Task) -> dict | None:
+    """The task's results.json, or None if there is none that can be read (grade it again)."""
+    path = out / task.student / task.assignment / "results.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["extra_data"]["student"]  # noqa: B018 - a document of ours, not any JSON
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return data
+
+
+def _row(data: dict) -> dict:
+    """The grades.csv row of one results.json document."""
     extra = data["extra_data"]
     return {"student": extra["student"], "assignment": extra["assignment"],
             "score": data["score"], "max_score": extra["max_score"],
@@ -80,11 +91,16 @@ def _row(results_json: Path) -> dict:
 def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool = False,
                 limits: Limits | None = None,
                 progress: Callable[[Iterator, int], Iterator] | None = None) -> list[dict]:
-    """Grade everything under ``submitted`` into ``out``; return the grades.csv rows."""
+    """Grade everything under ``submitted`` into ``out``; return the grades.csv rows.
+
+    Also writes the class's summary.md, class.json and class.png; `report.summary(rows)` is
+    the text to print.
+    """
     limits = limits or Limits()
     tasks = discover(submitted)
-    done = out / "{student}" / "{assignment}" / "results.json"
-    todo = [t for t in tasks if force or not Path(str(done).format(**t.__dict__)).is_file()]
+    report.remove_partial(out)  # what a killed run was writing when it died
+    isolation.sweep_orphans()  # and what its sandboxes' code had forked
+    todo = [t for t in tasks if force or _results(out, t) is None]
     jobs = max(1, jobs or os.cpu_count() or 1)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         hidden = (str(submitted.resolve()), str(out.resolve()))  # no peeking at the class
@@ -92,6 +108,8 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
         finished = as_completed(futures)
         for future in progress(finished, len(futures)) if progress else finished:
             report.write_submission(out, future.result())
-    rows = [_row(out / t.student / t.assignment / "results.json") for t in tasks]
+    results = [_results(out, t) for t in tasks]
+    rows = [_row(data) for data in results]
     report.write_grades(out, rows)
+    report.write_class(out, rows, results)  # summary.md, class.json, class.png
     return rows

@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -30,6 +31,7 @@ MS_REC = 0x4000
 MS_PRIVATE = 1 << 18
 MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_PDEATHSIG = 1
 FIRST_UID = 200_000  # sandbox users: FIRST_UID + the grading process's pid, unique while it runs
 
 
@@ -37,7 +39,7 @@ FIRST_UID = 200_000  # sandbox users: FIRST_UID + the grading process's pid, uni
 class Limits:
     """What one submission's code may use. Shown, with defaults, in `packlab grade --help`."""
 
-    call_seconds: float = 3.0
+    call_seconds: float = 2.0
     setup_seconds: float = 20.0
     submission_seconds: float = 120.0
     cpu_seconds: int = 30
@@ -73,6 +75,7 @@ def _try_namespaces(hidden: tuple[str, ...]) -> None:
 
 def confine(limits: Limits, plan: Plan, hidden: tuple[str, ...]) -> None:
     """Runs in the child between fork and exec (as root when the grader is root)."""
+    grader = os.getppid()
     if plan.uid is not None:
         _try_namespaces(hidden)
     for which, value in (
@@ -88,6 +91,11 @@ def confine(limits: Limits, plan: Plan, hidden: tuple[str, ...]) -> None:
         os.setgroups([])
         os.setgid(plan.uid)
         os.setuid(plan.uid)
+    # Die with the grading process, even if it is killed outright (set after setuid, which
+    # clears it); and do not start at all if it is already gone.
+    _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != grader:
+        os._exit(1)
 
 
 def _runs_as(interpreter: str, uid: int) -> bool:
@@ -152,16 +160,48 @@ def kill_everything(group: int, uid: int | None) -> None:
     """Kill the worker's process group and, with a user of its own, every process of that user."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, signal.SIGKILL)
-    if uid is None:
-        return
+    if uid is not None:
+        _kill_user(uid)
+
+
+def _kill_user(uid: int) -> None:
+    """Kill (and reap, where we adopted them) every process of this sandbox user."""
     for _ in range(200):  # forks racing the killer: repeat until none is left
         processes = _processes_of(uid)
-        if not processes:
-            return
         for pid, zombie in processes.items():
             if zombie:
                 _reap(pid)
             else:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
+        if all(processes.values()):  # none left alive (zombies not ours are init's to reap)
+            return
         time.sleep(0.005)
+
+
+def sweep_orphans() -> int:
+    """Kill what sandboxes of grading processes that no longer exist left behind (as root).
+
+    A grader killed outright takes its workers with it (PR_SET_PDEATHSIG), but not processes
+    the student's code forked; the next run clears them. Returns how many were killed.
+    """
+    if os.geteuid() != 0:
+        return 0
+    users = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            uid = entry.stat().st_uid if entry.name.isdigit() else -1
+        except OSError:
+            continue
+        if uid >= FIRST_UID and not Path(f"/proc/{uid - FIRST_UID}").exists():
+            users.add(uid)
+    killed = 0
+    for uid in users:
+        killed += len(_processes_of(uid))
+        _kill_user(uid)
+    for folder in Path(tempfile.gettempdir()).glob("packlab-sandbox-*"):
+        with contextlib.suppress(OSError):
+            owner = folder.stat().st_uid
+            if owner >= FIRST_UID and not Path(f"/proc/{owner - FIRST_UID}").exists():
+                shutil.rmtree(folder, ignore_errors=True)
+    return killed

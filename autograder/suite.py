@@ -32,7 +32,7 @@ class Misconception:
 class StudentError(Exception):
     """The student's function did not return plain data.
 
-    ``kind`` is one of: raised, timeout, crashed, not-plain, missing.
+    ``kind`` is one of: raised, timeout, crashed, not-plain, missing, skipped.
     Timeouts and crashes are *fatal*: the grader stops calling this submission's code in that check.
     """
 
@@ -43,7 +43,7 @@ class StudentError(Exception):
 
     @property
     def fatal(self) -> bool:
-        return self.kind in ("timeout", "crashed")
+        return self.kind in ("timeout", "crashed", "skipped")
 
     def describe(self) -> str:
         """What came back, in a learner's words."""
@@ -52,6 +52,7 @@ class StudentError(Exception):
             "timeout": f"it did not return within {self.detail} (an endless loop?)",
             "crashed": f"the Python process running it died ({self.detail})",
             "not-plain": f"it returned {self.detail}, not plain Python data",
+            "skipped": f"not called: earlier in this group {self.detail}",
             "missing": f"there is no function called `{self.detail}` "
                        "(was the cell run, or renamed?)",
         }[self.kind]
@@ -139,9 +140,27 @@ class GroupResult:
         return not self.failures
 
 
+def _stops_after_fatal(call: Caller) -> Caller:
+    """After a timeout or crash, the group's other calls are not made: the group has failed."""
+    fatal: list[StudentError] = []
+
+    def guarded(args: list) -> Outcome:
+        if fatal:
+            raise StudentError("skipped", fatal[0].describe())
+        try:
+            return call(args)
+        except StudentError as exc:
+            if exc.fatal:
+                fatal.append(exc)
+            raise
+
+    return guarded
+
+
 def run_group(group: Group, call: Caller) -> GroupResult:
     """Run every check of a group; collect what passed and what failed."""
     result = GroupResult(group.name)
+    call = _stops_after_fatal(call)
     for check in group.checks:
         try:
             check.run(call)
@@ -260,9 +279,13 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
 
     Examples are derandomised, so the notebook and the grader see the same ones and agree.
     A timeout or crash stops the search at once (no shrinking through endless loops).
+    The examples of a search that passed are remembered, and later runs in this process replay
+    them straight away: an answer that passes them all would have passed the search too (same
+    examples); one that fails any gets the real search, with its shrinking and its message.
     """
+    passed_examples: list[Any] = []
 
-    def run(call: Caller) -> None:
+    def search_with(call: Caller, seen: list[Any]) -> None:
         fatal: list[CheckFailed] = []
 
         @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
@@ -273,6 +296,7 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
         def search(example: Any) -> None:
             if fatal:
                 return
+            seen.append(copy.deepcopy(example))
             try:
                 body(call, example)
             except CheckFailed as exc:
@@ -287,5 +311,24 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
             raise CheckFailed(exc.failure) from None
         if fatal:
             raise fatal[0]
+
+    def replay(call: Caller) -> bool:
+        """Run the remembered examples; False as soon as one fails (not fatally)."""
+        for example in passed_examples:
+            try:
+                body(call, copy.deepcopy(example))
+            except CheckFailed as exc:
+                if isinstance(exc.__cause__, StudentError) and exc.__cause__.fatal:
+                    raise
+                return False
+        return True
+
+    def run(call: Caller) -> None:
+        if passed_examples and replay(call):
+            return
+        seen: list[Any] = []
+        search_with(call, seen)
+        if not passed_examples:
+            passed_examples.extend(seen)
 
     return Check(name, run)

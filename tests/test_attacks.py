@@ -90,12 +90,12 @@ def cell_index(notebook, grade_id: str) -> int:
 
 # What each gallery attack must score, and what its feedback must say. Every one gets 0 points.
 GALLERY_SAYS = {
-    "infinite_loop": (TIMEOUT, "1 second while calling pack", "again and again"),
+    "infinite_loop": (TIMEOUT, "1 second while calling pack", "not called: earlier in this group"),
     "long_sleep": (TIMEOUT, "5 seconds while running your notebook's cells"),
     "sys_exit_at_import": (NO_FUNCTION, "cell 1 raised SystemExit: 0"),
     "sys_exit_at_call": ("it raised SystemExit: 0",),
     "os_exit_at_import": (DIED, "exited with code 0"),
-    "os_exit_at_call": (DIED, "exited with code 0", "again and again"),
+    "os_exit_at_call": (DIED, "exited with code 0", "not called: earlier in this group"),
     "segfault": (DIED, "SIGSEGV, a segmentation fault"),
     "keyboard_interrupt": ("it raised KeyboardInterrupt",),
     "system_exit_at_call": ("it raised SystemExit",),

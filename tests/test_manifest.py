@@ -81,3 +81,11 @@ def test_lessons_and_exercises_are_listed_in_course_order():
     assert slugs == sorted(slugs)
     assert [e.name for e in EXERCISES] == sorted(e.name for e in EXERCISES)
     assert [lesson.exercise for lesson in COURSE.lessons] == [e.name for e in EXERCISES]
+
+
+def test_the_readme_course_map_lists_every_lesson_and_exercise():
+    readme = (ROOT / "README.md").read_text()
+    for lesson in COURSE.lessons:
+        assert f"lessons/{lesson.slug}.ipynb" in readme, lesson.slug
+    for exercise in EXERCISES:
+        assert f"exercises/{exercise.name}/{exercise.name}.ipynb" in readme, exercise.name

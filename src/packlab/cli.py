@@ -130,6 +130,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     """Grade a class of nbgrader submissions."""
     from rich.progress import track
 
+    from autograder import report
     from autograder.classroom import grade_class
     from autograder.isolation import Limits
 
@@ -142,13 +143,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
     rows = grade_class(submitted, out, jobs=args.jobs, force=args.force, limits=limits,
                        progress=lambda it, n: track(it, total=n, description="Grading",
                                                     console=console))
-    ungraded = [r for r in rows if r["status"] != "graded" and r["reason"] != "no submission"]
-    graded = [r for r in rows if r["status"] == "graded"]
-    mean = sum(r["score"] / r["max_score"] for r in graded) / len(graded) if graded else 0
-    console.print(f"Graded {len(graded)} of {len(rows)} submissions; mean {mean:.0%}. "
-                  f"Results in {out / 'grades.csv'}.")
-    for row in ungraded:
-        console.print(f"  not graded: {row['student']} / {row['assignment']}: {row['reason']}")
+    console.print(report.summary(rows))
+    console.print(f"Results: {out / 'grades.csv'}, feedback per student, and the class picture "
+                  f"{out / 'class.png'}.")
+    ungraded = [r for r in rows if r["status"] != "graded" and r["reason"] != report.NO_SUBMISSION]
     return 1 if ungraded else 0
 
 

@@ -1,0 +1,242 @@
+"""Grading a class: real `nbgrader autograde` against `packlab grade` (a script, not a test).
+
+A class of N students hands in all four assignments, laid out as nbgrader's
+``submitted/<student>/<assignment>/<assignment>.ipynb`` in a throwaway course directory: right
+answers (the reference solution), wrong ones (the mutant gallery, round-robin) and broken ones
+(invalid JSON, a syntax error, a missing function, an endless loop in the function). Both
+graders grade the same files, one after the other, with their default time limits:
+
+* nbgrader: 30 s per cell (``ExecutePreprocessor.timeout``), interrupting the kernel and going
+  on with the next cell; an endless loop in the function costs it its three test cells.
+* packlab: 3 s per call of the student's function, 20 s for the notebook's own cells, 120 s per
+  submission, at most 3 fresh sandboxes after a timeout (`autograder.isolation.Limits`).
+
+The script checks that both give the same score to every (student, assignment), prints a
+mismatch table if not, and the throughput of each.
+
+Run: .venv/bin/python benchmarks/grading.py [--students N] [--quick] [--keep]
+                                           [--assignments 01-total-tokens,02-greedy-pack,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+from autograder import gallery
+from packlab.course import ROOT, Exercise, load
+from packlab.release import BIN, NBGRADER, nbgrader_env, release
+
+TARGET_RATIO = 20.0
+BROKEN = ("invalid-json", "syntax-error", "missing-function", "endless-loop")
+
+
+def answer_cell(notebook, exercise: Exercise):
+    answer_id = exercise.grade_id("answer")
+    return next(c for c in notebook.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == answer_id)
+
+
+def with_answer(exercise: Exercise, code: str | None):
+    """The released notebook with its answer cell replaced (None: the reference solution)."""
+    if code is None:
+        return nbformat.read(exercise.source, as_version=4)
+    notebook = nbformat.read(exercise.release, as_version=4)
+    answer_cell(notebook, exercise).source = code
+    return notebook
+
+
+def broken(exercise: Exercise, kind: str):
+    """A notebook (or, for invalid JSON, the text of a file) that is broken in one way."""
+    f = exercise.function
+    reference = answer_cell(nbformat.read(exercise.source, as_version=4), exercise).source
+    if kind == "invalid-json":
+        return '{"cells": [ this is not a notebook'
+    if kind == "syntax-error":
+        return with_answer(exercise, f"def {f}(parts, budget=None)\n    return None\n")
+    if kind == "missing-function":
+        return with_answer(exercise, reference.replace(f"def {f}(", f"def my_{f}(", 1))
+    if kind == "endless-loop":
+        return with_answer(exercise, f"def {f}(*args):\n    while True:\n        pass\n")
+    raise ValueError(kind)
+
+
+def make_class(submitted: Path, n: int, exercises: list[Exercise]) -> dict[tuple[str, str], str]:
+    """Write every student's notebooks; return (student, assignment) -> what was handed in."""
+    mutants = {e.name: [m for m in gallery.every()
+                        if m.suite == e.suite and m.key != e.starter] for e in exercises}
+    kinds = {}
+    for k, exercise in enumerate(exercises):
+        # The four broken kinds land on students spread over the class, a different one for
+        # each assignment; of the others, one in four hands in the reference solution.
+        broken_at = {(k + m * max(1, n // 4)) % n: kind for m, kind in enumerate(BROKEN)}
+        good = wrong = 0
+        for j in range(n):
+            student = f"s{j + 1:03d}"
+            if j in broken_at:
+                kind = broken_at[j]
+                notebook = broken(exercise, kind)
+            elif good % 4 == 0:
+                kind, notebook = "right", with_answer(exercise, None)
+                good += 1
+            elif not mutants[exercise.name]:  # no gallery yet: the untouched release
+                kind, notebook = "wrong: release", nbformat.read(exercise.release, as_version=4)
+                good += 1
+            else:
+                mutant = mutants[exercise.name][wrong % len(mutants[exercise.name])]
+                kind, notebook = f"wrong: {mutant.name}", with_answer(exercise, mutant.code)
+                good += 1
+                wrong += 1
+            path = submitted / student / exercise.name / f"{exercise.name}.ipynb"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(notebook, str):
+                path.write_text(notebook)
+            else:
+                nbformat.write(notebook, path)
+            kinds[student, exercise.name] = kind
+    return kinds
+
+
+def run_packlab(course: Path, out: Path) -> tuple[float, dict]:
+    command = [str(BIN / "packlab"), "grade", "submitted", "--out", str(out), "--jobs", "2"]
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=course, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode not in (0, 1) or not (out / "grades.csv").is_file():
+        sys.exit(f"packlab grade failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    with open(out / "grades.csv", newline="") as handle:
+        rows = {(r["student"], r["assignment"]): r for r in csv.DictReader(handle)}
+    said = next((line for line in done.stdout.splitlines() if line.startswith("Graded")), "")
+    print(f"  packlab {' '.join(command[1:])}: exit {done.returncode}, {seconds:.1f} s; {said}")
+    return seconds, rows
+
+
+def run_nbgrader(course: Path, exercises: list[Exercise]) -> tuple[float, dict[str, str]]:
+    seconds, logs = 0.0, {}
+    for exercise in exercises:
+        command = [str(NBGRADER), "autograde", exercise.name, "--force",
+                   "--Autograde.create_student=True"]
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=course, env=nbgrader_env(), capture_output=True,
+                              text=True)
+        took = time.perf_counter() - start
+        seconds += took
+        logs[exercise.name] = done.stdout + done.stderr
+        print(f"  nbgrader autograde {exercise.name} --force: exit {done.returncode}, "
+              f"{took:.1f} s", flush=True)
+    return seconds, logs
+
+
+def nbgrader_scores(course: Path, exercises: list[Exercise], students: list[str]) -> dict:
+    """(student, assignment) -> score, or None when nbgrader has no graded submission."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    scores = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="packlab") as gb:
+        for exercise in exercises:
+            for student in students:
+                try:
+                    submission = gb.find_submission(exercise.name, student)
+                except MissingEntry:
+                    scores[student, exercise.name] = None
+                    continue
+                graded = (course / "autograded" / student / exercise.name
+                          / f"{exercise.name}.ipynb").is_file()
+                scores[student, exercise.name] = submission.score if graded else None
+    return scores
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--students", type=int, default=40)
+    parser.add_argument("--quick", action="store_true", help="a small class (8 students)")
+    parser.add_argument("--keep", action="store_true", help="keep the course directory")
+    parser.add_argument("--assignments", help="comma-separated assignment names "
+                        "(default: every exercise in course.toml)")
+    args = parser.parse_args()
+    n = 8 if args.quick else args.students
+    course_ = load()
+    exercises = ([course_.exercise(name) for name in args.assignments.split(",")]
+                 if args.assignments else course_.exercises)
+
+    course = Path(tempfile.mkdtemp(prefix="packlab-bench-"))
+    try:
+        shutil.copy(ROOT / "nbgrader_config.py", course)
+        for exercise in exercises:
+            shutil.copytree(ROOT / "solutions" / exercise.name,
+                            course / "solutions" / exercise.name)
+            release(exercise.name, course)
+        kinds = make_class(course / "submitted", n, exercises)
+        students = sorted({s for s, _ in kinds})
+        notebooks = len(kinds)
+        print(f"class: {n} students × {len(exercises)} assignments = {notebooks} notebooks in "
+              f"{course / 'submitted'}")
+        tally = {}
+        for kind in kinds.values():
+            key = "wrong (gallery)" if kind.startswith("wrong") else kind
+            tally[key] = tally.get(key, 0) + 1
+        print("  " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.items())))
+        print("time limits: each tool's defaults (nbgrader 30 s per cell; packlab 3 s per call, "
+              "20 s setup, 3 restarts)")
+
+        print("packlab:", flush=True)
+        packlab_s, ours = run_packlab(course, course / "graded")
+        print("nbgrader:", flush=True)
+        nbgrader_s, logs = run_nbgrader(course, exercises)
+        theirs = nbgrader_scores(course, exercises, students)
+
+        mismatches, not_graded = [], []
+        for (student, assignment), kind in sorted(kinds.items()):
+            row = ours[student, assignment]
+            mine = float(row["score"]) if row["status"] == "graded" else None
+            other = theirs[student, assignment]
+            if mine is None or other is None:
+                not_graded.append((student, assignment, kind, mine, other, row["reason"]))
+            if (mine or 0.0) != (other or 0.0) or (mine is None) != (other is None):
+                mismatches.append((student, assignment, kind, mine, other))
+        if not_graded:
+            print("not graded (compared as 0 / not graded):")
+            for student, assignment, kind, mine, other, reason in not_graded:
+                print(f"  {student} {assignment} [{kind}]: packlab "
+                      f"{'not graded' if mine is None else mine}, nbgrader "
+                      f"{'not graded' if other is None else other} — {reason[:70]}")
+        if mismatches:
+            print(f"MISMATCHES ({len(mismatches)}):")
+            print(f"  {'student':<8} {'assignment':<18} {'submission':<32} packlab  nbgrader")
+            for student, assignment, kind, mine, other in mismatches:
+                print(f"  {student:<8} {assignment:<18} {kind:<32} {mine!s:>7}  {other!s:>8}")
+        else:
+            print(f"scores: identical for all {notebooks} (student, assignment) pairs")
+
+        ratio = nbgrader_s / packlab_s
+        print("load average (1, 5, 15 min) at the end: "
+              + ", ".join(f"{x:.1f}" for x in os.getloadavg())
+              + f" on {os.cpu_count()} cores (other work on the machine slows both graders)")
+        print(f"notebooks:          {notebooks}")
+        print(f"nbgrader seconds:   {nbgrader_s:.1f}  ({notebooks / nbgrader_s:.2f} notebooks/s)")
+        print(f"packlab seconds:    {packlab_s:.1f}  ({notebooks / packlab_s:.2f} notebooks/s)")
+        print(f"ratio:              {ratio:.1f}× nbgrader's throughput "
+              f"(target ≥ {TARGET_RATIO:g}×: {'met' if ratio >= TARGET_RATIO else 'NOT met'})")
+        (course / "bench.json").write_text(json.dumps({
+            "notebooks": notebooks, "nbgrader_s": nbgrader_s, "packlab_s": packlab_s,
+            "mismatches": len(mismatches)}))
+        return 1 if mismatches else 0
+    finally:
+        if args.keep:
+            print(f"kept {course}")
+        else:
+            shutil.rmtree(course, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
