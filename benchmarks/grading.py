@@ -8,8 +8,9 @@ graders grade the same files, one after the other, with their default time limit
 
 * nbgrader: 30 s per cell (``ExecutePreprocessor.timeout``), interrupting the kernel and going
   on with the next cell; an endless loop in the function costs it its three test cells.
-* packlab: 3 s per call of the student's function, 20 s for the notebook's own cells, 120 s per
-  submission, at most 3 fresh sandboxes after a timeout (`autograder.isolation.Limits`).
+* packlab: the defaults of `autograder.isolation.Limits` (seconds per call of the student's
+  function, for the notebook's own cells and per submission; fresh sandboxes after a timeout).
+  A test group stops at its first timeout: the group has failed whatever comes after.
 
 The script checks that both give the same score to every (student, assignment), prints a
 mismatch table if not, and the throughput of each.
@@ -34,6 +35,7 @@ from pathlib import Path
 import nbformat
 
 from autograder import gallery
+from autograder.isolation import Limits
 from packlab.course import ROOT, Exercise, load
 from packlab.release import BIN, NBGRADER, nbgrader_env, release
 
@@ -186,8 +188,10 @@ def main() -> int:
             key = "wrong (gallery)" if kind.startswith("wrong") else kind
             tally[key] = tally.get(key, 0) + 1
         print("  " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.items())))
-        print("time limits: each tool's defaults (nbgrader 30 s per cell; packlab 3 s per call, "
-              "20 s setup, 3 restarts)")
+        limits = Limits()
+        print(f"time limits: each tool's defaults (nbgrader 30 s per cell; packlab "
+              f"{limits.call_seconds:g} s per call, {limits.setup_seconds:g} s setup, "
+              f"{limits.restarts} restarts)")
 
         print("packlab:", flush=True)
         packlab_s, ours = run_packlab(course, course / "graded")
