@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 
-.PHONY: lab test lint release bench clean
+.PHONY: lab test lint release bench clean demo slides book
 
 $(READY): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,6 +16,18 @@ $(READY): pyproject.toml
 ## Serve JupyterLab at the course start page (JUPYTER_PORT, JUPYTER_TOKEN honoured).
 lab: $(READY)
 	$(BIN)/packlab lab
+
+## The workshop: the presenter's notebook in JupyterLab, big fonts, widgets ready, speaker notes.
+demo: $(READY)
+	$(BIN)/packlab demo
+
+## Static reveal.js slides of every lesson, executed, every asset local: book/_build/slides/.
+slides: $(READY)
+	$(BIN)/python -m packlab.slides
+
+## The HTML book (lessons executed, exercises as released, offline) in book/_build/html.
+book: $(READY)
+	$(BIN)/python -m packlab.book book
 
 ## Lint, then run the whole test suite on every core.
 test: $(READY)

@@ -40,6 +40,13 @@ def cmd_lab(args: argparse.Namespace) -> int:
     return subprocess.call(command)
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Serve the presenter's notebook in JupyterLab with projector-sized fonts."""
+    from packlab import workshop
+
+    return workshop.run(fresh=args.fresh, code_px=args.font_size)
+
+
 def _exercise_for(path: Path):
     """The exercise a notebook belongs to, by its file or folder name (None if none)."""
     for exercise in load().exercises:
@@ -209,6 +216,11 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="packlab", description=__doc__)
     sub = top.add_subparsers(dest="command", required=True)
     sub.add_parser("lab", help="serve the course in JupyterLab").set_defaults(run=cmd_lab)
+    demo = sub.add_parser("demo", help="serve the presenter's notebook, big fonts")
+    demo.add_argument("--fresh", action="store_true",
+                      help="replace your copy of the presenter's notebook with the course's")
+    demo.add_argument("--font-size", type=int, default=22, help="code font size in pixels")
+    demo.set_defaults(run=cmd_demo)
     check = sub.add_parser("check", help="run an exercise's visible tests on a saved notebook")
     check.add_argument("notebook")
     check.add_argument("--all", action="store_true", help="run the hidden tests too")

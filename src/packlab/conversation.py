@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 import ipywidgets as widgets
 from matplotlib.patches import Patch
 
+from packlab import static
 from packlab.examples import chat_texts
 from packlab.plots import BLUE, GREY, ORANGE, SKIPPED_FACE, VERMILLION, _Plot
 from packlab.tokens import count_tokens
@@ -520,6 +521,10 @@ class TurnView(widgets.VBox):
         self.summary = widgets.HTML(self._summary())
         super().__init__([self.budget, self.image, self.summary])
         self.budget.observe(self._on_change, names="value")
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static rendering for pages without a kernel."""
+        return static.bundle(super()._repr_mimebundle_(**kwargs), static.turn_view(self))
 
     def _on_change(self, change: dict) -> None:
         self.state = turn_state(self.turn, self.budget.value, self._assemble)

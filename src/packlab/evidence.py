@@ -17,6 +17,7 @@ from typing import TypedDict
 
 import ipywidgets as widgets
 
+from packlab import static
 from packlab.tokens import count_tokens
 
 
@@ -300,6 +301,10 @@ class EvidenceView(widgets.VBox):
         super().__init__([self.limit, self.min_span, self.table, self.summary])
         self.limit.observe(self._refresh, names="value")
         self.min_span.observe(self._refresh, names="value")
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static rendering for pages without a kernel."""
+        return static.bundle(super()._repr_mimebundle_(**kwargs), static.evidence_view(self))
 
     def _refresh(self, change: dict | None = None) -> None:
         limit, min_span = self.limit.value, self.min_span.value

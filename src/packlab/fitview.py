@@ -17,6 +17,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Patch
 
+from packlab import static
 from packlab.examples import chat_texts
 from packlab.fitting import fit as course_fit
 from packlab.plots import BLUE, GREY, SKIPPED_FACE, VERMILLION, _Plot
@@ -183,6 +184,10 @@ class FitView(widgets.VBox):
         super().__init__([self.budget, self.reserve, self.image, self.summary])
         self.budget.observe(self._on_change, names="value")
         self.reserve.observe(self._on_change, names="value")
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static rendering for pages without a kernel."""
+        return static.bundle(super()._repr_mimebundle_(**kwargs), static.fit_view(self))
 
     def _on_change(self, change: dict) -> None:
         self.state = fit_state(self.items, self.budget.value, self.reserve.value, self._fit)

@@ -6,6 +6,8 @@ import html
 
 import ipywidgets as widgets
 
+from packlab import static
+
 
 class MultipleChoice(widgets.VBox):
     """Radio buttons, a Check button, and the explanation of whichever option was picked."""
@@ -22,6 +24,10 @@ class MultipleChoice(widgets.VBox):
         self.button.on_click(lambda _: self.check())
         title = widgets.HTML(f"<b>{html.escape(question)}</b>")
         super().__init__([title, self.choice, self.button, self.feedback])
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static rendering for pages without a kernel."""
+        return static.bundle(super()._repr_mimebundle_(**kwargs), static.multiple_choice(self))
 
     def check(self) -> bool | None:
         """Show the chosen option's explanation; return whether it was right (None if no pick)."""

@@ -21,6 +21,7 @@ from typing import TypedDict
 
 import ipywidgets as widgets
 
+from packlab import static
 from packlab.curves import even_budgets, fraction_budgets
 from packlab.widgets import DropCurveView, drop_curve_view
 
@@ -168,6 +169,10 @@ class DropReasonsView(widgets.VBox):
         super().__init__([self.curve, self.reasons])
         self.curve.slider.observe(self._on_budget, names="value")
         self._show(self.curve.slider.value)
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static rendering for pages without a kernel."""
+        return static.bundle(super()._repr_mimebundle_(**kwargs), static.drop_reasons_view(self))
 
     @property
     def report(self) -> dict:

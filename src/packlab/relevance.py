@@ -36,6 +36,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from packlab import static
 from packlab.packers import Packer, greedy
 from packlab.plots import BLUE, GREY, ORANGE, VERMILLION
 from packlab.tokens import count_tokens
@@ -306,6 +307,10 @@ class RelevanceView(widgets.VBox):
         super().__init__([self.query, self.slider, self.image, self.summary])
         self.query.observe(self._on_change, names="value")
         self.slider.observe(self._on_change, names="value")
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static rendering for pages without a kernel."""
+        return static.bundle(super()._repr_mimebundle_(**kwargs), static.relevance_view(self))
 
     def _compute(self) -> None:
         self.scores = score_items(self.items, self.query.value)

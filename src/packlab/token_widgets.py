@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 
+from packlab import static
 from packlab.plots import BLUE, VERMILLION, _Plot
 from packlab.tokens import ceil_estimate, count_tokens, encoding, wrap_chunk
 
@@ -139,6 +140,10 @@ class TokenView(widgets.VBox):
         self._show(text)
         super().__init__([self.text, self.summary, self.tokens])
         self.text.observe(lambda change: self._show(change["new"]), names="value")
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static rendering for pages without a kernel."""
+        return static.bundle(super()._repr_mimebundle_(**kwargs), static.token_view(self))
 
     def _show(self, text: str) -> None:
         self.pieces = token_pieces(text)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import ipywidgets as widgets
 
+from packlab import static
 from packlab.curves import CurvePoint, PackState, PartIndex, drop_curve, even_budgets, packer_name
 from packlab.examples import big_first_parts
 from packlab.packers import Packer, Part, greedy, stop_at_first_miss
@@ -66,6 +67,10 @@ class BudgetView(widgets.VBox):
         super().__init__([self.slider, self.image, self.summary])
         self.slider.observe(self._on_budget, names="value")
 
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static rendering for pages without a kernel."""
+        return static.bundle(super()._repr_mimebundle_(**kwargs), static.budget_view(self))
+
     def _on_budget(self, change: dict) -> None:
         self.state = self._index.state(self._packer, change["new"])
         self.plot.update(self.state)
@@ -113,6 +118,10 @@ class DropCurveView(widgets.VBox):
         super().__init__([self.slider, self.image, self.summary])
         self.slider.observe(self._on_budget, names="value")
 
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static rendering for pages without a kernel."""
+        return static.bundle(super()._repr_mimebundle_(**kwargs), static.drop_curve_view(self))
+
     def _on_budget(self, change: dict) -> None:
         self.state = self._points[change["new"]]
         self.plot.update(self.state)
@@ -154,6 +163,10 @@ class ComparisonView(widgets.VBox):
         self.summary = widgets.HTML(self._summary())
         super().__init__([self.slider, self.image, self.summary])
         self.slider.observe(self._on_budget, names="value")
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live widget, plus a static rendering for pages without a kernel."""
+        return static.bundle(super()._repr_mimebundle_(**kwargs), static.comparison_view(self))
 
     def _states(self, budget: int) -> list[PackState]:
         return [self._index.state(p, budget) for p in self._packers]

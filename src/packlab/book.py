@@ -1,0 +1,325 @@
+"""The course as an HTML book (Jupyter Book 1.x), built offline from the course manifest.
+
+``build(out_dir)`` lays out a staging folder ``out_dir/_build/source`` (never writing into
+lessons/ or exercises/): the book's config and pages from book/, a ``_toc.yml`` and a course map
+generated from course.toml, the instructors' section of the README, docs/jupyterhub.md, the
+lessons, executed here (in parallel, without widget state, failing on the first error), the
+released exercises (not executed: their answer cells raise NotImplementedError) and MathJax from
+the django-static-mathjax wheel. Then ``jupyter-book build --warningiserror`` writes the HTML to
+``out_dir/_build/html``, which ``build`` returns.
+
+Nothing on a page comes from a CDN: MathJax is local, the ipywidgets embed scripts are never
+loaded, and each view shows its static rendering (see packlab.static).
+
+``python -m packlab.book [OUT_DIR]`` (``make book``: OUT_DIR = book) does the same from a shell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import functools
+import multiprocessing
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from importlib import resources
+from pathlib import Path
+
+import nbformat
+
+from packlab.course import ROOT, Course, load
+
+BOOK = ROOT / "book"
+EXECUTION_TIMEOUT = 600  # seconds per cell; a whole lesson takes 5-30 s
+MAP_MARKER = "<!-- course-map"
+README_MARKER = "<!-- readme-section"
+README_SECTION = "For instructors"
+# Text that a released exercise page must never contain: solution and hidden-test markers.
+FORBIDDEN = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+# MathJax 3 files the book needs (the wheel also holds SVG output, speech rules, sources).
+MATHJAX_KEEP = {"tex-chtml.js", "input", "output", "ui", "a11y", "adaptors"}
+# Staged MathJax goes to <source>/_mathjax/mathjax and is served as _static/mathjax. Not in
+# <source>/_static: Jupyter Book puts a <script> for every .js found there on every page.
+MATHJAX_STAGE = "_mathjax"
+
+
+class BookError(RuntimeError):
+    """The book cannot be built; the message says why, in one paragraph."""
+
+
+def html_root(out_dir: Path) -> Path:
+    """Where ``build(out_dir)`` puts the HTML (index.html and one page per document)."""
+    return Path(out_dir).resolve() / "_build" / "html"
+
+
+# ---------------------------------------------------------------------------------------------
+# Staging: the book's source folder, generated from the manifest
+# ---------------------------------------------------------------------------------------------
+
+
+def lesson_doc(slug: str) -> str:
+    return f"lessons/{slug}"
+
+
+def exercise_doc(name: str) -> str:
+    return f"exercises/{name}/{name}"
+
+
+def toc(course: Course) -> str:
+    """The _toc.yml: the intro, then every lesson, every exercise and the instructors' pages."""
+    lines = ["# Generated from course.toml by src/packlab/book.py: do not edit.",
+             "format: jb-book", "root: intro", "parts:"]
+    lines += ["  - caption: Lessons", "    chapters:"]
+    lines += [f"      - file: {lesson_doc(lesson.slug)}" for lesson in course.lessons]
+    lines += ["  - caption: Exercises", "    chapters:"]
+    lines += [f"      - file: {exercise_doc(e.name)}" for e in course.exercises]
+    lines += ["  - caption: For instructors", "    chapters:",
+              "      - file: instructors", "      - file: docs/jupyterhub"]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def course_map(course: Course) -> str:
+    """The intro page's table: each lesson, its exercise and the function the exercise asks for."""
+    rows = ["| # | Lesson | Exercise (graded) | You write |", "|---|---|---|---|"]
+    for lesson in course.lessons:
+        exercise = course.exercise(lesson.exercise)
+        number = lesson.slug[:2]
+        rows.append(
+            f"| {number} | [{_cell(lesson.title)}]({lesson_doc(lesson.slug)}.ipynb) "
+            f"| [exercise {number}]({exercise_doc(exercise.name)}.ipynb) "
+            f"| `{_cell(exercise.signature)}` |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def readme_section(title: str, readme: Path = ROOT / "README.md") -> str:
+    """The body of the README's ``## title`` section (up to the next ``## `` heading)."""
+    text = readme.read_text(encoding="utf-8")
+    match = re.search(rf"^## {re.escape(title)}\s*\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    if not match:
+        raise BookError(f"README.md has no section '## {title}': the instructors' page copies it.")
+    return match.group(1).strip() + "\n"
+
+
+def _fill(template: Path, marker: str, content: str) -> str:
+    text = template.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    at = [i for i, line in enumerate(lines) if line.startswith(marker)]
+    if len(at) != 1:
+        raise BookError(f"{template.relative_to(ROOT)} needs exactly one line starting with "
+                        f"{marker!r}, where the generated part goes.")
+    lines[at[0]] = content.rstrip("\n")
+    return "\n".join(lines) + "\n"
+
+
+def _exercise_note(exercise, number: str) -> nbformat.NotebookNode:
+    """The cell put on top of an exercise page: it is to be done in JupyterLab."""
+    path = f"workspace/exercises/{exercise.name}/{exercise.name}.ipynb"
+    return nbformat.v4.new_markdown_cell(
+        ":::{note}\n"
+        f"This page shows exercise {number} as it is handed out: the task, the starter code and "
+        "the visible checks, without any output. Do it in JupyterLab: `make lab` opens the "
+        f"course, and your own copy of this notebook is `{path}`. Write "
+        f"`{exercise.signature}` in the answer cell, then run the check cell under it "
+        f"({exercise.max_score} points in all, most of them from hidden tests). Stuck? "
+        f"`packlab hint {number}` shows one more hint each time.\n:::"
+    )
+
+
+def _stage_exercise(exercise, target: Path) -> None:
+    text = exercise.release.read_text(encoding="utf-8")
+    for marker in FORBIDDEN:
+        if marker in text:
+            raise BookError(f"{exercise.release.relative_to(ROOT)} contains {marker!r}: the "
+                            "release must not hold solutions or hidden tests (make release).")
+    notebook = nbformat.reads(text, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    # After the first cell (the title and what the exercise teaches), before the task.
+    notebook.cells.insert(1, _exercise_note(exercise, exercise.name[:2]))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)
+
+
+def _stage_mathjax(folder: Path) -> None:
+    es5 = resources.files("mathjax") / "static" / "mathjax" / "es5"
+    if not es5.is_dir():
+        raise BookError("MathJax is missing: install the book's dependencies "
+                        "(pip install -e '.[book]').")
+
+    def ignore(current: str, names: list[str]) -> set[str]:
+        top = Path(current) == Path(str(es5))
+        return {n for n in names if (top and n not in MATHJAX_KEEP) or "svg" in n or n == "sre"}
+
+    shutil.copytree(str(es5), folder / "mathjax", ignore=ignore)
+
+
+def stage(source: Path, course: Course | None = None) -> None:
+    """Write the book's whole source folder (emptied first) from book/ and the manifest."""
+    course = course or load()
+    if source.exists():
+        shutil.rmtree(source)
+    (source / "lessons").mkdir(parents=True)
+    shutil.copy2(BOOK / "_config.yml", source / "_config.yml")
+    (source / "_toc.yml").write_text(toc(course), encoding="utf-8")
+    (source / "intro.md").write_text(
+        _fill(BOOK / "intro.md", MAP_MARKER, course_map(course)), encoding="utf-8")
+    (source / "instructors.md").write_text(
+        _fill(BOOK / "instructors.md", README_MARKER, readme_section(README_SECTION)),
+        encoding="utf-8")
+    (source / "docs").mkdir()
+    shutil.copy2(ROOT / "docs" / "jupyterhub.md", source / "docs" / "jupyterhub.md")
+    for lesson in course.lessons:
+        notebook = nbformat.read(lesson.path, as_version=4)
+        nbformat.write(notebook, source / "lessons" / lesson.path.name)
+    for exercise in course.exercises:
+        _stage_exercise(exercise, source / f"{exercise_doc(exercise.name)}.ipynb")
+    _stage_mathjax(source / MATHJAX_STAGE)
+
+
+def _is_thebe(script) -> bool:
+    filename = getattr(script, "filename", script) or ""
+    body = (getattr(script, "attributes", None) or {}).get("body", "")
+    return filename == "sphinx-thebe.js" or "THEBE_JS_URL" in body
+
+
+def setup(app) -> dict:
+    """Sphinx extension (book/_config.yml loads it) that keeps every page offline.
+
+    - The staged MathJax is served as _static/mathjax, added once Jupyter Book has read the
+      configuration, so that the only MathJax file a page loads is ``mathjax_path``, and only on
+      pages with math.
+    - Jupyter Book always loads sphinx-thebe, which writes thebe's CDN address into a script on
+      every page, for a launch button this book does not have: both of its scripts are dropped.
+    """
+
+    def add_mathjax(app, config) -> None:
+        config.html_static_path = [*config.html_static_path, MATHJAX_STAGE]
+
+    def drop_thebe(app, pagename, templatename, context, doctree) -> None:
+        scripts = context.get("script_files")
+        if scripts:
+            scripts[:] = [script for script in scripts if not _is_thebe(script)]
+
+    app.connect("config-inited", add_mathjax)
+    app.connect("html-page-context", drop_thebe, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+# ---------------------------------------------------------------------------------------------
+# Executing the lessons
+# ---------------------------------------------------------------------------------------------
+
+
+def execute_notebook(path: str) -> float:
+    """Run one notebook top to bottom in its own folder and save its outputs; return seconds.
+
+    Widget state is not saved: the book shows each view's static rendering instead.
+    """
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    start = time.perf_counter()
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3",
+                            store_widget_state=False,
+                            resources={"metadata": {"path": str(Path(path).parent)}})
+    try:
+        client.execute()
+    except CellExecutionError as exc:
+        raise BookError(f"{Path(path).name} failed to run, so the book is not built:\n{exc}")\
+            from None
+    nbformat.write(notebook, path)
+    return time.perf_counter() - start
+
+
+def execute_lessons(paths: Sequence[Path], jobs: int | None = None) -> dict[str, float]:
+    """Execute the lessons, ``jobs`` at a time (default: one per core); seconds per lesson."""
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(paths)))
+    if jobs == 1:
+        return {p.name: execute_notebook(str(p)) for p in paths}
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {p.name: pool.submit(execute_notebook, str(p)) for p in paths}
+        try:
+            return {name: future.result() for name, future in futures.items()}
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+# ---------------------------------------------------------------------------------------------
+
+
+def build(out_dir: Path | str, jobs: int | None = None, quiet: bool = True) -> Path:
+    """Build the book into ``out_dir/_build/html`` and return that folder.
+
+    Fails (BookError) when a lesson raises, or when Sphinx or myst-nb warns about anything.
+    """
+    out_dir = Path(out_dir).resolve()
+    build_dir = out_dir / "_build"
+    source = build_dir / "source"
+    html = html_root(out_dir)
+    course = load()
+    stage(source, course)
+    execute_lessons([source / "lessons" / lesson.path.name for lesson in course.lessons], jobs)
+    for stale in (html, build_dir / ".doctrees", build_dir / "jupyter_execute"):
+        shutil.rmtree(stale, ignore_errors=True)
+    command = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
+               "build", str(source), "--path-output", str(out_dir), "--builder", "html",
+               "--warningiserror"]
+    if quiet:
+        command.append("--quiet")
+    result = subprocess.run(command, capture_output=quiet, text=True)
+    if result.returncode != 0:
+        output = (result.stdout or "") + (result.stderr or "") if quiet else ""
+        raise BookError(f"jupyter-book build failed (warnings count as errors):\n{output}")
+    if not (html / "index.html").is_file():
+        raise BookError(f"jupyter-book build made no {html / 'index.html'}")
+    return html
+
+
+@functools.cache
+def cached_build() -> Path:
+    """The book built once per process into a temporary folder, removed when the process ends
+    (for tests that share one build: put them in the pytest-xdist group "book")."""
+    folder = Path(tempfile.mkdtemp(prefix="packlab-book-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return build(folder)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m packlab.book", description=__doc__.split(
+        "\n\n")[0])
+    parser.add_argument("out_dir", nargs="?", default=str(BOOK),
+                        help="the HTML goes to OUT_DIR/_build/html (default: book)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="lessons executed at once (default: one per core)")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        html = build(args.out_dir, args.jobs, quiet=False)
+    except BookError as exc:
+        print(f"packlab book: {exc}", file=sys.stderr)
+        return 1
+    print(f"The book is in {html} (index.html), built in {time.perf_counter() - start:.0f} s.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

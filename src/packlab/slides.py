@@ -1,0 +1,463 @@
+"""Static slides of every lesson (`make slides`): executed, reveal.js, every asset local.
+
+Each lesson is executed in a temporary folder (the course's notebooks are never written to), its
+cells are given slide types (every `#`/`##` heading starts a slide; the cells of a section go on
+vertical sub-slides of about one screen each), each live widget is replaced by a still of the state
+it was drawn in, and `jupyter nbconvert`'s reveal.js exporter writes `NN-slug.slides.html`.
+
+Nothing is fetched when the slides are shown: reveal.js and MathJax come from the npm registry
+at build time (`npm pack`, cached in .cache/npm) and are copied next to the slides, and a small
+template replaces the exporter's CDN references (require.js, jQuery, mermaid, MathJax 2, the
+widget manager) with the local copies or with nothing.
+
+    python -m packlab.slides [--out DIR] [--jobs N] [LESSON ...]   # LESSON: 02, or a slug
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import json
+import math
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import nbformat
+
+from packlab.course import ROOT, Lesson, load
+
+OUT = ROOT / "book" / "_build" / "slides"
+ASSETS = "_assets"
+REVEAL = ("reveal.js", "4.6.1")
+MATHJAX = ("mathjax", "3.2.2")
+THEME = "white"  # its font (Source Sans Pro) ships with reveal.js
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+SCREEN_LINES = 22  # about what one slide shows at the slides' font size
+WRAP = 90  # characters per line of prose on a slide
+IMAGE_LINES = 14  # a figure counts as this many lines
+STILL_NOTE = ("A still of a live widget: open the lesson in JupyterLab (<code>make lab</code>) "
+              "to drive it.")
+CELL_SECONDS = 120
+
+
+class AssetsUnavailable(RuntimeError):
+    """reveal.js or MathJax could not be had from the npm registry."""
+
+
+# --------------------------------------------------------------------------- local assets
+
+
+def cache_folder() -> Path:
+    return Path(os.environ.get("PACKLAB_CACHE") or ROOT / ".cache") / "npm"
+
+
+def npm_tarball(name: str, version: str, cache: Path | None = None) -> Path:
+    """The npm package's tarball, from the cache or from the registry (`npm pack`)."""
+    cache = cache or cache_folder()
+    tarball = cache / f"{name}-{version}.tgz"
+    if tarball.is_file():
+        return tarball
+    npm = shutil.which("npm")
+    if npm is None:
+        raise AssetsUnavailable(
+            f"npm is not installed, so {name}@{version} cannot be fetched for the slides "
+            "(`apt-get install -y npm`). The slides are not built with CDN links instead.")
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache) as scratch:
+        done = subprocess.run([npm, "pack", f"{name}@{version}", "--silent"], cwd=scratch,
+                              capture_output=True, text=True, timeout=600, check=False)
+        packed = list(Path(scratch).glob("*.tgz"))
+        if done.returncode != 0 or len(packed) != 1:
+            raise AssetsUnavailable(f"`npm pack {name}@{version}` failed:\n{done.stderr.strip()}")
+        os.replace(packed[0], tarball)  # atomic: parallel builds never see half a tarball
+    return tarball
+
+
+def _extract(tarball: Path, into: Path, keep: Sequence[str], skip: Sequence[str] = ()) -> None:
+    """Extract the members under ``package/<keep>`` (minus ``skip``, maps, ES modules)."""
+    with tarfile.open(tarball) as archive:
+        members = []
+        for member in archive.getmembers():
+            inner = member.name.removeprefix("package/")
+            if (member.isfile() and inner.startswith(tuple(keep))
+                    and not inner.startswith(tuple(skip))
+                    and not inner.endswith((".map", ".esm.js"))):
+                member.name = inner
+                members.append(member)
+        archive.extractall(into, members=members, filter="data")
+
+
+def vendor_assets(out: Path) -> Path:
+    """Copy reveal.js (dist, notes plugin) and MathJax 3 (es5) into ``out/_assets``."""
+    assets = out / ASSETS
+    stamp = assets / "versions.json"
+    wanted = json.dumps({"reveal.js": REVEAL[1], "mathjax": MATHJAX[1], "theme": THEME})
+    if stamp.is_file() and stamp.read_text() == wanted:
+        return assets
+    reveal, mathjax = npm_tarball(*REVEAL), npm_tarball(*MATHJAX)
+    shutil.rmtree(assets, ignore_errors=True)
+    # Only the theme used: several others @import their fonts from a web font service.
+    _extract(reveal, assets / "reveal.js", keep=(
+        "dist/reveal.", "dist/reset.css", f"dist/theme/{THEME}.css",
+        "dist/theme/fonts/source-sans-pro/", "plugin/notes/", "LICENSE"))
+    # TeX in, CommonHTML out, and what that component may load on demand (TeX extensions).
+    _extract(mathjax, assets / "mathjax", keep=(
+        "es5/tex-chtml.js", "es5/input/", "es5/output/chtml", "es5/ui/", "es5/a11y/", "LICENSE"))
+    stamp.write_text(wanted)
+    return assets
+
+
+# --------------------------------------------------------------------------- slide structure
+
+
+def _heading_level(cell) -> int:
+    """1 for `# …`, 2 for `## …`, 3 for `### …`; 0 when a markdown cell does not open with one."""
+    if cell.cell_type != "markdown":
+        return 0
+    first = cell.source.lstrip().split("\n", 1)[0]
+    hashes = len(first) - len(first.lstrip("#"))
+    return hashes if 0 < hashes <= 6 and first[hashes:hashes + 1] == " " else 0
+
+
+def _text_lines(text: str) -> int:
+    return sum(max(1, math.ceil(len(line) / WRAP)) for line in text.splitlines())
+
+
+def _screen_lines(cell) -> int:
+    """Roughly how many lines of a slide the cell fills (source and outputs)."""
+    if cell.cell_type != "code":
+        return _text_lines(cell.source)
+    lines = len(cell.source.splitlines())
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if output.get("output_type") == "stream":
+            lines += _text_lines(output.get("text", ""))
+        elif any(key.startswith("image/") for key in data) or "<img" in str(
+                data.get("text/html", "")):
+            lines += IMAGE_LINES
+        elif "text/html" in data:
+            lines += _text_lines(str(data["text/html"])) // 3
+        elif "text/plain" in data:
+            lines += _text_lines(str(data["text/plain"]))
+    return max(lines, 1)
+
+
+def assign_slides(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Set each cell's `slideshow.slide_type`, in place.
+
+    `#`/`##` headings start a slide; `###` a sub-slide; other cells join the current (sub-)slide
+    while it has room for them and start a new sub-slide when it has not.
+    """
+    used = 0
+    for index, cell in enumerate(notebook.cells):
+        size = _screen_lines(cell)
+        level = _heading_level(cell)
+        if index == 0 or level in (1, 2):
+            kind, used = "slide", size
+        elif level == 3 or used + size > SCREEN_LINES:
+            kind, used = "subslide", size
+        else:
+            kind, used = "-", used + size
+        cell.metadata["slideshow"] = {"slide_type": kind}
+    return notebook
+
+
+# --------------------------------------------------------------------------- widget stills
+
+
+def _widget_states(notebook) -> dict[str, dict]:
+    return notebook.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+
+
+def _buffer(model: dict, name: str) -> bytes | None:
+    for buffer in model.get("buffers", []):
+        if buffer.get("path") == [name]:
+            return base64.b64decode(buffer["data"])
+    value = model.get("state", {}).get(name)
+    return value.encode("latin-1") if isinstance(value, str) and value else None
+
+
+def _labelled(state: dict, inner: str) -> str:
+    label = state.get("description") or ""
+    label = f'<span class="packlab-still-label">{html.escape(label)}</span> ' if label else ""
+    return f'<div class="packlab-still-row">{label}{inner}</div>'
+
+
+def _render_output(output: dict) -> str:
+    data = output.get("data", {})
+    if output.get("output_type") == "stream":
+        return f"<pre>{html.escape(output.get('text', ''))}</pre>"
+    if "image/png" in data:
+        return f'<img alt="figure" src="data:image/png;base64,{data["image/png"]}">'
+    if "text/html" in data:
+        return str(data["text/html"])
+    if "text/plain" in data:
+        return f"<pre>{html.escape(str(data['text/plain']))}</pre>"
+    return ""
+
+
+def render_widget(model_id: str, states: dict[str, dict], depth: int = 0) -> str:
+    """Static HTML for a widget in the state it was saved in (boxes, images, HTML, controls)."""
+    model = states.get(model_id)
+    if model is None or depth > 20:
+        return ""
+    state = model.get("state", {})
+    name = model.get("model_name") or state.get("_model_name", "")
+    if name in ("VBoxModel", "BoxModel", "GridBoxModel", "HBoxModel", "AccordionModel",
+                "TabModel", "StackModel"):
+        direction = "row" if name == "HBoxModel" else "column"
+        children = "".join(render_widget(child.removeprefix("IPY_MODEL_"), states, depth + 1)
+                           for child in state.get("children", []))
+        return (f'<div style="display:flex;flex-direction:{direction};flex-wrap:wrap;'
+                f'gap:6px">{children}</div>')
+    if name == "ImageModel":
+        data = _buffer(model, "value")
+        if not data:
+            return ""
+        kind = html.escape(state.get("format", "png"))
+        encoded = base64.b64encode(data).decode("ascii")
+        return f'<img alt="widget figure" src="data:image/{kind};base64,{encoded}">'
+    if name in ("HTMLModel", "HTMLMathModel"):
+        return _labelled(state, f"<div>{state.get('value', '')}</div>")
+    if name == "LabelModel":
+        return _labelled(state, html.escape(str(state.get("value", ""))))
+    if name.endswith("SliderModel"):
+        if "_options_labels" in state:
+            labels = state["_options_labels"]
+            index = state.get("index", 0)
+            index = index[0] if isinstance(index, list) else index
+            value, low, high = labels[index] if labels else "", 0, max(len(labels) - 1, 0)
+            at = index
+        else:
+            value, low, high = state.get("value"), state.get("min", 0), state.get("max", 100)
+            at = value[0] if isinstance(value, list) else value
+        slider = (f'<input type="range" disabled min="{html.escape(str(low))}" '
+                  f'max="{html.escape(str(high))}" value="{html.escape(str(at))}">')
+        return _labelled(state, f"{slider} <b>{html.escape(str(value))}</b>")
+    if name in ("RadioButtonsModel", "DropdownModel", "SelectModel", "ToggleButtonsModel",
+                "SelectMultipleModel"):
+        picked = state.get("index")
+        rows = "".join(
+            f'<li>{"◉" if i == picked else "○"} {html.escape(str(label))}</li>'
+            for i, label in enumerate(state.get("_options_labels", [])))
+        return _labelled(state, f'<ul class="packlab-still-options">{rows}</ul>')
+    if name in ("ButtonModel", "ToggleButtonModel"):
+        return f"<button disabled>{html.escape(state.get('description', ''))}</button>"
+    if name in ("CheckboxModel",):
+        mark = "☑" if state.get("value") else "☐"
+        return _labelled(state, mark)
+    if name in ("TextModel", "TextareaModel", "IntTextModel", "FloatTextModel",
+                "BoundedIntTextModel", "BoundedFloatTextModel"):
+        return _labelled(state, f"<code>{html.escape(str(state.get('value', '')))}</code>")
+    if name == "OutputModel":
+        return "".join(_render_output(output) for output in state.get("outputs", []))
+    return ""
+
+
+def still_widgets(notebook: nbformat.NotebookNode) -> int:
+    """Replace every widget output by a still of its saved state; drop the widget state.
+
+    A view that already renders itself for static pages (``packlab-static`` HTML in its bundle)
+    keeps that rendering. Returns the number of widget outputs handled. Without this the
+    exporter would load the widget manager from a CDN, and a slide cannot run a kernel anyway.
+    """
+    states = _widget_states(notebook)
+    count = 0
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET_VIEW not in data:
+                continue
+            view = data.pop(WIDGET_VIEW)
+            count += 1
+            if "packlab-static" in str(data.get("text/html", "")):
+                continue  # the view rendered itself for static pages (packlab.static): keep it
+            body = render_widget(view.get("model_id", ""), states)
+            if body:
+                data["text/html"] = (f'<div class="packlab-still">{body}'
+                                     f'<p class="packlab-still-note">{STILL_NOTE}</p></div>')
+    notebook.metadata.pop("widgets", None)
+    return count
+
+
+# --------------------------------------------------------------------------- build
+
+
+TEMPLATE = r"""{%- extends 'reveal/index.html.j2' -%}
+{#- packlab: the reveal template with every asset local (see packlab/slides.py). -#}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}
+<script>
+window.MathJax = {
+  tex: {inlineMath: [['$', '$'], ['\\(', '\\)']], displayMath: [['$$', '$$'], ['\\[', '\\]']],
+        processEscapes: true},
+  options: {enableMenu: false}
+};
+</script>
+<script defer src="{{ resources.packlab.assets }}/mathjax/es5/tex-chtml.js"></script>
+{%- endblock html_head_js_mathjax -%}
+{%- block html_head_css -%}
+<style type="text/css">
+.reveal .slides section > section, .reveal .slides > section:not(.stack) {
+  height: 100%; overflow-y: auto; text-align: left;
+}
+.reveal .slides section .jp-Cell { text-align: left; }
+.reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
+.reveal img { max-width: 100%; max-height: 560px; margin: 0; }
+.packlab-still { border-left: 4px solid #0072b2; padding-left: 10px; }
+.packlab-still-note { font-size: 15px; color: #555; margin: 4px 0; }
+.packlab-still-row { display: flex; align-items: center; gap: 8px; }
+.packlab-still-row input[type=range] { flex: 1; }
+.packlab-still-options { list-style: none; margin: 0; padding-left: 0; }
+</style>
+{%- endblock html_head_css -%}
+{%- block footer_js -%}
+<script src="{{ resources.reveal.url_prefix }}/dist/reveal.js"></script>
+<script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>
+<script>
+Reveal.initialize({
+  controls: true, progress: true, history: true, hash: true, center: false,
+  transition: "{{ resources.reveal.transition or 'slide' }}",
+  slideNumber: "{{ resources.reveal.number or 'c/t' }}",
+  width: {{ resources.reveal.width or 1200 }}, height: {{ resources.reveal.height or 860 }},
+  plugins: [RevealNotes]
+});
+</script>
+{%- endblock footer_js -%}
+"""
+
+TEMPLATE_NAME = "packlab_slides"
+
+
+def write_template(folder: Path) -> Path:
+    """The template folder (nbconvert's `extra_template_basedirs`) holding `packlab_slides`."""
+    template = folder / TEMPLATE_NAME
+    template.mkdir(parents=True, exist_ok=True)
+    (template / "index.html.j2").write_text(TEMPLATE, encoding="utf-8")
+    (template / "conf.json").write_text(json.dumps(
+        {"base_template": "reveal", "mimetypes": {"text/html": True}}), encoding="utf-8")
+    return folder
+
+
+def execute(path: Path, workdir: Path) -> nbformat.NotebookNode:
+    """An executed copy of the notebook at ``path``, run with ``workdir`` as its folder."""
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=CELL_SECONDS, kernel_name="python3",
+                   store_widget_state=True,
+                   resources={"metadata": {"path": str(workdir)}}).execute()
+    return notebook
+
+
+def export(notebook: nbformat.NotebookNode, name: str, out: Path, templates: Path) -> Path:
+    """Write ``out/<name>.slides.html`` from an executed notebook (copied, then changed)."""
+    from nbconvert import SlidesExporter
+
+    notebook = nbformat.from_dict(json.loads(json.dumps(notebook)))
+    still_widgets(notebook)
+    assign_slides(notebook)
+    exporter = SlidesExporter(
+        extra_template_basedirs=[str(templates)], template_name=TEMPLATE_NAME,
+        reveal_url_prefix=f"{ASSETS}/reveal.js", reveal_theme=THEME, reveal_number="c/t",
+        reveal_width="1200", reveal_height="860",
+        exclude_input_prompt=True, exclude_output_prompt=True,
+    )
+    body, _ = exporter.from_notebook_node(
+        notebook, resources={"metadata": {"name": name}, "packlab": {"assets": ASSETS}})
+    target = out / f"{name}.slides.html"
+    target.write_text(body, encoding="utf-8")
+    return target
+
+
+def build_lesson(lesson: Lesson, out: Path, templates: Path) -> Path:
+    with tempfile.TemporaryDirectory(prefix=f"packlab-slides-{lesson.slug[:2]}-") as workdir:
+        notebook = execute(lesson.path, Path(workdir))
+    notebook.metadata["title"] = lesson.title
+    return export(notebook, lesson.slug, out, templates)
+
+
+def index_page(lessons: Sequence[Lesson], built: Sequence[Path], title: str) -> str:
+    names = {path.name for path in built}
+    rows = "\n".join(
+        f'<li><a href="{lesson.slug}.slides.html">{html.escape(lesson.title)}</a></li>'
+        for lesson in lessons if f"{lesson.slug}.slides.html" in names)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{html.escape(title)}: slides</title></head>\n"
+            f'<body style="font-family:sans-serif;font-size:20px;max-width:50em;margin:2em auto">'
+            f"<h1>{html.escape(title)}: slides</h1>\n<ol>\n{rows}\n</ol>\n"
+            "<p>Arrow keys move between slides (down for the rest of a section), <kbd>S</kbd> "
+            "opens the speaker view, <kbd>Esc</kbd> the overview. The widgets are stills: "
+            "<code>make demo</code> or <code>make lab</code> to drive them live.</p>"
+            "</body></html>\n")
+
+
+def select(keys: Iterable[str]) -> list[Lesson]:
+    lessons = list(load().lessons)
+    keys = list(keys)
+    if not keys:
+        return lessons
+    chosen = []
+    for key in keys:
+        found = [lesson for lesson in lessons if lesson.slug == key or lesson.slug[:2] == key
+                 or lesson.slug.startswith(key)]
+        if len(found) != 1:
+            raise KeyError(f"No single lesson matches {key!r}: give its number, e.g. 02.")
+        chosen.append(found[0])
+    return chosen
+
+
+def build(lessons: Sequence[Lesson] | None = None, out: Path = OUT,
+          jobs: int | None = None) -> list[Path]:
+    """Build the slides of ``lessons`` (default: all) into ``out``; return the HTML files."""
+    lessons = list(load().lessons if lessons is None else lessons)
+    out.mkdir(parents=True, exist_ok=True)
+    vendor_assets(out)
+    with tempfile.TemporaryDirectory(prefix="packlab-slide-templates-") as scratch:
+        templates = write_template(Path(scratch))
+        jobs = max(1, min(jobs or os.cpu_count() or 1, len(lessons)))
+        if jobs == 1:
+            built = [build_lesson(lesson, out, templates) for lesson in lessons]
+        else:
+            # spawn, not fork: the caller may have threads (a test runner, a server)
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+                built = list(pool.map(build_lesson, lessons, [out] * len(lessons),
+                                      [templates] * len(lessons)))
+    (out / "index.html").write_text(index_page(load().lessons, sorted(out.glob("*.slides.html")),
+                                               load().title), encoding="utf-8")
+    return built
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m packlab.slides",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("lessons", nargs="*", help="lesson numbers or slugs (default: all)")
+    parser.add_argument("--out", type=Path, default=OUT, help=f"default: {OUT}")
+    parser.add_argument("--jobs", type=int, default=None, help="lessons built at once")
+    args = parser.parse_args(argv)
+    try:
+        lessons = select(args.lessons)
+        built = build(lessons, args.out, args.jobs)
+    except (KeyError, AssetsUnavailable) as exc:
+        print(exc.args[0], file=sys.stderr)
+        return 2
+    for path in built:
+        print(f"wrote {path}")
+    print(f"open {args.out / 'index.html'} (works offline: reveal.js and MathJax are in "
+          f"{args.out / ASSETS})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,113 @@
+"""`make demo`: the presenter's notebook in JupyterLab, with fonts a projector can carry.
+
+`prepare` puts the presenter's notebook (workshop/presenter.ipynb) into the learner's workspace,
+next to the lessons, and writes a JupyterLab settings folder for this launch only: larger code,
+content and UI fonts, line numbers in code cells, no news or update checks (the room may be
+offline). `run` serves JupyterLab at that notebook the way `packlab lab` does (JUPYTER_PORT,
+JUPYTER_TOKEN, JUPYTER_IP honoured; headless and as root), with JUPYTERLAB_SETTINGS_DIR and
+JUPYTERLAB_WORKSPACES_DIR pointing at that folder, so the presenter's own JupyterLab settings are
+neither used nor changed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from packlab import workspace
+from packlab.course import ROOT
+
+PRESENTER = ROOT / "workshop" / "presenter.ipynb"
+NOTEBOOK = "workshop/presenter.ipynb"  # where it lands in the workspace, and the URL path
+SETTINGS = ".presenter"  # hidden folder in the workspace: user settings and layouts of the demo
+
+# CSS variables the theme manager may override (schema apputils-extension/themes.json, "overrides").
+FONT_SIZES = {"code-font-size": 22, "content-font-size1": 22, "ui-font-size1": 18}
+
+
+def settings(code_px: int = FONT_SIZES["code-font-size"]) -> dict[str, dict]:
+    """The JupyterLab user settings of the demo, by settings file (plugin id → settings)."""
+    scale = code_px / FONT_SIZES["code-font-size"]
+    overrides = {key: f"{round(px * scale)}px" for key, px in FONT_SIZES.items()}
+    return {
+        "@jupyterlab/apputils-extension/themes": {"overrides": overrides},
+        # The news feed and update check would reach out to the internet; a projector does not
+        # need a pop-up asking about them.
+        "@jupyterlab/apputils-extension/notification": {
+            "fetchNews": "false", "checkForUpdates": False,
+        },
+        # "Look at line 4" only works with line numbers.
+        "@jupyterlab/notebook-extension/tracker": {
+            "codeCellConfig": {"lineNumbers": True, "lineWrap": True},
+        },
+    }
+
+
+def write_settings(folder: Path, code_px: int = FONT_SIZES["code-font-size"]) -> Path:
+    """Write the demo's user-settings folder under ``folder``; return it."""
+    user_settings = folder / "user-settings"
+    for plugin, values in settings(code_px).items():
+        package, _, name = plugin.rpartition("/")
+        path = user_settings / package / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values, indent=2) + "\n", encoding="utf-8")
+    (folder / "workspaces").mkdir(parents=True, exist_ok=True)
+    return user_settings
+
+
+def prepare(folder: Path | None = None, fresh: bool = False,
+            code_px: int = FONT_SIZES["code-font-size"]) -> Path:
+    """The learner's workspace plus the presenter's notebook and the demo's settings.
+
+    An existing copy of the presenter's notebook is kept (it may hold live-coded cells) unless
+    ``fresh`` is true.
+    """
+    folder = workspace.prepare(folder)
+    copy = folder / NOTEBOOK
+    if fresh or not copy.exists():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(PRESENTER, copy)
+    write_settings(folder / SETTINGS, code_px)
+    return folder
+
+
+def environment(folder: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The server's environment: JupyterLab reads its settings from the demo's folder."""
+    env = dict(os.environ if base is None else base)
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(folder / SETTINGS / "user-settings")
+    env["JUPYTERLAB_WORKSPACES_DIR"] = str(folder / SETTINGS / "workspaces")
+    return env
+
+
+def command(folder: Path, env: dict[str, str] | None = None) -> list[str]:
+    """`jupyter lab` serving ``folder`` at the presenter's notebook (`packlab lab`'s options)."""
+    env = os.environ if env is None else env
+    line = [
+        sys.executable, "-m", "jupyter", "lab",
+        f"--ServerApp.root_dir={folder}",
+        f"--LabApp.default_url=/lab/tree/{NOTEBOOK}",
+        '--ServerApp.jpserver_extensions={"nbgrader.server_extensions.formgrader": False}',
+        f"--ServerApp.port={env.get('JUPYTER_PORT', '8888')}",
+        f"--ServerApp.ip={env.get('JUPYTER_IP', '127.0.0.1')}",
+    ]
+    if "JUPYTER_TOKEN" in env:
+        line.append(f"--IdentityProvider.token={env['JUPYTER_TOKEN']}")
+    if not env.get("DISPLAY") and sys.platform != "darwin":
+        line.append("--no-browser")
+    if os.geteuid() == 0:
+        line.append("--allow-root")
+    return line
+
+
+def run(folder: Path | None = None, fresh: bool = False,
+        code_px: int = FONT_SIZES["code-font-size"]) -> int:
+    """Prepare the demo and serve it until Ctrl-C."""
+    folder = prepare(folder, fresh=fresh, code_px=code_px)
+    print(f"Presenter's notebook: {folder / NOTEBOOK} (fonts {code_px}px; settings for this "
+          f"launch only, in {folder / SETTINGS}). Run all cells before the room arrives. "
+          "Stop with Ctrl-C.", flush=True)
+    return subprocess.call(command(folder), env=environment(folder))

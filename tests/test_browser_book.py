@@ -1,0 +1,273 @@
+"""The built book in a real browser: every page loads offline, cleanly, with its links and figures.
+
+The book is built by `packlab.book.build(out_dir)` (what `make book` runs) into a temporary folder,
+or taken from ``PACKLAB_BOOK_HTML`` when that names an already built HTML root. It is served by
+``python -m http.server`` on a loopback port and every ``.html`` page is opened in headless
+Chromium. Any request for a URL off this machine is blocked and reported: a page that needs a CDN
+(MathJax, fonts, widget scripts) does not render offline, so it fails here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+from browser import chromium, is_loopback, require_browser, screenshot_path, static_server
+
+from packlab.book import cached_build
+from packlab.course import load
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("book")]
+
+COURSE = load()
+MIN_FIGURE_PX = 100  # narrower images are icons and logos, not figures
+
+IMAGES = """async () => {
+    const main = document.querySelector('main') || document.body;
+    const images = [...document.images];
+    for (const img of images) if (img.loading === 'lazy') img.loading = 'eager';
+    await Promise.all(images.map(img => img.complete ? null : new Promise(done => {
+        img.addEventListener('load', done);
+        img.addEventListener('error', done);
+        setTimeout(done, 15000);
+    })));
+    const shown = (element) => {
+        const box = element.getBoundingClientRect();
+        const style = getComputedStyle(element);
+        return style.visibility !== 'hidden' && style.display !== 'none'
+               && box.width > 0 && box.height > 0;
+    };
+    return {
+        images: images.map(img => {
+            const src = img.currentSrc || img.src;
+            return {
+                src: src.length > 80 ? src.slice(0, 80) + '…' : src,
+                natural: img.naturalWidth,
+                inMain: main.contains(img),
+                visible: shown(img),
+            };
+        }),
+        // A widget's static rendering (src/packlab/static.py): a picture or a table, and a note.
+        statics: [...main.querySelectorAll('.packlab-static')].map(block => {
+            const note = block.querySelector('.packlab-static-note');
+            return {visible: shown(block), note: note && shown(note) ? note.textContent : ''};
+        }),
+    };
+}"""
+
+LINKS = "() => [...document.querySelectorAll('a[href]')].map(a => a.href)"
+
+
+@dataclass
+class Visit:
+    url: str
+    console: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
+    images: list[dict] = field(default_factory=list)
+    statics: list[dict] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+
+    def figures(self, base: str) -> list[dict]:
+        """Visible figures: loaded local images, and widgets' static renderings."""
+        pictures = [img for img in self.images
+                    if img["inMain"] and img["visible"] and img["natural"] >= MIN_FIGURE_PX
+                    and (img["src"].startswith("data:") or img["src"].startswith(base))]
+        return pictures + [block for block in self.statics if block["visible"]]
+
+
+@pytest.fixture(scope="module")
+def book() -> Path:
+    """The HTML root of the built book."""
+    require_browser()  # before paying for a build
+    given = os.environ.get("PACKLAB_BOOK_HTML")
+    if given:
+        root = Path(given)
+        assert root.is_dir(), f"PACKLAB_BOOK_HTML={given} is not a folder"
+        return root
+    root = cached_build()  # shared with test_book.py in the same xdist group: one build
+    assert root.is_dir(), f"packlab.book.cached_build returned {root}, not a folder"
+    return root
+
+
+def book_pages(book: Path) -> list[str]:
+    """Every page of the book (not the theme's template fragments copied into _static/)."""
+    found = (p.relative_to(book).as_posix() for p in book.rglob("*.html"))
+    return sorted(rel for rel in found if not rel.startswith(("_static/", "_sources/")))
+
+
+@pytest.fixture(scope="module")
+def pages(book) -> list[str]:
+    found = book_pages(book)
+    assert found, f"no .html page under {book}"
+    return found
+
+
+@pytest.fixture(scope="module")
+def served(book):
+    with static_server(book) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def visits(book, pages, served) -> dict[str, Visit]:
+    """Open every page once, recording what each one asked for and what went wrong."""
+    result = {}
+    with chromium() as context:
+        # Nothing may leave the machine: block it, and say which page asked for it.
+        context.route(lambda url: not is_loopback(url), lambda route: route.abort())
+        for rel in pages:
+            result[rel] = visit(context, f"{served}/{rel}")
+        shoot(context, served, book)
+    return result
+
+
+def visit(context, url: str) -> Visit:
+    seen = Visit(url)
+    page = context.new_page()
+
+    def on_console(message):
+        where = message.location.get("url", "") if message.location else ""
+        if message.type == "error" and (not where or is_loopback(where)):
+            seen.console.append(f"{message.text} ({where or 'inline'})")
+
+    def on_request(request):
+        if not is_loopback(request.url):
+            seen.outside.append(request.url)
+
+    def on_failed(request):
+        if is_loopback(request.url) and not request.url.startswith("data:"):
+            seen.failed.append(f"{request.url}: {request.failure}")
+
+    def on_response(response):
+        if response.status >= 400:
+            seen.failed.append(f"{response.url}: HTTP {response.status}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: seen.console.append(f"uncaught: {error}"))
+    page.on("request", on_request)
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
+    try:
+        page.goto(url, wait_until="load")
+        page.wait_for_load_state("networkidle")
+        found = page.evaluate(IMAGES)
+        seen.images, seen.statics = found["images"], found["statics"]
+        seen.links = page.evaluate(LINKS)
+    finally:
+        page.close()
+    return seen
+
+
+def page_for(pages: list[str], name: str) -> str | None:
+    """The page built from the notebook called ``name`` (a lesson slug or an exercise name)."""
+    matches = [rel for rel in pages if Path(rel).stem == name]
+    return matches[0] if len(matches) == 1 else None
+
+
+def intro_page(pages: list[str]) -> str:
+    return "intro.html" if "intro.html" in pages else "index.html"
+
+
+def shoot(context, base: str, book: Path) -> None:
+    """Screenshots of the intro, one lesson and one exercise, kept as test artifacts."""
+    pages = book_pages(book)
+    chosen = {"book-intro": intro_page(pages),
+              "book-lesson-02": page_for(pages, COURSE.lessons[1].slug),
+              "book-exercise-02": page_for(pages, COURSE.exercises[1].name)}
+    for name in chosen:
+        screenshot_path(name).unlink(missing_ok=True)  # never pass on last run's picture
+    page = context.new_page()
+    try:
+        for name, rel in chosen.items():
+            if rel:
+                page.goto(f"{base}/{rel}", wait_until="load")
+                page.wait_for_load_state("networkidle")
+                page.screenshot(path=screenshot_path(name), full_page=True)
+    finally:
+        page.close()
+
+
+def report(problems: dict[str, list[str]]) -> str:
+    return "\n".join(f"{page}:\n  " + "\n  ".join(items[:10]) for page, items in problems.items())
+
+
+def test_every_lesson_and_exercise_has_a_page(pages):
+    names = [lesson.slug for lesson in COURSE.lessons] + [ex.name for ex in COURSE.exercises]
+    absent = [name for name in names if page_for(pages, name) is None]
+    assert not absent, f"no single book page for: {absent}\npages: {pages}"
+    assert intro_page(pages) in pages
+
+
+def test_no_request_leaves_the_machine(visits):
+    """The book renders offline: no CDN script, font, style or image is asked for."""
+    outside = {rel: v.outside for rel, v in visits.items() if v.outside}
+    assert not outside, "pages that reach off this machine:\n" + report(outside)
+
+
+def test_no_console_errors_or_failed_requests(visits):
+    broken = {rel: v.console + v.failed for rel, v in visits.items() if v.console or v.failed}
+    assert not broken, "console errors or failed requests:\n" + report(broken)
+
+
+def test_every_image_loads(visits):
+    broken = {rel: [img["src"] for img in v.images if img["natural"] == 0]
+              for rel, v in visits.items()}
+    broken = {rel: images for rel, images in broken.items() if images}
+    assert not broken, "images that did not load:\n" + report(broken)
+
+
+def test_every_internal_link_resolves(book, visits, served):
+    anchors: dict[Path, set[str]] = {}
+
+    def ids(path: Path) -> set[str]:
+        if path not in anchors:
+            text = path.read_text(errors="replace") if path.suffix == ".html" else ""
+            anchors[path] = set(re.findall(r'\b(?:id|name)="([^"]+)"', text))
+        return anchors[path]
+
+    broken: dict[str, list[str]] = {}
+    for rel, seen in visits.items():
+        for href in seen.links:
+            if not href.startswith(served + "/"):
+                continue  # another site, mailto:, javascript: … — not ours to check
+            parts = urlsplit(href)
+            target = book / unquote(parts.path).lstrip("/")
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.is_file():
+                broken.setdefault(rel, []).append(f"{href} (no such file)")
+            elif parts.fragment and target.suffix == ".html" and \
+                    unquote(parts.fragment) not in ids(target):
+                broken.setdefault(rel, []).append(f"{href} (no such anchor)")
+    assert not broken, "internal links that go nowhere:\n" + report(broken)
+
+
+def test_every_lesson_shows_its_figures(pages, visits, served):
+    missing = []
+    for lesson in COURSE.lessons:
+        rel = page_for(pages, lesson.slug)
+        if rel is None:
+            missing.append(f"{lesson.slug}: no page")
+        elif not visits[rel].figures(served):
+            missing.append(f"{rel}: no visible figure; images: {visits[rel].images}")
+    assert not missing, "lessons without a visible figure:\n" + "\n".join(missing)
+
+
+def test_every_static_widget_rendering_is_visible_and_says_where_to_slide_it(visits):
+    """A widget cannot move in a static page: its rendering shows, with a note to open the lab."""
+    bad = {rel: [f"{block}" for block in v.statics
+                 if not block["visible"] or "JupyterLab" not in block["note"]]
+           for rel, v in visits.items()}
+    bad = {rel: blocks for rel, blocks in bad.items() if blocks}
+    assert not bad, "static renderings hidden or without their note:\n" + report(bad)
+
+
+def test_screenshots_were_saved(visits):
+    for name in ("book-intro", "book-lesson-02", "book-exercise-02"):
+        shot = screenshot_path(name)
+        assert shot.is_file() and shot.stat().st_size > 0, f"no screenshot {shot}"

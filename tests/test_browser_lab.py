@@ -1,0 +1,213 @@
+"""JupyterLab end to end in a real browser: `make lab`'s server, a lesson run, a slider moved.
+
+The server is the one `make lab` starts (`packlab lab`, on a free port with a random token and a
+fresh workspace); the browser is headless Chromium driven by Playwright. For lesson 02's budget
+slider and lesson 04's drop curve the test runs every cell from JupyterLab's Run menu, checks the
+view shows what packlab computes for the slider's budget, moves the slider with the keyboard, and
+checks that the summary (taken/skipped, or lost) and the plot follow the new budget.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+
+import nbformat
+import pytest
+from browser import WAIT_MS, chromium, lab_server, require_browser, screenshot_path
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser-lab")]
+
+MAX_PRESSES = 40  # keyboard steps tried before giving up on a visible change
+
+# Hash the bytes behind an <img> (ipywidgets shows an Image widget through a blob: URL).
+IMAGE_BYTES = """async (img) => {
+    const bytes = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
+    let hash = 2166136261;
+    for (const b of bytes) hash = Math.imul(hash ^ b, 16777619) >>> 0;
+    const png = bytes.length > 8 && bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e;
+    return {size: bytes.length, hash: hash, png: png};
+}"""
+
+ALL_RUN = """() => {
+    const prompts = [...document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt')];
+    return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:$/.test(p.textContent.trim()));
+}"""
+
+READY = """(cells) => {
+    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+    const bar = document.querySelector('.jp-StatusBar-Widget');
+    return panel !== null && bar !== null
+        && panel.querySelectorAll('.jp-Notebook .jp-Cell').length === cells
+        && /\\| Idle/.test(bar.textContent);
+}"""
+
+
+def plain(fragment: str) -> str:
+    """The text a browser shows for a summary's HTML, with whitespace collapsed."""
+    text = re.sub(r"<br\s*/?>", " ", fragment)
+    text = html.unescape(re.sub(r"<[^>]+>", "", text))
+    return " ".join(text.split())
+
+
+def shown(summary) -> str:
+    """A summary's text as the page holds it (its HTML: innerText is empty off screen)."""
+    return plain(summary.inner_html())
+
+
+def budget_of(view) -> int:
+    return int(view.locator(".widget-slider .widget-readout").text_content())
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    require_browser()  # before paying for a server
+    with lab_server(tmp_path_factory.mktemp("browser-lab")) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def context(lab):
+    with chromium() as browser_context:
+        yield browser_context
+
+
+def open_and_run_all(context, lab, notebook: str):
+    """Open ``notebook`` in JupyterLab, wait for its kernel, run every cell from the Run menu."""
+    page = context.new_page()
+    page.goto(lab.url(f"/lab/tree/{notebook}"))
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+    cells = len(nbformat.read(lab.folder / notebook, as_version=4).cells)
+    # The whole notebook is loaded and its kernel is up (the toolbar's indicator says "idle"
+    # before any kernel exists: the status bar's "No Kernel | Initializing" is the truth).
+    page.wait_for_function(READY, arg=cells)
+    panel.locator(".jp-Notebook").click(position={"x": 5, "y": 5})  # the notebook has focus
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-item").filter(
+        has=page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$"))).click()
+    try:
+        page.wait_for_function(ALL_RUN, timeout=3 * WAIT_MS)
+    except Exception:
+        page.screenshot(path=screenshot_path(f"{notebook}-run-all-timeout"), full_page=True)
+        prompts = panel.locator(".jp-CodeCell .jp-InputArea-prompt").all_text_contents()
+        pytest.fail(f"{notebook}: not every cell ran; prompts: {prompts}")
+    errors = page.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
+    tracebacks = [t for t in errors.all_text_contents() if "Traceback" in t or "Error" in t]
+    assert not tracebacks, f"{notebook} raised while running all cells:\n" + "\n".join(tracebacks)
+    return page
+
+
+def view_in(page, cell_source: str):
+    """The view (a VBox: slider, image, summary) shown by the cell holding ``cell_source``."""
+    cell = page.locator(".jp-CodeCell").filter(has_text=cell_source)
+    assert cell.count() == 1, f"expected one cell with {cell_source!r}, found {cell.count()}"
+    view = cell.locator(".jp-OutputArea-output .widget-vbox").first
+    view.locator(".widget-slider .noUi-handle").wait_for()
+    view.locator("img.widget-image").wait_for()
+    return cell, view
+
+
+def image_bytes(view) -> dict:
+    return view.locator("img.widget-image").evaluate(IMAGE_BYTES)
+
+
+def slide_until(view, expected_for, changed) -> tuple[int, str]:
+    """Press PageDown on the slider's handle until ``changed(budget)``; return the budget reached.
+
+    ``expected_for(budget)`` is packlab's own summary for a budget. The readout is read after
+    every press, so the test does not depend on how far one key press moves the handle.
+    """
+    handle = view.locator(".widget-slider .noUi-handle")
+    start = budget_of(view)
+    for _ in range(MAX_PRESSES):
+        handle.press("PageDown")
+        budget = budget_of(view)
+        if budget != start and changed(budget):
+            return budget, expected_for(budget)
+    pytest.fail(f"{MAX_PRESSES} PageDown presses from budget {start} changed nothing that "
+                "matters; is the slider's keyboard support gone?")
+
+
+def wait_for_text(locator, wanted: str) -> None:
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while shown(locator) != wanted:
+        if time.monotonic() > deadline:
+            assert shown(locator) == wanted, "the view never showed the new budget's summary"
+        time.sleep(0.1)
+
+
+def wait_for_new_image(view, before: dict) -> dict:
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        try:
+            after = image_bytes(view)
+        except Exception:  # the blob: URL was replaced (and revoked) while being read
+            after = before
+        if after["hash"] != before["hash"] or time.monotonic() > deadline:
+            return after
+        time.sleep(0.1)
+
+
+def check_view_follows_slider(cell, view, expected_for, changed, name: str) -> None:
+    summary = view.locator(".widget-html-content")
+    view.scroll_into_view_if_needed()
+    first_budget = budget_of(view)
+    assert shown(summary) == expected_for(first_budget), "the view does not match packlab's state"
+    before = image_bytes(view)
+    assert before["png"] and before["size"] > 1000, f"the plot is not a PNG: {before}"
+    cell.screenshot(path=screenshot_path(f"{name}-before"))
+
+    budget, wanted = slide_until(view, expected_for, changed)
+    wait_for_text(summary, wanted)
+    after = wait_for_new_image(view, before)
+    cell.screenshot(path=screenshot_path(f"{name}-after"))
+
+    assert budget < first_budget
+    assert after["png"], f"the new plot is not a PNG: {after}"
+    assert after["hash"] != before["hash"], "the plot did not change with the budget"
+
+
+def test_lesson_02_budget_slider_follows_the_budget(context, lab):
+    from packlab.examples import chat_parts
+    from packlab.widgets import budget_slider
+
+    expected = budget_slider(chat_parts())  # the same view, in this process, no browser
+
+    def expected_for(budget: int) -> str:
+        expected.slider.value = budget
+        return plain(expected.summary.value)
+
+    initial_taken = list(expected.state.taken)
+
+    def changed(budget: int) -> bool:
+        expected.slider.value = budget
+        return list(expected.state.taken) != initial_taken
+
+    page = open_and_run_all(context, lab, "lessons/02-priority-then-greedy.ipynb")
+    cell, view = view_in(page, "budget_slider(chat_parts())")
+    check_view_follows_slider(cell, view, expected_for, changed, "lesson02-budget-slider")
+    page.screenshot(path=screenshot_path("lesson02-jupyterlab"))
+    page.close()
+
+
+def test_lesson_04_drop_curve_follows_the_budget(context, lab):
+    from packlab.examples import docs_corpus
+    from packlab.widgets import drop_curve_view
+
+    expected = drop_curve_view(docs_corpus(30))
+    initial_lost = list(expected.state.lost)
+
+    def expected_for(budget: int) -> str:
+        expected.slider.value = budget
+        return plain(expected.summary.value)
+
+    def changed(budget: int) -> bool:
+        expected.slider.value = budget
+        return list(expected.state.lost) != initial_lost
+
+    page = open_and_run_all(context, lab, "lessons/04-honest-accounting.ipynb")
+    cell, view = view_in(page, "drop_curve_view(docs_corpus(30))")
+    check_view_follows_slider(cell, view, expected_for, changed, "lesson04-drop-curve")
+    page.close()
