@@ -8,6 +8,7 @@ gives the same verdict in both places.
 
 from __future__ import annotations
 
+import builtins
 import copy
 import reprlib
 from collections.abc import Callable, Iterable
@@ -271,6 +272,63 @@ def _same_examples_everywhere() -> None:
 
 
 _same_examples_everywhere()
+
+
+# --- functions that may raise on purpose -------------------------------------------------------
+
+# Builtin exceptions a validation error must not be (a class of the learner's own is accepted:
+# the grader cannot see its base class).
+OTHER_ERRORS = frozenset(
+    name for name, obj in vars(builtins).items()
+    if isinstance(obj, type) and issubclass(obj, BaseException) and not issubclass(obj, ValueError)
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the learner's function did: returned a plain ``value``, raised ``error``, or neither."""
+
+    value: Any = None
+    args_after: Any = None
+    error: str | None = None  # "ClassName: message" when it raised
+    not_plain: str | None = None  # it returned something that is not plain data
+
+    @property
+    def returned(self) -> bool:
+        return self.error is None
+
+    def got(self) -> str:
+        if self.error is not None:
+            return f"it raised {self.error}"
+        if self.not_plain is not None:
+            return f"it returned without raising, but not plain Python data ({self.not_plain})"
+        return show(self.value)
+
+
+def answer(call: Caller, check: str, function: str, args: list, expected: str,
+           misconceptions: dict[str, Misconception]) -> Answer:
+    """Call a function that may raise on purpose; a timeout, crash or missing function fails."""
+    try:
+        result = call(args)
+    except StudentError as exc:
+        if exc.kind == "raised":
+            return Answer(error=exc.detail)
+        if exc.kind == "not-plain":
+            return Answer(not_plain=exc.detail)
+        key = "missing" if exc.kind == "missing" else "crash"
+        raise fail(check, function, args, exc.describe(), expected, misconceptions[key]) from exc
+    return Answer(result.value, result.args_after)
+
+
+def error_parts(detail: str) -> tuple[str, str]:
+    """``"ValueError: the message"`` → ``("ValueError", "the message")``."""
+    kind, _, message = detail.partition(": ")
+    return kind.strip(), message
+
+
+def wrong_kind(detail: str) -> bool:
+    """Did it raise a builtin exception that is not a ValueError?"""
+    return error_parts(detail)[0] in OTHER_ERRORS
 
 
 def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Caller, Any], None],

@@ -12,26 +12,26 @@ shortfall.
 
 from __future__ import annotations
 
-import builtins
 import copy
 import re
-from dataclasses import dataclass
-from typing import Any
 
 from hypothesis import strategies as st
 
 from autograder.suite import (
+    Answer,
     Caller,
     Check,
     CheckFailed,
     Group,
     Misconception,
-    StudentError,
     Suite,
+    answer,
     common_misconceptions,
+    error_parts,
     fail,
     property_check,
     show,
+    wrong_kind,
 )
 from packlab.conversation import (
     KEYS,
@@ -189,12 +189,6 @@ MISCONCEPTIONS = {
     ),
 }
 
-OTHER_ERRORS = frozenset(
-    name for name, obj in vars(builtins).items()
-    if isinstance(obj, type) and issubclass(obj, BaseException) and not issubclass(obj, ValueError)
-)
-
-
 # --- building arguments ---------------------------------------------------------------------------
 
 def part(part_id: str, tokens: int) -> dict:
@@ -224,44 +218,9 @@ def expected_outcome(args: list, rules=None) -> dict | RequiredTooBig:
 
 # --- asking the learner's function ----------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Answer:
-    """What the learner's function did: returned a plain ``value``, raised ``error``, or neither."""
-
-    value: Any = None
-    args_after: Any = None
-    error: str | None = None
-    not_plain: str | None = None
-
-    @property
-    def returned(self) -> bool:
-        return self.error is None
-
-    def got(self) -> str:
-        if self.error is not None:
-            return f"it raised {self.error}"
-        if self.not_plain is not None:
-            return f"it returned without raising, but not plain Python data ({self.not_plain})"
-        return show(self.value)
-
 
 def ask(call: Caller, name: str, args: list, expected: str) -> Answer:
-    try:
-        result = call(args)
-    except StudentError as exc:
-        if exc.kind == "raised":
-            return Answer(error=exc.detail)
-        if exc.kind == "not-plain":
-            return Answer(not_plain=exc.detail)
-        key = "missing" if exc.kind == "missing" else "crash"
-        raise fail(name, FUNCTION, args, exc.describe(), expected, MISCONCEPTIONS[key]) from exc
-    return Answer(result.value, result.args_after)
-
-
-def error_parts(detail: str) -> tuple[str, str]:
-    kind, _, message = detail.partition(": ")
-    return kind.strip(), message
-
+    return answer(call, name, FUNCTION, args, expected, MISCONCEPTIONS)
 
 def names_number(message: str, number: str) -> bool:
     return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", message) is not None
@@ -417,10 +376,6 @@ def value_problem(args: list, got: dict, expected: dict) -> str:
     if got["dropped"] != expected["dropped"]:
         return "wrong-reason"
     return "used-wrong"
-
-
-def wrong_kind(detail: str) -> bool:
-    return error_parts(detail)[0] in OTHER_ERRORS
 
 
 def diagnose(args: list, got: Answer, expected) -> Misconception:
@@ -615,25 +570,6 @@ def matches(name: str):
     return lambda call, args: check_turn(call, name, args)
 
 
-def one_origin(body):
-    """Raise every failure of ``body`` from one place, so Hypothesis sees one bug, not several
-    (a timeout or crash keeps its cause: `property_check` needs it to stop at once)."""
-
-    def run(call: Caller, args: list) -> None:
-        try:
-            body(call, args)
-        except CheckFailed as exc:
-            cause = exc.__cause__
-            if isinstance(cause, StudentError) and cause.fatal:
-                raise
-            failure = exc.failure
-        else:
-            return
-        raise CheckFailed(failure)
-
-    return run
-
-
 # --- the suite ------------------------------------------------------------------------------------
 
 SUITE = Suite(
@@ -723,14 +659,14 @@ SUITE = Suite(
             "accounting, an unbroken newest history, no orphaned tool message, the prefix first, "
             "the question last, the course's exact answer, required parts refused with numbers.",
             (
-                property_check(PARTITION, turns(), one_origin(partitions)),
-                property_check(ACCOUNTING, turns(), one_origin(accounts)),
-                property_check(HISTORY_RUN, turns(), one_origin(history_is_a_newest_run)),
-                property_check(NO_ORPHANS, turns(), one_origin(no_orphans)),
-                property_check(PREFIX_FIRST, turns(), one_origin(prefix_first)),
-                property_check(QUESTION_LAST, turns(), one_origin(question_last)),
-                property_check(SAME_AS_COURSE, turns(), one_origin(matches(SAME_AS_COURSE))),
-                property_check(REQUIRED, turns(too_small=True), one_origin(matches(REQUIRED))),
+                property_check(PARTITION, turns(), partitions),
+                property_check(ACCOUNTING, turns(), accounts),
+                property_check(HISTORY_RUN, turns(), history_is_a_newest_run),
+                property_check(NO_ORPHANS, turns(), no_orphans),
+                property_check(PREFIX_FIRST, turns(), prefix_first),
+                property_check(QUESTION_LAST, turns(), question_last),
+                property_check(SAME_AS_COURSE, turns(), matches(SAME_AS_COURSE)),
+                property_check(REQUIRED, turns(too_small=True), matches(REQUIRED)),
             ),
         ),
     ),

@@ -11,28 +11,28 @@ fit: the tokens it needs, the tokens left, the shortfall, the budget and the res
 
 from __future__ import annotations
 
-import builtins
 import copy
 import math
 import re
 import warnings
-from dataclasses import dataclass
-from typing import Any
 
 from hypothesis import strategies as st
 
 from autograder.suite import (
+    Answer,
     Caller,
     Check,
     CheckFailed,
     Group,
     Misconception,
-    StudentError,
     Suite,
+    answer,
     common_misconceptions,
+    error_parts,
     fail,
     property_check,
     show,
+    wrong_kind,
 )
 from autograder.worker import with_callables
 from packlab.fitting import (
@@ -183,12 +183,6 @@ MISCONCEPTIONS = {
 }
 
 # Python's own exceptions that are not ValueErrors: raising one of these is not fit's error.
-OTHER_ERRORS = frozenset(
-    name for name, obj in vars(builtins).items()
-    if isinstance(obj, type) and issubclass(obj, BaseException) and not issubclass(obj, ValueError)
-)
-
-
 # --- calling fit ----------------------------------------------------------------------------------
 
 def args_of(items: list[dict], budget, reserve=0, tokenizer: str | None = None) -> list:
@@ -206,52 +200,9 @@ def expected_outcome(args: list, rules=None) -> dict | FitError:
         return outcome(*real, rules=rules or RULES)
 
 
-@dataclass(frozen=True)
-class Answer:
-    """What the learner's fit did: returned a plain ``value``, raised ``error``, or neither."""
-
-    value: Any = None
-    args_after: Any = None
-    error: str | None = None  # "ClassName: message" when it raised
-    not_plain: str | None = None  # it returned something that is not plain data
-
-    @property
-    def returned(self) -> bool:
-        return self.error is None
-
-    def got(self) -> str:
-        if self.error is not None:
-            return f"it raised {self.error}"
-        if self.not_plain is not None:
-            return f"it returned without raising, but not plain Python data ({self.not_plain})"
-        return show(self.value)
-
 
 def ask(call: Caller, name: str, args: list, expected: str) -> Answer:
-    """Call the learner's fit; a timeout, crash or missing function fails the check at once.
-
-    The warning fit gives for estimated counts is silenced: in a notebook it would land on
-    stderr, and nbgrader fails a test cell that writes to stderr.
-    """
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result = call(args)
-    except StudentError as exc:
-        if exc.kind == "raised":
-            return Answer(error=exc.detail)
-        if exc.kind == "not-plain":
-            return Answer(not_plain=exc.detail)
-        key = "missing" if exc.kind == "missing" else "crash"
-        raise fail(name, FUNCTION, args, exc.describe(), expected, MISCONCEPTIONS[key]) from exc
-    return Answer(result.value, result.args_after)
-
-
-def error_parts(detail: str) -> tuple[str, str]:
-    """``"ValueError: the message"`` → ``("ValueError", "the message")``."""
-    kind, _, message = detail.partition(": ")
-    return kind.strip(), message
-
+    return answer(call, name, FUNCTION, args, expected, MISCONCEPTIONS)
 
 def mentions(message: str, wanted: str) -> bool:
     """Whether ``message`` names ``wanted``: a number as a whole number, a word anywhere."""
@@ -324,10 +275,6 @@ def value_problem(args: list, got: dict, expected: dict) -> str:
             return "token-counting" if has_content_only(args) else "used-wrong"
         return "remaining-wrong"
     return "token-counting" if has_content_only(args) else "not-greedy"
-
-
-def wrong_kind(detail: str) -> bool:
-    return error_parts(detail)[0] in OTHER_ERRORS
 
 
 def diagnose(args: list, got: Answer, expected: dict | FitError) -> Misconception:
@@ -506,30 +453,6 @@ def matches(name: str):
     return lambda call, args: check_fit(call, name, args)
 
 
-def one_origin(body):
-    """Raise every failure of ``body`` from one place, so Hypothesis sees one bug, not several.
-
-    Hypothesis tells failures apart by where they were raised (and what they were raised from);
-    a check that fails in two ways would come back as an ExceptionGroup that `property_check`
-    does not unwrap. A failure from a timeout or crash keeps its cause: `property_check` needs
-    it to stop searching at once.
-    """
-
-    def run(call: Caller, args: list) -> None:
-        try:
-            body(call, args)
-        except CheckFailed as exc:
-            cause = exc.__cause__
-            if isinstance(cause, StudentError) and cause.fatal:
-                raise
-            failure = exc.failure
-        else:
-            return
-        raise CheckFailed(failure)
-
-    return run
-
-
 # --- the suite ------------------------------------------------------------------------------------
 
 NAN, INF = math.nan, math.inf
@@ -644,13 +567,13 @@ SUITE = Suite(
             "reserves): a partition in input order, honest accounting, pairs whole, the greedy "
             "choice, required items included or refused, the items unchanged.",
             (
-                property_check(PARTITION, requests(), one_origin(partitions_in_order)),
-                property_check(ACCOUNTING, requests(), one_origin(accounts_honestly)),
-                property_check(PAIRS, requests(), one_origin(keeps_pairs_whole)),
-                property_check(GREEDY, requests(), one_origin(matches(GREEDY))),
+                property_check(PARTITION, requests(), partitions_in_order),
+                property_check(ACCOUNTING, requests(), accounts_honestly),
+                property_check(PAIRS, requests(), keeps_pairs_whole),
+                property_check(GREEDY, requests(), matches(GREEDY)),
                 property_check(REQUIRED, requests(with_required=True),
-                               one_origin(matches(REQUIRED))),
-                property_check(UNCHANGED, requests(), one_origin(leaves_items_alone)),
+                               matches(REQUIRED)),
+                property_check(UNCHANGED, requests(), leaves_items_alone),
             ),
         ),
     ),

@@ -8,8 +8,6 @@ ValueError whose message names ``ratio``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import Any
 
 from hypothesis import strategies as st
 
@@ -268,25 +266,6 @@ bad_ratios = st.one_of(
     st.floats(max_value=0, allow_nan=False, allow_infinity=False),
 )
 
-def one_origin(body: Callable[[Caller, Any], None]) -> Callable[[Caller, Any], None]:
-    """Raise every failure of ``body`` from this one place, with no chained context.
-
-    Hypothesis tells bugs apart by where they were raised; failures raised from different lines
-    would come back as an ExceptionGroup of "distinct bugs" instead of one CheckFailed.
-    """
-
-    def run(call: Caller, example: Any) -> None:
-        failed: CheckFailed | None = None
-        try:
-            body(call, example)
-        except CheckFailed as exc:
-            failed = exc
-        if failed is not None:
-            raise CheckFailed(failed.failure) from failed.__cause__
-
-    return run
-
-
 FORMULA = "the cost is ⌈len(wrapped) / ratio⌉ as an int, for any id, text and ratio"
 MONOTONE = "a longer text never costs less than a shorter one"
 AT_LEAST_BARE = "the wrapped chunk costs more than its bare text"
@@ -376,11 +355,11 @@ SUITE = Suite(
             "For generated ids, texts and ratios: the formula, monotone in the text, more than "
             "the bare text, every bad ratio refused.",
             (
-                property_check(FORMULA, cost_examples, one_origin(equals_formula)),
+                property_check(FORMULA, cost_examples, equals_formula),
                 property_check(MONOTONE, st.tuples(cost_examples, texts),
-                               one_origin(monotone_in_text)),
-                property_check(AT_LEAST_BARE, cost_examples, one_origin(more_than_bare)),
-                property_check(BAD_RATIO, bad_ratios, one_origin(refuses_bad_ratio),
+                               monotone_in_text),
+                property_check(AT_LEAST_BARE, cost_examples, more_than_bare),
+                property_check(BAD_RATIO, bad_ratios, refuses_bad_ratio,
                                max_examples=30),
             ),
         ),
