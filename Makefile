@@ -41,6 +41,7 @@ release: $(READY)
 ## Speed figures for the README (not a test).
 bench: $(READY)
 	$(BIN)/python benchmarks/widgets.py
+	$(BIN)/python benchmarks/sandbox.py
 
 clean:
 	rm -rf $(VENV) book/_build .pytest_cache .ruff_cache .hypothesis

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from autograder import submission
 from autograder.isolation import Limits
 from autograder.sandbox import Sandbox
 from autograder.suite import Failure, run_group
 from autograder.suites import load as load_suite
-from packlab.course import ROOT, Exercise
+from packlab.course import Exercise
 
 
 @dataclass
@@ -36,19 +35,21 @@ class Result:
     notes: list[str] = field(default_factory=list)
     error: str | None = None
     output: str = ""
+    sandbox: str = "bubblewrap"  # how the student's code was confined: "bubblewrap" or "none"
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None = None,
-                   groups: tuple[str, ...] | None = None,
-                   hidden: tuple[str, ...] = ()) -> Result:
+                   groups: tuple[str, ...] | None = None, sandboxed: bool = True) -> Result:
     """Grade one notebook (all test groups, or just ``groups``); never raises for student code.
 
-    The student's code cannot see the course folder, the notebook's own folder, nor ``hidden``.
+    With ``sandboxed`` (the default) the student's code runs in a bubblewrap sandbox that sees
+    nothing of this machine but the interpreter; without it, in a plain confined process.
     """
-    result = Result(student, exercise.name, max_score=exercise.max_score)
+    result = Result(student, exercise.name, max_score=exercise.max_score,
+                    sandbox="bubblewrap" if sandboxed else "none")
     try:
         code = submission.read(path, exercise)
     except submission.Ungradable as exc:
@@ -56,8 +57,7 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
         return result
     result.notes = code.notes
     suite = load_suite(exercise.suite)
-    hidden = tuple(sorted({str(ROOT), str(Path(path).resolve().parent), *hidden}))
-    with Sandbox(code.cells, limits, hidden) as box:
+    with Sandbox(code.cells, limits, sandboxed=sandboxed) as box:
         caller = box.caller(suite.function)
         for group in suite.groups:
             if groups is not None and group.name not in groups:

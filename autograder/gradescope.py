@@ -26,6 +26,9 @@ from pathlib import Path
 
 BASE_ENV = "PACKLAB_AUTOGRADER_DIR"
 DEFAULT_BASE = "/autograder"
+NO_SANDBOX_NOTE = ("Why: bubblewrap could not build a sandbox in this Gradescope container "
+                   "(user namespaces are not allowed there), so Gradescope's own container was "
+                   "the only isolation.")
 VENV = "/opt/packlab-venv"
 STUDENT = "student"
 # What a graded run needs from the course, besides the assignment's release (exercises/<name>/).
@@ -61,6 +64,9 @@ if [ -z "$PYTHON" ]; then
     apt-get install -y python3 python3-venv python3-pip
     PYTHON="$(good_python || true)"
 fi
+# packlab's sandbox (bubblewrap); where the container forbids user namespaces the grader says
+# so in every result.
+command -v bwrap >/dev/null 2>&1 || { apt-get update && apt-get install -y bubblewrap; } || true
 if [ -z "$PYTHON" ]; then
     apt-get install -y python3.11 python3.11-venv
     PYTHON="$(good_python || true)"
@@ -213,14 +219,14 @@ def find_notebook(folder: Path, assignment: str) -> tuple[Path | None, str]:
 
 def grade_submission(assignment: str, base: Path) -> dict:
     """Grade ``base``/submission with packlab's grader; return its Gradescope results."""
-    from autograder import report
+    from autograder import isolation, report
     from autograder.classroom import Task, grade_task
     from autograder.engine import Result
     from autograder.isolation import Limits
     from packlab.course import ROOT, load
 
     exercise = load().exercise(assignment)
-    submission, results = base / "submission", base / "results"
+    submission = base / "submission"
     notebook, note = find_notebook(submission, exercise.name)
     with tempfile.TemporaryDirectory(prefix="packlab-gradescope-") as tmp:
         submitted, graded = Path(tmp) / "submitted", Path(tmp) / "graded"
@@ -231,13 +237,16 @@ def grade_submission(assignment: str, base: Path) -> dict:
             copy = submitted / STUDENT / exercise.name / f"{exercise.name}.ipynb"
             copy.parent.mkdir(parents=True)
             shutil.copyfile(notebook, copy)
-            hidden = tuple(str(p.resolve()) for p in (submitted, graded, submission, results))
-            result = grade_task(Task(STUDENT, exercise.name, copy), Limits(), hidden)
+            sandboxed = isolation.sandbox_works()
+            result = grade_task(Task(STUDENT, exercise.name, copy), Limits(), sandboxed)
+            if not sandboxed:  # Gradescope's container is then the only wall: say so
+                result.notes.insert(0, NO_SANDBOX_NOTE)
             if note:
                 result.notes.insert(0, note)
         # The same writer as `packlab grade`: its results.json is what Gradescope gets.
         report.write_submission(graded, result)
-        data = json.loads((graded / STUDENT / exercise.name / "results.json").read_text())
+        folder = report.submission_folder(graded, STUDENT, exercise.name)
+        data = json.loads((folder / "results.json").read_text())
     data["extra_data"]["course_root"] = str(ROOT)
     return data
 

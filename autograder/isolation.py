@@ -1,10 +1,20 @@
-"""How a sandbox process is confined: limits, its own user, no network, the course's files hidden.
+"""Where a student's code runs: a bubblewrap sandbox, whoever runs the grader.
 
-Everything here happens between fork and exec of the worker (`confine`) or after it ends
-(`kill_everything`). What the operating system does not allow is skipped, never faked: as an
-ordinary user the worker still gets resource limits and its own process group; as root it also
-runs as a user of its own, in its own network namespace (no network) and mount namespace (the
-course folder and the submissions hidden under empty, locked folders).
+Every worker process gets a sandbox of its own (`Plan.command`): new user, PID, mount, network,
+IPC and UTS namespaces; uid 1000 inside; a filesystem of nothing but the interpreter and its
+standard library and the system's shared libraries (read-only, every site-packages folder
+hidden), an empty writable working folder and private, size-limited /tmp and /dev/shm. No copy of
+the course, no class, no other sandbox and no other process can be seen from inside. The whole
+PID namespace dies with the worker's bubblewrap, and bubblewrap dies with the grading process.
+
+As an ordinary user bubblewrap runs as that user. As root it runs as a user of its own
+(`FIRST_UID` + the grading process's pid), so limits on processes hold and nothing it does is
+root's; the interpreter's folder is shown to it through a private mount namespace, since it may
+live where that user cannot read (pyenv under /root).
+
+With no working bubblewrap, grading refuses (`require_sandbox` names the fix). Grading without
+one happens only when asked (`sandboxed=False`): the worker then runs as a plain process with the
+same resource limits, and every output says so.
 """
 
 from __future__ import annotations
@@ -12,13 +22,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import resource
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -26,13 +34,21 @@ from pathlib import Path
 from packlab.course import ROOT
 
 CLONE_NEWNS = 0x00020000
-CLONE_NEWNET = 0x40000000
-MS_REC = 0x4000
-MS_PRIVATE = 1 << 18
-MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
-PR_SET_CHILD_SUBREAPER = 36
+MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 1 << 18
+MS_NOSUID, MS_NODEV = 2, 4
 PR_SET_PDEATHSIG = 1
-FIRST_UID = 200_000  # sandbox users: FIRST_UID + the grading process's pid, unique while it runs
+FIRST_UID = 200_000  # as root, bubblewrap runs as FIRST_UID + the grading process's pid
+SANDBOX_UID = 1000  # the student's uid inside the sandbox
+WORK = "/work"  # the sandbox's working folder (a private tmpfs)
+STAGE = "/tmp/packlab-python"  # as root: where the interpreter's folder is shown to bubblewrap
+INSTALL_HINT = ("Install bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`) and allow "
+                "user namespaces (Ubuntu 24.04: `sudo sysctl "
+                "kernel.apparmor_restrict_unprivileged_userns=0`); or, knowing that student code "
+                "will then run with your rights, pass --no-sandbox.")
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap cannot build a sandbox here; the message says why and what to do."""
 
 
 @dataclass(frozen=True)
@@ -47,161 +63,191 @@ class Limits:
     processes: int = 64
     file_bytes: int = 16 << 20
     open_files: int = 64
+    scratch_bytes: int = 64 << 20
     restarts: int = 3
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What confinement this machine allows; worked out once per process."""
+    """How to start one worker: the command (the worker's own arguments follow) and who runs it."""
 
-    interpreter: str
-    uid: int | None  # None: no user of its own (not root, or no interpreter it can run)
+    command: tuple[str, ...]
+    sandboxed: bool
+    uid: int | None = None  # as root: the user bubblewrap runs as
+    prefix: str | None = None  # as root: the interpreter's folder, staged at STAGE
+
+    def preexec(self) -> None:
+        """Runs in the child between fork and exec of bubblewrap (or the bare worker)."""
+        grader = os.getppid()
+        if self.uid is not None:
+            _stage_interpreter(self.prefix)
+            os.setgroups([])
+            os.setgid(self.uid)
+            os.setuid(self.uid)
+        # Die with the grading process, even if it is killed outright (set after setuid, which
+        # clears it); and do not start at all if it is already gone.
+        _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != grader:
+            os._exit(1)
 
 
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _try_namespaces(hidden: tuple[str, ...]) -> None:
-    """No network; hide the course and submissions. Each step is skipped if the OS refuses."""
-    libc = _libc()
-    libc.unshare(CLONE_NEWNET)
-    if hidden and libc.unshare(CLONE_NEWNS) == 0 and \
-            libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) == 0:
-        for path in hidden:
-            libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                       b"size=16k,mode=000")
+def _mount(source: str | None, target: str, kind: str | None, flags: int, data: str | None):
+    result = _libc().mount(source and source.encode(), target.encode(), kind and kind.encode(),
+                           flags, data and data.encode())
+    if result != 0:
+        raise OSError(ctypes.get_errno(), f"mount {source} on {target}")
 
 
-def confine(limits: Limits, plan: Plan, hidden: tuple[str, ...]) -> None:
-    """Runs in the child between fork and exec (as root when the grader is root)."""
-    grader = os.getppid()
-    if plan.uid is not None:
-        _try_namespaces(hidden)
-    for which, value in (
-        (resource.RLIMIT_CPU, limits.cpu_seconds),
-        (resource.RLIMIT_AS, limits.memory_bytes),
-        (resource.RLIMIT_FSIZE, limits.file_bytes),
-        (resource.RLIMIT_NOFILE, limits.open_files),
-        (resource.RLIMIT_NPROC, limits.processes),
-        (resource.RLIMIT_CORE, 0),
-    ):
-        resource.setrlimit(which, (value, value))
-    if plan.uid is not None:
-        os.setgroups([])
-        os.setgid(plan.uid)
-        os.setuid(plan.uid)
-    # Die with the grading process, even if it is killed outright (set after setuid, which
-    # clears it); and do not start at all if it is already gone.
-    _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != grader:
-        os._exit(1)
+def _stage_interpreter(prefix: str) -> None:
+    """In a private mount namespace, show the interpreter's folder at STAGE (root only)."""
+    if _libc().unshare(CLONE_NEWNS) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k")
+    os.mkdir(STAGE, 0o755)
+    _mount(prefix, STAGE, None, MS_BIND | MS_REC, None)
 
 
-def _runs_as(interpreter: str, uid: int) -> bool:
-    """Can a sandbox user start this interpreter? (Not if it lives in root's home folder.)"""
-    try:
-        done = subprocess.run([interpreter, "-I", "-c", "pass"], capture_output=True,
-                              timeout=20, user=uid, group=uid, extra_groups=[])
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
+# --- what the sandbox holds -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The real interpreter binary and the folder it and its standard library live in."""
+
+    binary: Path
+    prefix: Path
+    libraries: Path  # <prefix>/lib: the standard library (and libpython, where there is one)
 
 
-def _under(path: str, folders: tuple[str, ...]) -> bool:
-    """Is this file (or what its symlink points to) inside one of ``folders``?"""
-    candidates = (Path(path).absolute(), Path(path).resolve())
-    return any(c.is_relative_to(folder) for c in candidates for folder in folders)
+def interpreter() -> Interpreter:
+    """This Python's own installation (not a virtual environment, which holds the course)."""
+    prefix = Path(sys.base_prefix).resolve()
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    binary = prefix / "bin" / version
+    if not binary.is_file():
+        binary = Path(sys.executable).resolve()
+    return Interpreter(binary, prefix, prefix / "lib")
 
 
-def plan() -> Plan:
-    """The interpreter and the user for this process's sandboxes (each process has its own)."""
-    return _plan_for(os.getpid())  # a forked grading process must not share its parent's user
+def _package_folders(lib: Path) -> list[Path]:
+    """Every folder of installed packages under a lib folder: hidden, the course may be there."""
+    patterns = ("python3*/site-packages", "python3*/dist-packages", "python3/dist-packages")
+    return sorted({p for pattern in patterns for p in lib.glob(pattern) if p.is_dir()})
+
+
+def _system_binds() -> list[str]:
+    """The system's shared libraries, laid out as on the host (merged /usr or not)."""
+    args = []
+    for folder in ("/usr/lib", "/usr/lib64", "/usr/lib32"):
+        if Path(folder).is_dir():
+            args += ["--ro-bind", folder, folder]
+    for top in ("/lib", "/lib64", "/lib32"):
+        path = Path(top)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), top]
+        elif path.is_dir():
+            args += ["--ro-bind", top, top]
+    return args
+
+
+def _hidden_below(folders: list[Path], hidden: list[Path]) -> list[Path]:
+    return [h for h in hidden if any(h != f and h.is_relative_to(f) for f in folders)]
+
+
+def bwrap_command(limits: Limits, python: Interpreter, source_prefix: Path) -> list[str]:
+    """The bubblewrap command line for one worker (``source_prefix``: where bwrap finds
+    ``python.prefix``, which differs when root stages it)."""
+    bwrap = shutil.which("bwrap") or "bwrap"
+    size = str(limits.scratch_bytes)
+    staged = source_prefix != python.prefix
+
+    def source(path: Path) -> str:
+        return str(source_prefix / path.relative_to(python.prefix)) if staged else str(path)
+
+    args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+            "--new-session", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+            "--hostname", "sandbox", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
+            "--setenv", "HOME", WORK, "--setenv", "PYTHONHASHSEED", "0",
+            "--setenv", "LANG", "C.UTF-8"]
+    args += _system_binds()
+    lib_folders = [Path(p) for p in ("/usr/lib", "/usr/lib64", "/usr/lib32") if Path(p).is_dir()]
+    if not any(python.libraries.is_relative_to(f) for f in lib_folders):
+        args += ["--ro-bind", source(python.libraries), str(python.libraries)]
+        lib_folders.append(python.libraries)
+    if not python.binary.is_relative_to(python.prefix):
+        raise SandboxUnavailable(f"the interpreter {python.binary} is not inside its own "
+                                 f"installation {python.prefix}")
+    args += ["--ro-bind", source(python.binary), str(python.binary)]
+    hide = [p for f in lib_folders for p in _package_folders(f)]
+    hide += _hidden_below(lib_folders, [ROOT])  # in case the course lives in a library folder
+    for folder in hide:
+        args += ["--tmpfs", str(folder)]
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm",
+             "--size", size, "--tmpfs", WORK, "--chdir", WORK, "--remount-ro", "/",
+             str(python.binary)]
+    return args
+
+
+def plan(sandboxed: bool = True, limits: Limits | None = None) -> Plan:
+    """How this process starts its workers (a forked grading process works out its own)."""
+    return _plan_for(os.getpid(), sandboxed, limits or Limits())
 
 
 @cache
-def _plan_for(pid: int) -> Plan:
+def _plan_for(pid: int, sandboxed: bool, limits: Limits) -> Plan:
+    python = interpreter()
+    if not sandboxed:
+        return Plan((str(python.binary),), sandboxed=False)
     if os.geteuid() != 0:
-        return Plan(sys.executable, None)
-    # Orphans of a sandbox are re-parented to us, so we can reap them (see kill_everything).
-    _libc().prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    uid = FIRST_UID + pid
-    # The worker needs the standard library only, so any Python 3.11+ the sandbox user can run
-    # will do, as long as it does not live in the course folder (hidden from the sandbox).
-    for interpreter in (sys.executable, shutil.which("python3", path="/usr/bin:/bin")):
-        if interpreter and not _under(interpreter, (str(ROOT),)) and _runs_as(interpreter, uid):
-            return Plan(interpreter, uid)
-    return Plan(sys.executable, None)
+        return Plan(tuple(bwrap_command(limits, python, python.prefix)), sandboxed=True)
+    return Plan(tuple(bwrap_command(limits, python, Path(STAGE))), sandboxed=True,
+                uid=FIRST_UID + pid, prefix=str(python.prefix))
 
 
-def _processes_of(uid: int) -> dict[int, bool]:
-    """pid -> is it a zombie, for every process of this user."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if fields.get("Uid", "").split()[:1] == [str(uid)]:
-            found[int(entry.name)] = fields.get("State", "").split()[:1] == ["Z"]
-    return found
+PYTHON_FLAGS = ("-I", "-S", "-u")  # no environment, no site-packages, unbuffered output
 
 
-def _reap(pid: int) -> None:
-    """Collect a dead process we adopted (as subreaper), so it leaves the process table."""
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)
+def require_sandbox() -> None:
+    """Fail closed: raise `SandboxUnavailable`, naming the fix, unless a sandbox works here."""
+    problem = _sandbox_problem()
+    if problem:
+        raise SandboxUnavailable(f"Cannot grade safely: {problem}. {INSTALL_HINT}")
 
 
-def kill_everything(group: int, uid: int | None) -> None:
-    """Kill the worker's process group and, with a user of its own, every process of that user."""
+@cache
+def _sandbox_problem() -> str | None:
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (`bwrap`) is not installed"
+    try:
+        chosen = plan()
+        done = subprocess.run([*chosen.command, *PYTHON_FLAGS, "-c", "print('ok')"],
+                              capture_output=True, timeout=30, preexec_fn=chosen.preexec,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError, SandboxUnavailable) as exc:
+        return f"bubblewrap could not be started ({exc})"
+    if done.returncode != 0 or done.stdout.strip() != b"ok":
+        said = (done.stderr or done.stdout).decode("utf-8", "replace").strip()[:300]
+        return f"bubblewrap could not build a sandbox here ({said or done.returncode})"
+    return None
+
+
+def sandbox_works() -> bool:
+    """Whether `require_sandbox` would pass (for `packlab check`, which may go without)."""
+    return _sandbox_problem() is None
+
+
+def kill(process: subprocess.Popen) -> None:
+    """End a worker: its bubblewrap, and with it the sandbox's whole PID namespace."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(group, signal.SIGKILL)
-    if uid is not None:
-        _kill_user(uid)
+        os.killpg(process.pid, signal.SIGKILL)  # the bare worker and what it forked, too
+    process.wait()
 
 
-def _kill_user(uid: int) -> None:
-    """Kill (and reap, where we adopted them) every process of this sandbox user."""
-    for _ in range(200):  # forks racing the killer: repeat until none is left
-        processes = _processes_of(uid)
-        for pid, zombie in processes.items():
-            if zombie:
-                _reap(pid)
-            else:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-        if all(processes.values()):  # none left alive (zombies not ours are init's to reap)
-            return
-        time.sleep(0.005)
-
-
-def sweep_orphans() -> int:
-    """Kill what sandboxes of grading processes that no longer exist left behind (as root).
-
-    A grader killed outright takes its workers with it (PR_SET_PDEATHSIG), but not processes
-    the student's code forked; the next run clears them. Returns how many were killed.
-    """
-    if os.geteuid() != 0:
-        return 0
-    users = set()
-    for entry in Path("/proc").iterdir():
-        try:
-            uid = entry.stat().st_uid if entry.name.isdigit() else -1
-        except OSError:
-            continue
-        if uid >= FIRST_UID and not Path(f"/proc/{uid - FIRST_UID}").exists():
-            users.add(uid)
-    killed = 0
-    for uid in users:
-        killed += len(_processes_of(uid))
-        _kill_user(uid)
-    for folder in Path(tempfile.gettempdir()).glob("packlab-sandbox-*"):
-        with contextlib.suppress(OSError):
-            owner = folder.stat().st_uid
-            if owner >= FIRST_UID and not Path(f"/proc/{owner - FIRST_UID}").exists():
-                shutil.rmtree(folder, ignore_errors=True)
-    return killed
+def scratch_folder() -> str:
+    """A working folder for a worker without a sandbox (with one, it is a tmpfs inside)."""
+    return tempfile.mkdtemp(prefix="packlab-worker-")

@@ -1,8 +1,18 @@
-"""What grading writes: per submission a feedback page and a Gradescope results.json; grades.csv."""
+"""What grading writes: per submission a feedback page and a Gradescope results.json; grades.csv.
+
+OUT/grades.csv, summary.md, class.json and class.png are the class's; each submission's
+feedback.html and results.json are in OUT/students/<student>/<assignment>/, so no student's
+folder name can collide with the class's files.
+
+Everything a student controls (folder names, messages, printed output) is escaped for where it
+goes (`autograder.escape`, `html.escape`), and each per-submission file is at most `MAX_BYTES`
+whatever the result holds: long notes, failure texts and output are cut, and the file says so.
+"""
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import html
 import json
 import os
@@ -10,19 +20,49 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from autograder.engine import Result
+from autograder.engine import GroupScore, Result
+from autograder.escape import for_csv, for_markdown
 
 GROUP_TITLES = {"visible": "Visible tests", "edge-cases": "Hidden tests: edge cases",
                 "properties": "Hidden tests: properties"}
+STUDENTS = "students"  # OUT/students/<student>/<assignment>/{feedback.html,results.json}
+NO_SANDBOX = ("This submission was graded WITHOUT a sandbox: its code was not isolated from the "
+              "grading machine.")
+
+# Size bounds of one submission's feedback.html and results.json (UTF-8 bytes), and of what
+# goes into them. Within the per-item limits a file is far below MAX_BYTES; if one is still
+# over (text that escaping makes longer), it is rendered again with smaller limits.
+MAX_BYTES = 200_000
+LIMITS = {"notes": 40, "note": 1_000, "failures": 40, "field": 2_000, "output": 20_000}
+NAME_CHARS = 1_000  # student and assignment names are folder names (≤ 255 bytes): never cut
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write a whole file or nothing: a killed run never leaves half a file behind."""
+    """Write a whole file or nothing: a killed run never leaves half a file behind.
+
+    Text that cannot be UTF-8 (a lone surrogate from an undecodable file name) is written
+    with a backslash escape, never an error.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+    with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
         handle.write(text)
     os.replace(tmp, path)
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "backslashreplace"))
+
+
+def submission_folder(out: Path, student: str, assignment: str) -> Path:
+    """OUT/students/<student>/<assignment>: where one submission's files are written.
+
+    Each name must be one path component (as folder names are); anything else is refused.
+    """
+    for name in (student, assignment):
+        if not name or name in (".", "..") or "/" in name or "\0" in name or os.sep in name:
+            raise ValueError(f"not a folder name: {name!r}")
+    return out / STUDENTS / student / assignment
 
 
 def remove_partial(out: Path) -> list[Path]:
@@ -30,50 +70,147 @@ def remove_partial(out: Path) -> list[Path]:
     if not out.is_dir():
         return []
     found = [p for pattern in (".results.json.*", ".feedback.html.*")
-             for p in out.glob(f"*/*/{pattern}")]
+             for p in out.glob(f"{STUDENTS}/*/*/{pattern}")]
     found += [p for pattern in (".grades.csv.*", ".summary.md.*", ".class.json.*",
                                 ".class.png.*") for p in out.glob(pattern)]
+    found = [p for p in found if p.is_file() and not p.is_symlink()]
     for path in found:
         path.unlink(missing_ok=True)
     return found
 
 
+# --- bounded results: what one submission's files may hold --------------------------------
+
+
+def _cut(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, and how many more were cut."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … ({len(text) - limit:,} more characters were cut)"
+
+
+def _cut_start(text: str, limit: int) -> str:
+    """The last ``limit`` characters of ``text`` (printed output: its end matters most)."""
+    if len(text) <= limit:
+        return text
+    return f"… ({len(text) - limit:,} earlier characters were cut)\n{text[-limit:]}"
+
+
+def bounded(result: Result, scale: float = 1.0) -> Result:
+    """A copy of ``result`` within `LIMITS` (times ``scale``), saying what was cut.
+
+    Notes beyond the limit are replaced by one note "… N more notes were cut", and a failing
+    check's texts, the error and the printed output are cut to a length.
+    """
+    limit = {key: max(4, int(value * scale)) for key, value in LIMITS.items()}
+    notes = [_cut(note, limit["note"]) for note in result.notes[:limit["notes"]]]
+    if len(result.notes) > limit["notes"]:
+        notes.append(f"… {len(result.notes) - limit['notes']:,} more notes were cut")
+
+    def failure(f):
+        return dataclasses.replace(f, check=_cut(f.check, limit["field"]),
+                                   call=_cut(f.call, limit["field"]),
+                                   got=_cut(f.got, limit["field"]),
+                                   expected=_cut(f.expected, limit["field"]))
+
+    groups = []
+    for group in result.groups:
+        failures = [failure(f) for f in group.failures[:limit["failures"]]]
+        passed = [_cut(name, limit["field"]) for name in group.passed[:limit["failures"]]]
+        if len(group.passed) > limit["failures"]:
+            passed.append(f"… {len(group.passed) - limit['failures']:,} more passed checks")
+        groups.append(GroupScore(group.name, _cut(group.description, limit["field"]),
+                                 group.visible, group.points, group.max_points, passed, failures))
+        if len(group.failures) > limit["failures"]:
+            notes.append(f"… {len(group.failures) - limit['failures']:,} more failing checks "
+                         f"in {GROUP_TITLES.get(group.name, group.name)} were cut")
+    # Names identify the submission (a rerun finds its results.json by them): never scaled.
+    return dataclasses.replace(
+        result, student=_cut(result.student, NAME_CHARS),
+        assignment=_cut(result.assignment, NAME_CHARS), groups=groups, notes=notes,
+        error=None if result.error is None else _cut(result.error, limit["field"]),
+        output=_cut_start(result.output or "", limit["output"]))
+
+
+def _fitted(render, result: Result, cut_line: str):
+    """``render(bounded(result))``, with smaller limits while it is over `MAX_BYTES`.
+
+    ``render(result, cut)`` returns the document (a str) or the JSON object; ``cut`` is the
+    line to add when the document had to be cut further than `LIMITS`, else None.
+    """
+    for scale in (1.0, 0.25, 0.05, 0.01, 0.0):
+        doc = render(bounded(result, scale), cut_line if scale < 1 else None)
+        text = doc if isinstance(doc, str) else json.dumps(doc, indent=2) + "\n"
+        if _size(text) <= MAX_BYTES:
+            return doc
+    # Still over with a few characters of each text: drop the notes and output and keep one
+    # failing check per group (its status); only a suite with very many groups gets here.
+    least = bounded(result, 0.0)
+    least = dataclasses.replace(least, notes=[], output="", groups=[
+        dataclasses.replace(g, passed=[], failures=g.failures[:1]) for g in least.groups])
+    return render(least, cut_line)
+
+
 def summary_lines(result: Result) -> list[str]:
+    head = [NO_SANDBOX] if result.sandbox == "none" else []
     if result.error:
-        return [f"Not graded: {result.error}"]
-    lines = [f"Score: {result.score} / {result.max_score}"]
+        return [*head, f"Not graded: {result.error}"]
+    lines = [*head, f"Score: {result.score} / {result.max_score}"]
     lines += [f"Note: {note}" for note in result.notes]
     return lines
 
 
 def gradescope(result: Result) -> dict:
-    """The Gradescope autograder schema: score, output, tests[] — plus our own data."""
-    tests = []
-    for group in result.groups:
-        tests.append({
-            "name": GROUP_TITLES.get(group.name, group.name),
-            "score": group.points,
-            "max_score": group.max_points,
-            "status": "failed" if group.failures else "passed",
-            "output": "\n\n".join(f.message() for f in group.failures) or "All checks passed.",
-            "visibility": "visible" if group.visible else "after_published",
-        })
+    """The Gradescope autograder schema: score, output, tests[] — plus our own data.
+
+    At most `MAX_BYTES` as written (``json.dumps(..., indent=2)``): what does not fit is cut,
+    and the output says so.
+    """
     # Per test group, its name and the misconception of each failing check: what the class
     # picture and summary.md count, so a resumed run needs nothing but the results.json files.
+    # (From the whole result: cutting failure texts must not change the class's counts.)
     groups = [{"group": g.name, "passed": not g.failures,
-               "misconceptions": [f.misconception.key for f in g.failures]}
+               "misconceptions": list(dict.fromkeys(f.misconception.key for f in g.failures))}
               for g in result.groups]
-    return {"score": result.score, "output": "\n".join(summary_lines(result)), "tests": tests,
-            "extra_data": {"student": result.student, "assignment": result.assignment,
-                           "max_score": result.max_score, "error": result.error,
-                           "notes": result.notes, "groups": groups}}
+
+    def render(shown: Result, cut: str | None) -> dict:
+        tests = []
+        for group in shown.groups:
+            tests.append({
+                "name": GROUP_TITLES.get(group.name, group.name),
+                "score": group.points,
+                "max_score": group.max_points,
+                "status": "failed" if group.failures else "passed",
+                "output": "\n\n".join(f.message() for f in group.failures)
+                or "All checks passed.",
+                "visibility": "visible" if group.visible else "after_published",
+            })
+        lines = summary_lines(shown) + ([cut] if cut else [])
+        return {"score": shown.score, "output": "\n".join(lines), "tests": tests,
+                "extra_data": {"student": shown.student, "assignment": shown.assignment,
+                               "max_score": shown.max_score, "error": shown.error,
+                               "notes": shown.notes, "sandbox": shown.sandbox,
+                               "groups": groups}}
+
+    return _fitted(render, result, "(These results were cut to 200 KB.)")
 
 
 def feedback_html(result: Result) -> str:
-    """A page a learner can read: per failing check the call, what came back and why."""
+    """A page a learner can read: per failing check the call, what came back and why.
+
+    At most `MAX_BYTES`: what does not fit is cut, and the page says so.
+    """
+    return _fitted(_page, result, "(This page was cut to 200 KB.)")
+
+
+def _page(result: Result, cut: str | None) -> str:
     esc = html.escape
     parts = [f"<h1>{esc(result.assignment)} — feedback for {esc(result.student)}</h1>"]
-    parts += [f"<p>{esc(line)}</p>" for line in summary_lines(result)]
+    if result.sandbox == "none":
+        parts.append(f"<p><b>{esc(NO_SANDBOX)}</b></p>")
+    parts += [f"<p>{esc(line)}</p>" for line in summary_lines(result)
+              if line != NO_SANDBOX]
     for group in result.groups:
         title = GROUP_TITLES.get(group.name, group.name)
         parts.append(f"<h2>{esc(title)}: {group.points} / {group.max_points}</h2>")
@@ -91,6 +228,8 @@ def feedback_html(result: Result) -> str:
         parts.append("</ul>")
     if result.output.strip():
         parts.append(f"<h2>What your code printed (last lines)</h2><pre>{esc(result.output)}</pre>")
+    if cut:
+        parts.append(f"<p><i>{esc(cut)}</i></p>")
     style = ("body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.4}"
              "dt{font-weight:bold}code{background:#f3f3f3}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(result.assignment)}"
@@ -98,19 +237,32 @@ def feedback_html(result: Result) -> str:
 
 
 def write_submission(out: Path, result: Result) -> None:
-    folder = out / result.student / result.assignment
+    """OUT/students/<student>/<assignment>/feedback.html and results.json for one result."""
+    folder = submission_folder(out, result.student, result.assignment)
     write_atomically(folder / "feedback.html", feedback_html(result))
     # results.json last: its presence means this submission is done (a rerun resumes after it).
     write_atomically(folder / "results.json", json.dumps(gradescope(result), indent=2) + "\n")
 
 
+GRADES_FIELDS = ["student", "assignment", "score", "max_score", "status", "reason", "sandbox"]
+
+
 def write_grades(out: Path, rows: list[dict]) -> None:
-    """grades.csv: one row per student and assignment, with the reason when ungraded."""
-    fields = ["student", "assignment", "score", "max_score", "status", "reason"]
-    with tempfile.SpooledTemporaryFile(mode="w+", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=fields)
+    """grades.csv: one row per student and assignment, with the reason when ungraded.
+
+    Every text cell goes through `for_csv` (no formulas). The last column, ``sandbox``, is
+    ``bubblewrap``, or ``none (graded WITHOUT a sandbox)`` when the instructor graded with
+    --no-sandbox.
+    """
+    with tempfile.SpooledTemporaryFile(mode="w+", newline="", encoding="utf-8",
+                                       errors="backslashreplace") as handle:
+        writer = csv.DictWriter(handle, fieldnames=GRADES_FIELDS, extrasaction="ignore")
         writer.writeheader()
-        writer.writerows(sorted(rows, key=lambda r: (r["student"], r["assignment"])))
+        for row in sorted(rows, key=lambda r: (r["student"], r["assignment"])):
+            cells = {**row, "sandbox": row.get("sandbox", "bubblewrap")}
+            if cells["sandbox"] == "none":
+                cells["sandbox"] = "none (graded WITHOUT a sandbox)"
+            writer.writerow({key: for_csv(cells.get(key, "")) for key in GRADES_FIELDS})
         handle.seek(0)
         text = handle.read()
     write_atomically(out / "grades.csv", text)
@@ -123,20 +275,39 @@ GENERIC = {"crash", "missing"}  # every suite's "it stopped with an error" / "it
 NO_SUBMISSION = "no submission"
 
 
-def summary(rows: list[dict]) -> str:
-    """What `packlab grade` tells the instructor: graded, not graded (with reasons), the mean.
+def _one_line(text: object) -> str:
+    return str(text).replace("\r", "\\r").replace("\n", "\\n")
 
-    ``rows`` are grade_class's grades.csv rows. A missing submission is counted, not listed.
-    """
+
+def _summary(rows: list[dict], name=_one_line) -> tuple[list[str], list[str]]:
+    """The summary's headline(s) and the lines of what could not be graded (texts via ``name``)."""
     graded = [r for r in rows if r["status"] == "graded"]
     failed = [r for r in rows if r["status"] != "graded" and r["reason"] != NO_SUBMISSION]
     missing = len(rows) - len(graded) - len(failed)
     mean = sum(r["score"] / r["max_score"] for r in graded) / len(graded) if graded else 0
-    lines = [f"Graded {len(graded)} of {len(rows)} submissions; mean {mean:.0%}."
-             + (f" {len(failed)} could not be graded." if failed else "")
-             + (f" {missing} not handed in." if missing else "")]
-    lines += [f"  not graded: {r['student']} / {r['assignment']}: {r['reason']}" for r in failed]
-    return "\n".join(lines)
+    head = [f"Graded {len(graded)} of {len(rows)} submissions; mean {mean:.0%}."
+            + (f" {len(failed)} could not be graded." if failed else "")
+            + (f" {missing} not handed in." if missing else "")]
+    unsandboxed = sum(r.get("sandbox", "bubblewrap") == "none" for r in rows)
+    if unsandboxed:
+        head.append(("Every submission was" if unsandboxed == len(rows) else
+                     f"{unsandboxed} of {len(rows)} submissions were")
+                    + " graded WITHOUT a sandbox (--no-sandbox): the students' code was not "
+                    "isolated from this machine.")
+    listed = [f"not graded: {name(r['student'])} / {name(r['assignment'])}: {name(r['reason'])}"
+              for r in failed]
+    return head, listed
+
+
+def summary(rows: list[dict]) -> str:
+    """What `packlab grade` tells the instructor: graded, not graded (with reasons), the mean.
+
+    ``rows`` are grade_class's grades.csv rows. A missing submission is counted, not listed.
+    Plain text, one line per submission (a newline in a name is shown as ``\\n``): the caller
+    escapes it for where it goes (the CLI: `autograder.escape.for_terminal`).
+    """
+    head, listed = _summary(rows)
+    return "\n".join([*head, *(f"  {line}" for line in listed)])
 
 
 def class_data(results: list[dict]) -> dict:
@@ -182,7 +353,8 @@ def top_misconception(entry: dict) -> tuple[str, int] | None:
 
 
 def summary_markdown(rows: list[dict], data: dict) -> str:
-    lines = ["# Class summary", "", summary(rows).replace("\n  ", "\n- "), "",
+    head, listed = _summary(rows, for_markdown)
+    lines = ["# Class summary", "", "\n\n".join(head), *(f"- {line}" for line in listed), "",
              "| assignment | handed in | not graded | mean | full marks | "
              "most common misconception |", "|---|---|---|---|---|---|"]
     for name, entry in data.items():

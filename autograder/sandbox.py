@@ -1,10 +1,12 @@
 """Run a student's code in a separate, confined process and call its functions with plain data.
 
-The trusted side never executes student code. It starts `autograder/worker.py` (confined as
-`autograder.isolation` describes) in an empty working folder, sends it the student's cells, then
-sends calls and reads back JSON. A call that takes too long, a crash or a flood of output ends
-that process and everything it started; the next call starts a fresh one, until the submission's
-restarts or its time run out.
+The trusted side never executes student code. It starts `autograder/worker.py` in a fresh
+sandbox (`autograder.isolation`), sends it the student's cells, then sends calls and reads back
+JSON. It believes nothing the worker says: a reply that is not what the protocol allows (not
+JSON, nested too deep, a key missing, too large, an unknown kind) is the student's failure,
+"your code interfered with the grader", never a crash. A call that takes too long, a crash or a
+flood of output ends that sandbox and everything in it; the next call starts a fresh one, until
+the submission's restarts or its time run out.
 """
 
 from __future__ import annotations
@@ -18,30 +20,75 @@ import signal
 import subprocess
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from autograder import isolation, worker
 from autograder.isolation import Limits
 from autograder.suite import Outcome, StudentError
+from autograder.worker import NotPlain, to_plain
 
-WORKER = Path(worker.__file__).resolve()
+WORKER_SOURCE = Path(worker.__file__).read_text(encoding="utf-8")
 MAX_RESPONSE = 8 * 1024 * 1024
 OUTPUT_TAIL = 2000
+MAX_PROBLEMS = 20
+MAX_DETAIL = 500
+REPLY_KINDS = {"raised", "missing", "not-plain"}
+
+
+def interfered(what: str) -> StudentError:
+    return StudentError("interfered", what)
+
+
+def _text(value, limit: int) -> str:
+    if type(value) is not str:
+        raise interfered(f"a reply with a {type(value).__name__} where text belongs")
+    return value if len(value) <= limit else value[:limit] + " …"
+
+
+def ready_problems(reply) -> list[str]:
+    """The problems a worker reported after running the cells (at most `MAX_PROBLEMS` shown)."""
+    if type(reply) is not dict or reply.get("ready") is not True or \
+            type(reply.get("problems")) is not list:
+        raise interfered("a reply that is not the worker's, after running the cells")
+    problems = reply["problems"]
+    shown = [_text(p, MAX_DETAIL) for p in problems[:MAX_PROBLEMS]]
+    if len(problems) > MAX_PROBLEMS:
+        shown.append(f"{len(problems) - MAX_PROBLEMS:,} more cells also failed (not listed)")
+    return shown
+
+
+def call_outcome(reply) -> Outcome:
+    """The `Outcome` of one call's reply; `StudentError` for a failure or a forged reply."""
+    if type(reply) is not dict or type(reply.get("ok")) is not bool:
+        raise interfered("a reply that is not the worker's")
+    if not reply["ok"]:
+        kind = reply.get("kind")
+        if kind not in REPLY_KINDS:
+            raise interfered("a reply with an unknown kind of failure")
+        raise StudentError(kind, _text(reply.get("detail"), MAX_DETAIL))
+    if set(reply) != {"ok", "value", "args", "warnings"} or type(reply["args"]) is not list \
+            or type(reply["warnings"]) is not list:
+        raise interfered("a reply with missing or extra parts")
+    try:
+        value, args = to_plain(reply["value"]), to_plain(reply["args"])
+    except NotPlain as exc:
+        raise interfered(f"a reply holding {exc}") from None
+    notes = tuple(_text(w, 200) for w in reply["warnings"][:worker.MAX_WARNINGS])
+    return Outcome(value, args, notes)
 
 
 class Sandbox:
     """One student's code, loaded in a worker process; `call` asks it for a function's answer."""
 
-    def __init__(self, cells: list[str], limits: Limits | None = None,
-                 hidden: tuple[str, ...] = ()):
+    def __init__(self, cells: list[str], limits: Limits | None = None, sandboxed: bool = True):
         self.cells = cells
         self.limits = limits or Limits()
-        self.plan = isolation.plan()
-        self.hidden = hidden
+        self.plan = isolation.plan(sandboxed, self.limits)
         self._deadline = time.monotonic() + self.limits.submission_seconds
         self.problems: list[str] = []
         self._process: subprocess.Popen | None = None
-        self._folder: Path | None = None
+        self._folder: str | None = None
         self._buffer = b""
         self._broken: StudentError | None = None
         self._last_fatal: StudentError | None = None
@@ -56,39 +103,38 @@ class Sandbox:
         self.close()
 
     def _start(self) -> None:
-        self._folder = Path(tempfile.mkdtemp(prefix="packlab-sandbox-"))
-        worker_copy = self._folder / "worker.py"  # readable wherever the course folder is hidden
-        shutil.copyfile(WORKER, worker_copy)
-        if self.plan.uid is not None:
-            for path in (self._folder, worker_copy):
-                os.chown(path, self.plan.uid, self.plan.uid)
         request_read, self._request = os.pipe()
         self._response, response_write = os.pipe()
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close(); unreachable from the sandbox
+        if not self.plan.sandboxed:
+            self._folder = isolation.scratch_folder()
         self._process = subprocess.Popen(
-            [self.plan.interpreter, "-I", "-u", str(worker_copy), str(request_read),
-             str(response_write)],
+            [*self.plan.command, *isolation.PYTHON_FLAGS, "-c", WORKER_SOURCE,
+             str(request_read), str(response_write)],
             cwd=self._folder,
             stdin=subprocess.DEVNULL,
             stdout=self._output,
             stderr=subprocess.STDOUT,
             pass_fds=(request_read, response_write),
             start_new_session=True,
-            preexec_fn=lambda: isolation.confine(self.limits, self.plan, self.hidden),
-            env={"PATH": "/usr/bin:/bin", "HOME": str(self._folder), "PYTHONHASHSEED": "0"},
+            preexec_fn=self.plan.preexec,
+            env={"PATH": "/usr/bin:/bin", "HOME": self._folder or "/", "PYTHONHASHSEED": "0"},
         )
         os.close(request_read)
         os.close(response_write)
         self._buffer = b""
-        self._send(self.cells)
-        ready = self._receive(self.limits.setup_seconds, "running your notebook's cells")
-        self.problems = ready.get("problems", [])
+        limits = {k: v for k, v in asdict(self.limits).items() if k in worker.LIMITS}
+        self._send({"limits": limits, "cells": self.cells})
+        reply = self._receive(self.limits.setup_seconds, "running your notebook's cells")
+        try:
+            self.problems = ready_problems(reply)
+        except StudentError as exc:
+            raise self._fatal(exc.kind, exc.detail) from None
 
     def close(self) -> None:
         """End the worker and everything it started; remove its folder."""
         if self._process is not None:
-            isolation.kill_everything(self._process.pid, self.plan.uid)
-            self._process.wait()
+            isolation.kill(self._process)
             for fd in (self._request, self._response):
                 with contextlib.suppress(OSError):
                     os.close(fd)
@@ -118,7 +164,8 @@ class Sandbox:
         except BrokenPipeError:
             raise self._fatal("crashed", self._exit_reason()) from None
 
-    def _receive(self, seconds: float, doing: str) -> dict:
+    def _receive(self, seconds: float, doing: str):
+        """The next reply line, parsed as JSON (anything else: the student interfered)."""
         if self._deadline - time.monotonic() < seconds:
             seconds = max(0.0, self._deadline - time.monotonic())
             doing = f"{doing} (the whole submission may take {self.limits.submission_seconds:g} s)"
@@ -137,17 +184,26 @@ class Sandbox:
                 if len(self._buffer) > MAX_RESPONSE:
                     raise self._fatal("not-plain", "an answer larger than 8 MB")
         line, self._buffer = self._buffer.split(b"\n", 1)
-        return json.loads(line)
+        try:
+            return json.loads(line)
+        except (ValueError, RecursionError):
+            raise self._fatal("interfered", "a reply that is not JSON") from None
 
     def _exit_reason(self) -> str:
         code = self._process.wait(timeout=5) if self._process else None
         if code is not None and code < 0:
-            name = signal.Signals(-code).name
-            hints = {"SIGKILL": "killed: too much memory or CPU time?",
-                     "SIGSEGV": "a segmentation fault", "SIGXCPU": "it used up its CPU time",
-                     "SIGXFSZ": f"it printed or wrote more than {self.limits.file_bytes >> 20} MB"}
-            return f"{name}, {hints.get(name, 'ended by a signal')}"
+            return self._signal_reason(-code)
+        if code is not None and code > 128 and self.plan.sandboxed:  # bubblewrap passes signals
+            with contextlib.suppress(ValueError):  # on as 128 + the signal's number
+                return self._signal_reason(code - 128)
         return f"it exited with code {code} (sys.exit or os._exit?)"
+
+    def _signal_reason(self, number: int) -> str:
+        name = signal.Signals(number).name
+        hints = {"SIGKILL": "killed: too much memory or CPU time?",
+                 "SIGSEGV": "a segmentation fault", "SIGXCPU": "it used up its CPU time",
+                 "SIGXFSZ": f"it printed or wrote more than {self.limits.file_bytes >> 20} MB"}
+        return f"{name}, {hints.get(name, 'ended by a signal')}"
 
     def _fatal(self, kind: str, detail: str) -> StudentError:
         """Stop this worker; the next call may start a fresh one."""
@@ -179,10 +235,13 @@ class Sandbox:
         """Call ``function(*args)`` in the sandbox; raise `StudentError` if no plain answer came."""
         self._ensure_started()
         self._send({"call": function, "args": args})
-        response = self._receive(self.limits.call_seconds, f"calling {function}")
-        if not response.get("ok"):
-            raise StudentError(response.get("kind", "crashed"), response.get("detail", ""))
-        return Outcome(response["value"], response["args"])
+        reply = self._receive(self.limits.call_seconds, f"calling {function}")
+        try:
+            return call_outcome(reply)
+        except StudentError as exc:
+            if exc.kind == "interfered":
+                raise self._fatal(exc.kind, exc.detail) from None
+            raise
 
     def caller(self, function: str):
         """A `Caller` for the suites: ``caller(args)`` calls ``function``."""

@@ -3,11 +3,18 @@
 The course owns every locked and test cell of an exercise (solutions/ is their source). The
 student owns the answer cells and any cell they added. Only the student's cells are run; the
 course's cells are never taken from the submission, so editing or deleting them changes nothing.
+
+A student's cell is read the way IPython reads it, by IPython's own input transformers (a regex
+cannot tell a magic from a continuation line such as ``% (reserve, budget))``): ``%time x``
+becomes ``get_ipython().run_line_magic('time', 'x')``, ``!ls`` ``get_ipython().system('ls')``
+and a ``%%time`` cell ``get_ipython().run_cell_magic('time', '', body)``; the worker's
+``get_ipython()`` decides what those calls do. A cell that IPython cannot read either is passed on
+as written, and the worker reports its syntax error.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +22,10 @@ import nbformat
 
 from packlab.course import Exercise
 
-MAGIC = re.compile(r"^(\s*)[%!].*$", re.MULTILINE)
+# IPython tokenizes the whole cell again for each piece of its syntax that it rewrites: a cell of
+# hundreds of magics would take minutes. One notebook gets this many characters tokenized (a few
+# seconds at worst; an honest one needs thousands); past it, cells are passed on as written.
+TOKENIZE_BUDGET = 1_000_000
 
 
 class Ungradable(Exception):
@@ -43,9 +53,29 @@ def _course_cells(exercise: Exercise) -> dict[str, str]:
     return owned
 
 
-def _without_magics(source: str) -> str:
-    """IPython lines (``%time``, ``!ls``) are not Python: the grader skips them."""
-    return MAGIC.sub(lambda m: f"{m.group(1)}pass", source)
+def _ipython_reader() -> Callable[[str], str]:
+    """Reads one notebook's cells as IPython does, tokenizing at most TOKENIZE_BUDGET characters."""
+    from IPython.core.inputtransformer2 import TransformerManager  # only for cells that need it
+
+    budget = TOKENIZE_BUDGET
+
+    class Bounded(TransformerManager):
+        def do_one_token_transform(self, lines):  # called once per rewrite, and once more
+            nonlocal budget
+            budget -= sum(map(len, lines))
+            if budget < 0:
+                raise RuntimeError("too much IPython syntax in one notebook")
+            return super().do_one_token_transform(lines)
+
+    manager = Bounded()
+
+    def as_python(source: str) -> str:
+        try:
+            return manager.transform_cell(source)
+        except Exception:  # IndentationError, SyntaxError, the budget: the worker will say
+            return source
+
+    return as_python
 
 
 def read(path: Path, exercise: Exercise) -> StudentCode:
@@ -60,6 +90,7 @@ def read(path: Path, exercise: Exercise) -> StudentCode:
                          "the right file?)")
     owned = _course_cells(exercise)
     code = StudentCode(cells=[])
+    as_python = None
     seen: dict[str, int] = {}
     edited: set[str] = set()
     for cell in notebook.cells:
@@ -73,7 +104,11 @@ def read(path: Path, exercise: Exercise) -> StudentCode:
                 code.notes.append(f"The course's cell `{grade_id}` had been edited; the original "
                                   "was used.")
             continue
-        code.cells.append(_without_magics(cell.source))
+        source = cell.source
+        if "%" in source or "!" in source or "?" in source:  # else plain Python: skip IPython
+            as_python = as_python or _ipython_reader()
+            source = as_python(source)
+        code.cells.append(source)
     for grade_id, count in seen.items():
         if count > 1:
             code.notes.append(f"The course's cell `{grade_id}` appeared {count} times; the "

@@ -11,14 +11,16 @@ from __future__ import annotations
 import builtins
 import copy
 import reprlib
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import Flaky
 
-from autograder.worker import NotPlain, plain_args, to_plain, with_callables
+from autograder.worker import NotPlain, plain_args, to_plain, warning_names, with_callables
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,9 @@ class Misconception:
 class StudentError(Exception):
     """The student's function did not return plain data.
 
-    ``kind`` is one of: raised, timeout, crashed, not-plain, missing, skipped.
-    Timeouts and crashes are *fatal*: the grader stops calling this submission's code in that check.
+    ``kind`` is one of: raised, timeout, crashed, not-plain, missing, skipped, interfered.
+    Timeouts, crashes and interference are *fatal*: the grader stops calling this submission's
+    code in that group.
     """
 
     def __init__(self, kind: str, detail: str):
@@ -44,7 +47,7 @@ class StudentError(Exception):
 
     @property
     def fatal(self) -> bool:
-        return self.kind in ("timeout", "crashed", "skipped")
+        return self.kind in ("timeout", "crashed", "skipped", "interfered")
 
     def describe(self) -> str:
         """What came back, in a learner's words."""
@@ -54,6 +57,7 @@ class StudentError(Exception):
             "crashed": f"the Python process running it died ({self.detail})",
             "not-plain": f"it returned {self.detail}, not plain Python data",
             "skipped": f"not called: earlier in this group {self.detail}",
+            "interfered": f"your code interfered with the grader (it sent {self.detail})",
             "missing": f"there is no function called `{self.detail}` "
                        "(was the cell run, or renamed?)",
         }[self.kind]
@@ -61,10 +65,12 @@ class StudentError(Exception):
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one call gave back: the return value and the arguments as they were afterwards."""
+    """What one call gave back: the return value, the arguments as they were afterwards, and
+    the warnings it gave (``"UserWarning: message"``)."""
 
     value: Any
     args_after: list
+    warnings: tuple[str, ...] = ()
 
 
 Caller = Callable[[list], Outcome]
@@ -178,13 +184,16 @@ def in_process_caller(func: Callable) -> Caller:
     def call(args: list) -> Outcome:
         args_copy = with_callables(copy.deepcopy(args))
         try:
-            value = func(*args_copy)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                value = func(*args_copy)
         except Exception as exc:  # noqa: BLE001 - a learner's function may raise anything
             text = str(exc)
             raise StudentError("raised", f"{type(exc).__name__}: {text}" if text else
                                type(exc).__name__) from None
         try:
-            return Outcome(to_plain(value), to_plain(plain_args(args_copy, args)))
+            return Outcome(to_plain(value), to_plain(plain_args(args_copy, args)),
+                           tuple(warning_names(caught)))
         except NotPlain as exc:
             raise StudentError("not-plain", str(exc)) from None
 
@@ -292,6 +301,7 @@ class Answer:
     args_after: Any = None
     error: str | None = None  # "ClassName: message" when it raised
     not_plain: str | None = None  # it returned something that is not plain data
+    warnings: tuple[str, ...] = ()  # the warnings it gave, when it returned
 
     @property
     def returned(self) -> bool:
@@ -317,7 +327,7 @@ def answer(call: Caller, check: str, function: str, args: list, expected: str,
             return Answer(not_plain=exc.detail)
         key = "missing" if exc.kind == "missing" else "crash"
         raise fail(check, function, args, exc.describe(), expected, misconceptions[key]) from exc
-    return Answer(result.value, result.args_after)
+    return Answer(result.value, result.args_after, warnings=result.warnings)
 
 
 def error_parts(detail: str) -> tuple[str, str]:
@@ -329,6 +339,29 @@ def error_parts(detail: str) -> tuple[str, str]:
 def wrong_kind(detail: str) -> bool:
     """Did it raise a builtin exception that is not a ValueError?"""
     return error_parts(detail)[0] in OTHER_ERRORS
+
+
+NONDETERMINISTIC = (
+    "your function gave different answers for the same input: called again with exactly "
+    "this input, it answered differently. A packer must be deterministic — same parts, same "
+    "budget, same answer. Look for state kept between calls (a global counter, a list that "
+    "grows, random choices). Before that: "
+)
+
+
+def nondeterministic(flaky: Flaky) -> Failure:
+    """The failure of a search whose failing example passed when it was tried again."""
+    found = [e for e in getattr(flaky, "exceptions", ()) if isinstance(e, CheckFailed)]
+    if not found:
+        lesson = "01-the-window-is-finite"
+        return Failure("the same input always gives the same answer", "(several calls)",
+                       "different answers for the same input", "the same answer every time",
+                       Misconception("nondeterministic", NONDETERMINISTIC.removesuffix(
+                           " Before that: "), lesson))
+    first = found[0].failure
+    wrong = first.misconception
+    return Failure(first.check, first.call, first.got, first.expected,
+                   Misconception("nondeterministic", NONDETERMINISTIC + wrong.text, wrong.lesson))
 
 
 def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Caller, Any], None],
@@ -367,6 +400,8 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
             search()
         except CheckFailed as exc:
             raise CheckFailed(exc.failure) from None
+        except Flaky as exc:
+            raise CheckFailed(nondeterministic(exc)) from None
         if fatal:
             raise fatal[0]
 

@@ -1,11 +1,15 @@
 """The sandbox worker: runs one student's code and answers calls with plain data.
 
-This file runs *inside* the sandbox, as ``python -I worker.py``, so it uses the standard library
-only. The trusted side imports it just for `to_plain`, which both sides share.
+This file runs *inside* the sandbox, as ``python -I -S -c <this file's text> REQUEST RESPONSE``,
+so it uses the standard library only. The trusted side imports it for `to_plain` and
+`with_callables`, which both sides share, and believes none of its replies (see
+`autograder.sandbox`).
 
-Protocol: the student's cells arrive as one JSON document on the request pipe; then each request
-line ``{"call": name, "args": [...]}`` gets one response line on the response pipe:
-``{"ok": true, "value": ..., "args": [...]}`` or ``{"ok": false, "kind": ..., "detail": ...}``.
+Protocol: first ``{"limits": {...}, "cells": [...]}`` arrives on the request pipe; the worker
+sets its resource limits, runs the cells and answers ``{"ready": true, "problems": [...]}``. Then
+each request line ``{"call": name, "args": [...]}`` gets one response line on the response pipe:
+``{"ok": true, "value": ..., "args": [...], "warnings": [...]}`` or
+``{"ok": false, "kind": ..., "detail": ...}``.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import resource
 import sys
+import warnings
 
 PLAIN_SCALARS = (str, int, float, bool, type(None))
 MAX_DEPTH = 50
@@ -84,6 +90,37 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}"[:500] if text else type(exc).__name__
 
 
+RUNS_ITS_BODY = {"time", "timeit", "capture", "prun"}  # cell magics whose cell IPython runs
+
+
+class Shell:
+    """`get_ipython()` for code read by IPython's transformers: magics and ``!`` do nothing,
+    except that ``%%time``-like cell magics run their cell, as they do in Jupyter."""
+
+    def __init__(self, namespace: dict):
+        self._namespace = namespace
+
+    def run_cell_magic(self, name: str, line: str, body: str):
+        if name in RUNS_ITS_BODY:
+            exec(compile(body, f"<%%{name} cell>", "exec"), self._namespace)
+
+    def __getattr__(self, name: str):
+        return lambda *args, **kwargs: None
+
+
+LIMITS = {"cpu_seconds": resource.RLIMIT_CPU, "memory_bytes": resource.RLIMIT_AS,
+          "file_bytes": resource.RLIMIT_FSIZE, "open_files": resource.RLIMIT_NOFILE,
+          "processes": resource.RLIMIT_NPROC}
+
+
+def set_limits(limits: dict) -> None:
+    """Lower this process's limits (hard and soft) before any student code runs."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for name, which in LIMITS.items():
+        value = int(limits[name])
+        resource.setrlimit(which, (value, value))
+
+
 def _run_cells(cells: list[str], namespace: dict) -> list[str]:
     """Execute the student's cells in order, like a kernel would; collect what each one raised."""
     problems = []
@@ -97,18 +134,29 @@ def _run_cells(cells: list[str], namespace: dict) -> list[str]:
     return problems
 
 
+MAX_WARNINGS = 20
+
+
+def warning_names(caught: list) -> list[str]:
+    """``"UserWarning: the message"`` for each warning a call gave (at most 20)."""
+    return [f"{w.category.__name__}: {w.message}"[:200] for w in caught[:MAX_WARNINGS]]
+
+
 def _answer(namespace: dict, request: dict) -> dict:
     func = namespace.get(request["call"])
     if not callable(func):
         return {"ok": False, "kind": "missing", "detail": request["call"]}
     args = with_callables(request["args"])
     try:
-        value = func(*args)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = func(*args)
     except BaseException as exc:  # noqa: BLE001
         return {"ok": False, "kind": "raised", "detail": _describe(exc)}
     try:
         return {"ok": True, "value": to_plain(value),
-                "args": to_plain(plain_args(args, request["args"]))}
+                "args": to_plain(plain_args(args, request["args"])),
+                "warnings": warning_names(caught)}
     except NotPlain as exc:
         return {"ok": False, "kind": "not-plain", "detail": str(exc)}
 
@@ -117,9 +165,11 @@ def main() -> None:
     requests = os.fdopen(int(sys.argv[1]), "r", encoding="utf-8")
     responses = os.fdopen(int(sys.argv[2]), "w", encoding="utf-8")
     sys.stdin = io.StringIO("")  # input() gets end-of-file at once instead of hanging
-    cells = json.loads(requests.readline())
+    start = json.loads(requests.readline())
+    set_limits(start["limits"])
     namespace = {"__name__": "__main__"}
-    problems = _run_cells(cells, namespace)
+    namespace["get_ipython"] = lambda: Shell(namespace)
+    problems = _run_cells(start["cells"], namespace)
     responses.write(json.dumps({"ready": True, "problems": problems}) + "\n")
     responses.flush()
     for line in requests:

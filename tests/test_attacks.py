@@ -1,31 +1,39 @@
 """The attack gallery: every cheating or careless submission is graded in one class run, next to two
 honest students, and each gets exactly the score and the explanation it deserves — with nothing of
-the hidden tests, nothing forged and no process of its own left behind."""
+the hidden tests, nothing forged and no process of its own left behind.
+
+The class is graded twice: by the user running the tests (root in CI), in this process, and by an
+ordinary user the tests create, through the `packlab grade` command as an instructor would run it
+(see tests/as_user.py). Both must give the same verdicts."""
 
 from __future__ import annotations
 
 import copy
+import csv
 import html
 import json
-import os
 import re
+import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import pytest
+from as_user import folder, give, leftover_processes, run_as_user
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery
+from autograder import gallery, report
 from autograder.classroom import grade_class
-from autograder.isolation import FIRST_UID, Limits
+from autograder.isolation import Limits
 from packlab.course import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ordinary-user")]
 
 ATTACKS = Path(__file__).resolve().parents[1] / "autograder" / "attacks"
-AS_ROOT = os.geteuid() == 0
 LIMITS = Limits(call_seconds=1, setup_seconds=5, submission_seconds=30)
+LIMIT_OPTIONS = ["--call-seconds", "1", "--setup-seconds", "5", "--submission-seconds", "30",
+                 "--jobs", "2"]
 TOTAL, PACK = COURSE.exercise("01"), COURSE.exercise("02")
 SUITE = ROOT / "autograder" / "suites" / "pack.py"
 SUITE_LINES = (  # distinctive lines of the hidden suite: none may reach a learner
@@ -35,6 +43,8 @@ SUITE_LINES = (  # distinctive lines of the hidden suite: none may reach a learn
     "def keeps_input_order(call: Caller, example: tuple[list[dict], int]) -> None:",
 )
 FORGED = ("FORGED", "All 25 tests passed", "Score: 5/5", "<h1>Score: 5 / 5")
+INTERFERED = "your code interfered with the grader"
+NOT_THERE = "FileNotFoundError"
 NO_FUNCTION = "there is no function called `pack`"
 DIED = "the Python process running it died"
 NOT_PLAIN = "not plain Python data"
@@ -52,7 +62,6 @@ class Case:
     score: int | None = 0  # None: not graded
     says: tuple[str, ...] = ()  # in feedback.html (after unescaping)
     reason: str = ""  # in grades.csv's reason, when not graded
-    may_leak_suite: bool = False  # only as an ordinary user, who cannot hide the course folder
 
 
 def header(path: Path) -> dict[str, str]:
@@ -108,10 +117,19 @@ GALLERY_SAYS = {
     "always_equal_str": (NOT_PLAIN, "__main__.Anything"),
     "always_equal_int": (NOT_PLAIN, "__main__.Anything"),
     "always_equal_object": (NOT_PLAIN, "__main__.Anything"),
-    "reads_hidden_tests": ("PermissionError",) if AS_ROOT else (),
-    "edits_hidden_tests": ("PermissionError",) if AS_ROOT else (),
-    "copies_a_classmate": (NO_FUNCTION, "PermissionError"),
-    "kills_the_grader": ("it raised PermissionError",),
+    "reads_hidden_tests": (NOT_THERE,),
+    "edits_hidden_tests": (NOT_THERE,),
+    "copies_a_classmate": (NO_FUNCTION, NOT_THERE),
+    "kills_the_grader": ("Came back", "[]"),
+    "kills_every_process": ("Came back", "[]"),
+    "daemon_rewrites_results": ("Came back", "[]"),
+    "imports_the_reference": (NO_FUNCTION, "ModuleNotFoundError"),
+    "reads_classmates_feedback": (NO_FUNCTION, NOT_THERE),
+    "forges_a_nested_reply": (INTERFERED, "a reply that is not JSON"),
+    "forges_a_reply_without_keys": (INTERFERED, "missing or extra parts"),
+    "forges_huge_problems": (INTERFERED, "not the worker's"),
+    "forges_a_markup_reply": ("[/][bold green]All checks passed[/] <h1>Everything passed</h1>",),
+    "fills_the_disk": ("Came back", "[]"),
     "patches_the_grader": ("['sys', 'small']",),
     "input_at_call": ("it raised EOFError",),
     "renamed_function": (NO_FUNCTION,),
@@ -127,13 +145,10 @@ def gallery_cases(submitted: Path, out: Path) -> list[Case]:
     for path in sorted(ATTACKS.glob("*.py")):
         fields = header(path)
         assert {"attack", "defence"} <= fields.keys(), f"{path.name}: header incomplete"
-        if fields.get("requires") == "root" and not AS_ROOT:
-            continue
         exercise = COURSE.exercise(fields.get("exercise", PACK.name))
         code = attack_code(path, submitted, out)
         cases.append(Case(path.stem, exercise, released_with(exercise, code), 0,
-                          GALLERY_SAYS[path.stem],
-                          may_leak_suite=path.stem == "reads_hidden_tests" and not AS_ROOT))
+                          GALLERY_SAYS[path.stem]))
     return cases
 
 
@@ -206,36 +221,38 @@ def notebook_cases() -> list[Case]:
     ]
 
 
-def stray_processes() -> list[str]:
-    """Sandbox processes (not zombies) whose grading process has gone: they outlived grading."""
-    stray = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = dict(line.split(":\t", 1) for line in
-                          (entry / "status").read_text().splitlines() if ":\t" in line)
-        except OSError:
-            continue
-        uid = int(status.get("Uid", "0").split()[0])
-        if uid < FIRST_UID or status.get("State", "").startswith("Z"):
-            continue
-        if not Path(f"/proc/{uid - FIRST_UID}").exists():  # others may be grading right now
-            stray.append(f"{entry.name} (uid {uid}): {status.get('Name', '').strip()}")
-    return stray
+def grade_as_ordinary_user(submitted: Path, out: Path) -> list[dict]:
+    """`packlab grade` run by an ordinary user; the rows of the grades.csv it wrote."""
+    done = run_as_user("from packlab.cli import main; raise SystemExit(main())", "grade",
+                       str(submitted), "--out", str(out), *LIMIT_OPTIONS)
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, said[-3000:]  # 1: two notebooks could not be graded
+    assert "Traceback" not in said and "MarkupError" not in said, said[-3000:]
+    with (out / "grades.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row["score"], row["max_score"] = int(row["score"]), int(row["max_score"])
+    return rows
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+@pytest.fixture(scope="module", params=["invoking user", "ordinary user"])
+def graded(request):
     """Grade every case in one class run; keep the rows, the pages and the results files."""
-    base = tmp_path_factory.mktemp("attacks")
+    base = folder()
     submitted, out = base / "submitted", base / "out"
     cases = gallery_cases(submitted, out) + notebook_cases()
     for case in cases:
         submit(submitted, case.student, case.exercise, case.notebook)
-    rows = grade_class(submitted, out, jobs=2, limits=LIMITS)
-    stray = stray_processes() if AS_ROOT else []
-    return cases, rows, out, stray
+    try:
+        if request.param == "ordinary user":
+            give(base)
+            rows = grade_as_ordinary_user(submitted, out)
+        else:
+            rows = grade_class(submitted, out, jobs=2, limits=LIMITS)
+        time.sleep(1.5)  # time enough for a surviving daemon to forge something
+        yield cases, rows, out, leftover_processes()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 CASE_NAMES = [c.student for c in notebook_cases() if c.student != "honest"]
@@ -249,19 +266,15 @@ def row_of(graded, case: Case) -> dict:
 
 
 def case_named(graded, name: str) -> Case:
-    cases = graded[0]
-    found = [c for c in cases if c.student == name]
-    if not found:
-        pytest.skip(f"{name} needs root")
-    return found[0]
+    return next(c for c in graded[0] if c.student == name)
 
 
 def check(graded, case: Case) -> None:
     _, rows, out, _ = graded
     row = row_of(graded, case)
-    folder = out / case.student / case.exercise.name
-    page_text, results_text = (folder / "feedback.html").read_text(), \
-        (folder / "results.json").read_text()
+    files = report.submission_folder(out, case.student, case.exercise.name)
+    page_text, results_text = (files / "feedback.html").read_text(), \
+        (files / "results.json").read_text()
     assert len(page_text) < 200_000 and len(results_text) < 200_000
     page = html.unescape(page_text)
     results = json.loads(results_text)
@@ -275,13 +288,13 @@ def check(graded, case: Case) -> None:
     for phrase in case.says:
         assert phrase in page, f"{case.student}: {phrase!r} not in its feedback"
     assert "Traceback" not in page and "Traceback" not in results_text
-    if not case.may_leak_suite:
-        for line in SUITE_LINES:
-            assert line not in page and line not in results_text, f"{case.student} leaked {line}"
+    for line in SUITE_LINES:
+        assert line not in page and line not in results_text, f"{case.student} leaked {line}"
     printed = re.sub(r"<h2>What your code printed.*?</pre>", "", page_text, flags=re.DOTALL)
     for text in FORGED:  # forged text only ever inside the quoted, escaped printed output
         assert text not in results_text and text not in html.unescape(printed), case.student
     assert "<h1>Score" not in page_text  # printed markup never becomes the page's own
+    assert "<h1>Everything" not in page_text
 
 
 def test_every_submission_has_a_row_and_honest_students_get_full_marks(graded):
@@ -308,7 +321,6 @@ def test_notebook_attack_gets_the_fair_grade(graded, name):
     check(graded, case_named(graded, name))
 
 
-@pytest.mark.skipif(not AS_ROOT, reason="a sandbox user of its own needs root")
 def test_no_sandbox_process_outlives_grading(graded):
     assert graded[3] == []
 
@@ -318,8 +330,12 @@ def test_nothing_forged_survives(graded):
     assert "FORGED" not in (out / "grades.csv").read_text()
     for results in out.rglob("results.json"):
         assert "FORGED" not in results.read_text()
-    if AS_ROOT:  # the output folder is hidden from the sandbox: it could not write there at all
-        assert not list(out.rglob("forged.txt"))
+    assert not list(out.rglob("forged.txt"))  # the output folder is not in the sandbox at all
+
+
+def test_nothing_written_in_a_sandbox_is_left_on_the_machine(graded):
+    for place in (Path("/tmp"), Path("/dev/shm")):
+        assert not list(place.glob("packlab-fill-*"))
 
 
 def test_the_hidden_suite_is_untouched(graded):

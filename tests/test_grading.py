@@ -72,9 +72,9 @@ def test_a_class_with_broken_submissions_is_graded_in_full(tmp_path):
 
     with open(out / "grades.csv", newline="") as handle:
         assert len(list(csv.DictReader(handle))) == len(rows)
-    loop = json.loads((out / "bo" / first.name / "results.json").read_text())
+    loop = json.loads((out / "students" / "bo" / first.name / "results.json").read_text())
     assert "endless loop" in loop["tests"][0]["output"]
-    page = (out / "bo" / first.name / "feedback.html").read_text()
+    page = (out / "students" / "bo" / first.name / "feedback.html").read_text()
     assert "did not return within" in page and "run_tests" not in page
 
 
@@ -83,7 +83,7 @@ def test_rerun_resumes_and_force_regrades(tmp_path):
     submitted, out = tmp_path / "submitted", tmp_path / "out"
     submit(submitted, "ada", exercise, with_answer(exercise, None))
     first = grade_class(submitted, out, jobs=1, limits=FAST)
-    results = out / "ada" / exercise.name / "results.json"
+    results = out / "students" / "ada" / exercise.name / "results.json"
     results.write_text(results.read_text().replace('"score": 3', '"score": 2', 1))
     assert grade_class(submitted, out, jobs=1, limits=FAST)[0]["score"] == 2  # kept, not redone
     assert grade_class(submitted, out, jobs=1, force=True, limits=FAST) == first

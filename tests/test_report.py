@@ -88,7 +88,7 @@ def test_results_json_follows_gradescope_schema(tmp_path):
     submit(submitted, "cy", EXERCISE, "")
     grade_class(submitted, out, jobs=1, limits=FAST)
 
-    graded = json.loads((out / "bo" / EXERCISE.name / "results.json").read_text())
+    graded = json.loads((out / "students" / "bo" / EXERCISE.name / "results.json").read_text())
     check_gradescope(graded)
     assert [t["name"] for t in graded["tests"]] == [report.GROUP_TITLES[g]
                                                     for g in EXERCISE.points]
@@ -99,7 +99,7 @@ def test_results_json_follows_gradescope_schema(tmp_path):
     assert failed and all("this suggests:" in t["output"] for t in failed)
     assert graded["extra_data"]["error"] is None
 
-    ungraded = json.loads((out / "cy" / EXERCISE.name / "results.json").read_text())
+    ungraded = json.loads((out / "students" / "cy" / EXERCISE.name / "results.json").read_text())
     check_gradescope(ungraded)
     assert ungraded["score"] == 0 and ungraded["tests"] == []
     assert ungraded["output"].startswith("Not graded: the notebook could not be read")
@@ -127,6 +127,6 @@ def test_student_folder_names_are_escaped_in_feedback(tmp_path):
                                                       + BREAK.code))
     rows = grade_class(submitted, out, jobs=1, limits=FAST)
     assert rows[0]["student"] == student
-    page = (out / student / EXERCISE.name / "feedback.html").read_text()
+    page = (out / "students" / student / EXERCISE.name / "feedback.html").read_text()
     assert "<img" not in page and "<i>hi</i>" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "&lt;i&gt;hi&lt;/i&gt;" in page

@@ -164,7 +164,7 @@ def killed(tmp_path):
         # hardest moment (a sandbox waiting on its pipe would end by itself at end-of-file).
         deadline, done, family, looping = time.monotonic() + 120, [], set(), set()
         while time.monotonic() < deadline and run.poll() is None:
-            done = list(out.glob("*/*/results.json"))
+            done = list(out.glob("students/*/*/results.json"))
             table = processes()
             members = {pid for pid, info in table.items() if info[2] == group}
             family = descendants(members, table)
@@ -201,7 +201,7 @@ def killed(tmp_path):
 def test_killed_run_resumes_to_the_same_grades(tmp_path, killed):
     out, clean = killed.out, tmp_path / "clean"
     # Only whole files: every results.json parses; a temp file is never named results.json.
-    results = list(out.glob("*/*/results.json"))
+    results = list(out.glob("students/*/*/results.json"))
     assert len(results) >= killed.done
     for path in results:
         assert json.loads(path.read_text())["extra_data"]["student"] == path.parent.parent.name
@@ -215,8 +215,9 @@ def test_killed_run_resumes_to_the_same_grades(tmp_path, killed):
     assert not [p for p in out.rglob(".*") if p.is_file()], "temp files left after the rerun"
     for student in ("s01", "s03", "s04", "s05"):  # graded the same, also per test group
         for exercise in EXERCISES[:2]:
-            mine = json.loads((out / student / exercise.name / "results.json").read_text())
-            theirs = json.loads((clean / student / exercise.name / "results.json").read_text())
+            path = Path("students", student, exercise.name, "results.json")
+            mine = json.loads((out / path).read_text())
+            theirs = json.loads((clean / path).read_text())
             assert mine["tests"] == theirs["tests"]
 
 
@@ -233,7 +234,7 @@ def test_force_regrades(tmp_path):
            with_answer(exercise, next(m for m in gallery.every()
                                       if m.suite == exercise.suite).code))
     finish(grade(submitted, out))
-    results = out / "ada" / exercise.name / "results.json"
+    results = out / "students" / "ada" / exercise.name / "results.json"
     graded = results.read_text()
     grades = (out / "grades.csv").read_text()
     results.write_text(graded.replace(f'"score": {exercise.max_score}', '"score": 0', 1))
@@ -246,7 +247,7 @@ def test_force_regrades(tmp_path):
     assert results.read_text() == graded
     assert (out / "grades.csv").read_text() == grades
 
-    other = out / "bo" / exercise.name / "results.json"  # half a file is not a result
+    other = out / "students" / "bo" / exercise.name / "results.json"  # half a file is not a result
     whole = other.read_text()
     other.write_text(whole[: len(whole) // 2])
     finish(grade(submitted, out))

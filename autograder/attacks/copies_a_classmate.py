@@ -1,5 +1,5 @@
 # attack: read a classmate's submitted notebook and run their answer
-# defence: as root the class's submissions folder is hidden from the sandbox
+# defence: the class's submissions are not in the sandbox's filesystem
 import json
 
 NOTEBOOK = "{submitted}/honest/02-greedy-pack/02-greedy-pack.ipynb"

@@ -1,5 +1,5 @@
 # attack: write a forged results.json and grades.csv, both in its folder and in the real output
-# defence: its folder is thrown away; the output folder is hidden from it and rewritten afterwards
+# defence: its folder is a private tmpfs, thrown away; the output folder is not in its filesystem
 import json
 import os
 

@@ -1,5 +1,5 @@
 # attack: fork as many processes as possible, each in a session of its own, sleeping for hours
-# defence: RLIMIT_NPROC for its own user (as root); every process of that user is killed after
+# defence: RLIMIT_NPROC in the sandbox's user namespace; its PID namespace dies with it
 import os
 import time
 

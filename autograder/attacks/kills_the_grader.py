@@ -1,6 +1,5 @@
 # attack: kill the process that grades it (its parent), so the class run falls over
-# defence: as root the sandbox runs as a user of its own, which may not signal the grader
-# requires: root (as an ordinary user the sandbox shares the grader's user and could kill it)
+# defence: in the sandbox's PID namespace its parent is bubblewrap's init, which ignores it
 import os
 import signal
 

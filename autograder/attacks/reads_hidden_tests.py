@@ -1,5 +1,5 @@
 # attack: read the hidden test suite from the course folder, print it and return it
-# defence: as root the course folder is hidden from the sandbox (an empty, locked mount)
+# defence: no copy of the course is in the sandbox's filesystem
 SUITE = "{root}/autograder/suites/pack.py"
 
 

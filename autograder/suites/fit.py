@@ -180,6 +180,13 @@ MISCONCEPTIONS = {
         "the caller still needs them as they were.",
         LESSON,
     ),
+    "warns-once": Misconception(
+        "warns-once",
+        "when fit has to estimate a count (no tokens, no tokenizer), it says so with one "
+        "`warnings.warn(...)` (a UserWarning) per call of fit — not one per estimated item, "
+        "and none at all when every count was given or a tokenizer was passed.",
+        LESSON,
+    ),
 }
 
 # Python's own exceptions that are not ValueErrors: raising one of these is not fit's error.
@@ -338,6 +345,29 @@ def answer_value(call: Caller, name: str, args: list) -> dict:
     if not got.returned or got.not_plain is not None or shape_problem(got.value):
         raise wrong(name, args, got, expected)
     return got.value
+
+
+def user_warnings(got: Answer) -> int:
+    return sum(w.startswith("UserWarning") for w in got.warnings)
+
+
+def check_warnings(call: Caller, name: str, args: list, wanted: int) -> None:
+    """fit returns the course's answer and gives ``wanted`` UserWarnings (0 or 1)."""
+    expected = expected_outcome(args)
+    got = ask(call, name, args, show(expected))
+    if not got.returned or got.not_plain is not None or got.value != expected:
+        raise wrong(name, args, got, expected)
+    count = user_warnings(got)
+    if count != wanted:
+        said = "no warning" if count == 0 else f"{count} UserWarnings"
+        raise fail(name, FUNCTION, args, f"{show(got.value)}, with {said}",
+                   f"{show(expected)}, with {'one UserWarning' if wanted else 'no warning'}",
+                   MISCONCEPTIONS["warns-once"])
+
+
+def warns(name: str, items: list[dict], budget, wanted: int, tokenizer: str | None = None):
+    args = args_of(items, budget, 0, tokenizer)
+    return Check(name, lambda call: check_warnings(call, name, args, wanted))
 
 
 def case(name: str, items: list[dict], budget, reserve=0, tokenizer: str | None = None) -> Check:
@@ -528,6 +558,15 @@ SUITE = Suite(
                 case("without tokens or tokenizer, an item costs ceil(len(content) / 4)",
                      [item("a", content="thirteen char", priority=2),
                       item("b", content="six ch", priority=1)], 5),
+                warns("three estimated items give one UserWarning for the whole call",
+                      [item("a", content="thirteen char", priority=2),
+                       item("b", content="six ch", priority=1),
+                       item("c", content="twelve chars", priority=0)], 9, 1),
+                warns("with every count given, fit does not warn",
+                      [item("sys", 40, 9), item("doc", 30, 5)], 100, 0),
+                warns("with a tokenizer, nothing is estimated and fit does not warn",
+                      [item("sys", content="Answer in one short paragraph please", priority=9)],
+                      10, 0, "words"),
                 case("two items with the same id are refused, naming the id",
                      [item("chunk-3", 10), item("chunk-3", 20)], 100),
                 case("a token count of NaN is refused, naming the item",

@@ -12,9 +12,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from autograder.escape import for_terminal as shown
 from packlab import workspace
 from packlab.course import ROOT, load
 
+# Every string a learner or a student controls (paths, names, notes, messages, the summary) is
+# printed through `shown`: as written, never as rich markup or terminal control characters.
 console = Console(highlight=False)
 
 
@@ -36,7 +39,8 @@ def cmd_lab(args: argparse.Namespace) -> int:
         command.append("--no-browser")
     if os.geteuid() == 0:
         command.append("--allow-root")
-    console.print(f"Serving the course from {folder} (your own copies). Stop with Ctrl-C.")
+    console.print(f"Serving the course from {shown(folder)} (your own copies). "
+                  "Stop with Ctrl-C.")
     return subprocess.call(command)
 
 
@@ -61,26 +65,26 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     path = Path(args.notebook)
     if not path.is_file():
-        console.print(f"There is no notebook at {path}. Save it, and give its path.")
+        console.print(f"There is no notebook at {shown(path)}. Save it, and give its path.")
         return 2
     exercise = _exercise_for(path)
     if exercise is None:
         names = ", ".join(e.name for e in load().exercises)
-        console.print(f"{path} is not one of the exercises ({names}).")
+        console.print(f"{shown(path)} is not one of the exercises ({names}).")
         return 2
     groups = None if args.all else ("visible",)
-    result = grade_notebook(path, exercise, "you", groups=groups)
+    result = grade_notebook(path, exercise, "you", groups=groups, sandboxed=_learner_sandbox())
     if result.error:
-        console.print(f"[bold]Could not check {path.name}:[/] {result.error}")
+        console.print(f"[bold]Could not check {shown(path.name)}:[/] {shown(result.error)}")
         return 1
     for note in result.notes:
-        console.print(f"Note: {note}")
+        console.print(f"Note: {shown(note)}")
     failed = [f for g in result.groups for f in g.failures]
     for group in result.groups:
         for name in group.passed:
-            console.print(f"[green]✓[/] {name}")
+            console.print(f"[green]✓[/] {shown(name)}")
         for failure in group.failures:
-            console.print(failure.message().replace("✗", "[red]✗[/]", 1))
+            console.print(shown(failure.message()).replace("✗", "[red]✗[/]", 1))
     if failed:
         console.print(f"\n{len(failed)} check(s) failed. Next: read the first message above, "
                       "fix your answer, save, and check again. "
@@ -92,20 +96,31 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _learner_sandbox() -> bool:
+    """A learner's own check may go without a sandbox (it is their own code); say so once."""
+    from autograder import isolation
+
+    if isolation.sandbox_works():
+        return True
+    console.print("Note: checking without a sandbox (bubblewrap is not available here), so "
+                  "your code runs as you. That is fine for your own work; graders never do this.")
+    return False
+
+
 def cmd_hint(args: argparse.Namespace) -> int:
     from packlab.hints import hint
 
     try:
         hint(args.exercise, everything=args.all)
     except KeyError as exc:
-        console.print(exc.args[0])
+        console.print(shown(exc.args[0]))
         return 2
     return 0
 
 
 def _status(result) -> str:
     if result.error:
-        return f"cannot be checked: {result.error}"
+        return f"cannot be checked: {shown(result.error)}"
     failures = [f for g in result.groups for f in g.failures]
     if failures and all("NotImplementedError" in f.got for f in failures):
         return "not started"
@@ -119,7 +134,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
     from autograder.engine import grade_notebook
 
     folder = Path(args.workspace) if args.workspace else workspace.default_folder()
-    table = Table(title=f"Your progress ({folder})")
+    table = Table(title=f"Your progress ({shown(folder)})")
     for column in ("exercise", "function", "status"):
         table.add_column(column)
     for exercise in load().exercises:
@@ -139,22 +154,38 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
     from autograder import report
     from autograder.classroom import grade_class
-    from autograder.isolation import Limits
+    from autograder.isolation import Limits, SandboxUnavailable
 
     submitted, out = Path(args.submitted), Path(args.out)
     if not submitted.is_dir():
-        console.print(f"There is no folder {submitted} "
+        console.print(f"There is no folder {shown(submitted)} "
                       "(expected SUBMITTED/<student>/<assignment>/).")
         return 2
     limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)})
-    rows = grade_class(submitted, out, jobs=args.jobs, force=args.force, limits=limits,
-                       progress=lambda it, n: track(it, total=n, description="Grading",
-                                                    console=console))
-    console.print(report.summary(rows))
-    console.print(f"Results: {out / 'grades.csv'}, feedback per student, and the class picture "
-                  f"{out / 'class.png'}.")
+    if args.no_sandbox:
+        console.print(NO_SANDBOX_WARNING)
+    try:
+        rows = grade_class(submitted, out, jobs=args.jobs, force=args.force, limits=limits,
+                           progress=lambda it, n: track(it, total=n, description="Grading",
+                                                        console=console),
+                           sandboxed=not args.no_sandbox)
+    except SandboxUnavailable as exc:
+        console.print(f"[bold red]Not grading.[/] {shown(exc)}")
+        return 2
+    console.print(shown(report.summary(rows)))
+    if args.no_sandbox:
+        console.print(NO_SANDBOX_WARNING)
+    console.print(f"Results: {shown(out / 'grades.csv')}, feedback per student in "
+                  f"{shown(out / report.STUDENTS)}, and the class picture "
+                  f"{shown(out / 'class.png')}.")
     ungraded = [r for r in rows if r["status"] != "graded" and r["reason"] != report.NO_SUBMISSION]
     return 1 if ungraded else 0
+
+
+NO_SANDBOX_WARNING = ("[bold red]WARNING: grading WITHOUT a sandbox (--no-sandbox).[/] Every "
+                      "student's code runs with your rights: it can read and change your files, "
+                      "the class's work and these results. grades.csv, summary.md and every "
+                      "feedback page say so.")
 
 
 def cmd_release(args: argparse.Namespace) -> int:
@@ -174,17 +205,17 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
     try:
         exercise = load().exercise(args.assignment)
     except KeyError as exc:
-        console.print(exc.args[0])
+        console.print(shown(exc.args[0]))
         return 2
     out = Path(args.out or f"{exercise.name}-gradescope.zip")
     try:
         names = build(exercise.name, out)
     except FileNotFoundError as exc:
-        console.print(f"Could not build the zip: {exc}")
+        console.print(f"Could not build the zip: {shown(exc)}")
         return 1
-    console.print(f"Wrote {out} ({len(names)} files). On Gradescope: a programming assignment, "
-                  "autograder \"Zip file upload\", Ubuntu 24.04 base image; learners submit "
-                  f"{exercise.name}.ipynb.")
+    console.print(f"Wrote {shown(out)} ({len(names)} files). On Gradescope: a programming "
+                  "assignment, autograder \"Zip file upload\", Ubuntu 24.04 base image; learners "
+                  f"submit {exercise.name}.ipynb.")
     return 0
 
 
@@ -197,6 +228,8 @@ LIMIT_HELP = {
     "processes": "processes the sandbox may run at once",
     "file_bytes": "largest file (or printed output) the sandbox may write, in bytes",
     "open_files": "files the sandbox may hold open",
+    "scratch_bytes": "size of each of the sandbox's private folders (/tmp, /dev/shm, its "
+                     "working folder), in bytes",
     "restarts": "fresh sandboxes after a timeout or crash before giving up",
 }
 
@@ -234,15 +267,19 @@ def parser() -> argparse.ArgumentParser:
     progress.set_defaults(run=cmd_progress)
     grade = sub.add_parser(
         "grade", help="grade SUBMITTED/<student>/<assignment>/*.ipynb",
-        description="Grade a class. Each submission's code runs in a sandbox: its own process "
-        "group, resource limits, an empty folder; as root also its own user, no network, and "
-        "the course, the class and the results hidden from it.",
+        description="Grade a class. Each submission's code runs in a bubblewrap sandbox of its "
+        "own, whoever runs this: new user, PID, mount, network and IPC namespaces, an "
+        "unprivileged uid, nothing of this machine but the interpreter, private size-limited "
+        "/tmp and /dev/shm, resource and time limits. Without bubblewrap it refuses to grade.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     grade.add_argument("submitted")
     grade.add_argument("--out", required=True, help="folder for grades.csv and feedback")
     grade.add_argument("--jobs", type=int, default=os.cpu_count(),
                        help="submissions graded at once")
     grade.add_argument("--force", action="store_true", help="regrade what is already graded")
+    grade.add_argument("--no-sandbox", action="store_true",
+                       help="grade even where bubblewrap cannot build a sandbox: the students' "
+                       "code then runs with your rights (every output says so)")
     _limit_options(grade)
     grade.set_defaults(run=cmd_grade)
     sub.add_parser("release", help="regenerate exercises/ with nbgrader").set_defaults(

@@ -1,0 +1,206 @@
+"""What a student's code can see and keep from inside the sandbox: nothing of the machine.
+
+Each test runs twice: as the user running the tests (root in CI) and as an ordinary user the
+tests create (see tests/as_user.py), because instructors grade as ordinary users and the sandbox
+must be the same for both. The student's code here is a probe: it reports what it finds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from as_user import folder, give, leftover_processes, run_as_user
+
+from autograder import isolation
+from autograder.isolation import Limits
+from autograder.sandbox import Sandbox
+
+pytestmark = pytest.mark.xdist_group("ordinary-user")  # one ordinary user: one test at a time
+LIMITS = Limits(call_seconds=60, setup_seconds=30, submission_seconds=120)
+
+PROBE = r'''
+import errno, os, socket
+
+def probe(markers, port):
+    facts = {"uid": os.getuid(), "hostname": socket.gethostname(), "cwd": os.getcwd()}
+    facts["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    commands = []
+    for pid in facts["pids"]:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                commands.append(handle.read().replace(b"\0", b" ").decode("utf-8", "replace"))
+        except OSError:
+            pass
+    facts["commands"] = [c for c in commands if "-c" not in c.split()]
+    found = []
+    for top, dirs, files in os.walk("/"):
+        if top in ("/proc", "/sys", "/dev"):
+            dirs[:] = []
+            continue
+        found += [os.path.join(top, n) for n in dirs + files if n in markers]
+    facts["found"] = found[:50]
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        facts["network"] = "connected"
+    except OSError as exc:
+        facts["network"] = errno.errorcode.get(exc.errno, str(exc))
+    facts["interfaces"] = [name for _, name in socket.if_nameindex()]
+    writable = []
+    for place in ("/", "/usr/lib", "/lib", "/etc", "/proc/sys"):
+        try:
+            with open(os.path.join(place, "probe.txt"), "w") as handle:
+                handle.write("x")
+            writable.append(place)
+        except OSError:
+            pass
+    facts["writable"] = writable
+    facts["top"] = sorted(os.listdir("/"))
+    return facts
+
+def leave():
+    """Leave files everywhere one may write, and fill /tmp to the brim."""
+    for place in ("/tmp", "/dev/shm", "."):
+        with open(os.path.join(place, "packlab-leftover"), "w") as handle:
+            handle.write("a secret for the next student")
+    written = 0
+    try:
+        for number in range(1000):
+            with open(f"/tmp/fill-{number}", "wb") as handle:
+                handle.write(b"x" * (8 << 20))
+            written += 8
+    except OSError as exc:
+        return [written, errno.errorcode.get(exc.errno, str(exc))]
+    return [written, "no error"]
+
+def look():
+    return {place: sorted(os.listdir(place)) for place in ("/tmp", "/dev/shm", ".")}
+
+def daemon():
+    """Double fork into a new session; the grandchild outlives everything if it can."""
+    import time
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(60)
+        os._exit(0)
+    time.sleep(0.2)
+    return len([p for p in os.listdir("/proc") if p.isdigit()])
+'''
+
+# Names that would mean the course, the class or the grader's packages can be seen.
+MARKERS = ["course.toml", "autograder", "packlab", "solutions", "hypothesis", "nbgrader",
+           "site-packages-marker", "classmate", "grades.csv", "pytest"]
+
+AS_USER_SCRIPT = r'''
+import json, sys
+from autograder.isolation import Limits
+from autograder.sandbox import Sandbox
+limits = Limits(call_seconds=60, setup_seconds=30, submission_seconds=120)
+probe, markers = sys.argv[1], json.loads(sys.argv[2])
+with Sandbox([probe], limits) as box:
+    facts = box.call("probe", [markers, int(sys.argv[3])]).value
+    facts["left"] = box.call("leave", []).value
+with Sandbox([probe], limits) as box:
+    facts["next"] = box.call("look", []).value
+    facts["daemon"] = box.call("daemon", []).value
+print(json.dumps(facts))
+'''
+
+
+def probe_here(port: int) -> dict:
+    with Sandbox([PROBE], LIMITS) as box:
+        facts = box.call("probe", [MARKERS, port]).value
+        facts["left"] = box.call("leave", []).value
+    with Sandbox([PROBE], LIMITS) as box:
+        facts["next"] = box.call("look", []).value
+        facts["daemon"] = box.call("daemon", []).value
+    return facts
+
+
+def probe_as_user(port: int) -> dict:
+    done = run_as_user(AS_USER_SCRIPT, PROBE, json.dumps(MARKERS), str(port))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module", params=["invoking user", "ordinary user"])
+def facts(request, tmp_path_factory):
+    """What the probe found, with a classmate's submission and the course on this machine."""
+    place = folder()
+    classmate = place / "submitted" / "classmate" / "02-greedy-pack"
+    classmate.mkdir(parents=True)
+    (classmate / "02-greedy-pack.ipynb").write_text("{}")
+    give(place)
+    listener = socket.create_server(("127.0.0.1", 0))  # a service on the host's loopback
+    port = listener.getsockname()[1]
+    try:
+        found = probe_as_user(port) if request.param == "ordinary user" else probe_here(port)
+        found["mode"] = request.param
+        yield found
+    finally:
+        listener.close()
+        shutil.rmtree(place, ignore_errors=True)
+
+
+def test_student_runs_as_an_unprivileged_uid_in_a_host_of_its_own(facts):
+    assert facts["uid"] == isolation.SANDBOX_UID
+    assert facts["hostname"] == "sandbox"
+    assert facts["cwd"] == isolation.WORK
+
+
+def test_no_other_process_is_visible(facts):
+    # bubblewrap's own init (pid 1) and the worker; nothing of the host, no other sandbox
+    assert facts["pids"] == [1, 2], facts["pids"]
+    assert not any("pytest" in c or "packlab" in c for c in facts["commands"]), facts["commands"]
+
+
+def test_nothing_of_the_course_the_class_or_installed_packages_is_visible(facts):
+    assert facts["found"] == [], facts["found"]
+    allowed = {"dev", "lib", "lib32", "lib64", "proc", "tmp", "usr", "work",
+               Path(sys.base_prefix).parts[1]}  # where the interpreter lives (e.g. /root/.pyenv)
+    assert set(facts["top"]) <= allowed, facts["top"]
+
+
+def test_no_network(facts):
+    # a network namespace of its own: only a loopback device of its own, so the port the tests
+    # listen on (on the host's loopback) is not there
+    assert facts["network"] == "ECONNREFUSED", facts["network"]
+    assert facts["interfaces"] == ["lo"], facts["interfaces"]
+
+
+def test_nothing_outside_the_scratch_folders_is_writable(facts):
+    assert facts["writable"] == []
+
+
+def test_scratch_space_is_bounded_and_gone_with_the_sandbox(facts):
+    written, error = facts["left"]
+    assert error == "ENOSPC" and written <= LIMITS.scratch_bytes >> 20, facts["left"]
+    assert facts["next"] == {"/tmp": [], "/dev/shm": [], ".": []}, facts["next"]
+    for place in ("/tmp", "/dev/shm"):
+        assert not (Path(place) / "packlab-leftover").exists()
+
+
+def test_a_daemon_in_a_new_session_dies_with_the_sandbox(facts):
+    assert facts["daemon"] >= 3  # it was alive while the call returned ...
+    assert not leftover_processes(), leftover_processes()  # ... and is gone now
+
+
+def test_grading_refuses_without_bubblewrap_and_names_the_fix(tmp_path):
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent)}  # no bwrap on this PATH
+    submitted = tmp_path / "submitted"
+    (submitted / "ada" / "01-total-tokens").mkdir(parents=True)
+    done = subprocess.run([sys.executable, "-m", "packlab.cli", "grade", str(submitted),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                          env=env, timeout=300)
+    said = " ".join((done.stdout + done.stderr).split())
+    assert done.returncode == 2, said
+    assert "bubblewrap" in said and "apt-get install bubblewrap" in said and "--no-sandbox" in said
+    assert "Traceback" not in said
+    assert not (tmp_path / "out" / "grades.csv").exists()

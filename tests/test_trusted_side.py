@@ -1,0 +1,124 @@
+"""The trusted side believes nothing the worker says, and never fails an honest answer.
+
+Replies on the worker's pipe are hostile input: each malformed, forged, nested or oversized reply
+is the student's failure ("your code interfered with the grader"), never a crash. An answer that
+is merely inconsistent keeps the points it earned and is told so. Exercise 06's warning is
+graded as its instructions state it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import COURSE, submit, with_answer
+
+from autograder import gallery
+from autograder.engine import grade_notebook
+from autograder.isolation import Limits
+from autograder.sandbox import MAX_PROBLEMS, call_outcome, ready_problems
+from autograder.suite import StudentError
+
+FAST = Limits(call_seconds=2, setup_seconds=10, submission_seconds=60)
+
+FORGED_CALL_REPLIES = {
+    "a list": [],
+    "no ok": {"value": 1},
+    "ok is not a bool": {"ok": 1, "value": [], "args": [], "warnings": []},
+    "a key missing": {"ok": True, "value": []},
+    "an extra key": {"ok": True, "value": [], "args": [], "warnings": [], "score": 5},
+    "args not a list": {"ok": True, "value": [], "args": {}, "warnings": []},
+    "warnings not a list": {"ok": True, "value": [], "args": [], "warnings": "many"},
+    "an unknown failure": {"ok": False, "kind": "passed", "detail": ""},
+    "a detail that is not text": {"ok": False, "kind": "raised", "detail": ["x"]},
+    "nested too deep": {"ok": True, "value": json.loads("[" * 60 + "]" * 60), "args": [],
+                        "warnings": []},
+    "a warning that is not text": {"ok": True, "value": [], "args": [], "warnings": [1]},
+}
+
+
+@pytest.mark.parametrize("what", FORGED_CALL_REPLIES)
+def test_a_forged_call_reply_is_interference(what):
+    with pytest.raises(StudentError) as caught:
+        call_outcome(FORGED_CALL_REPLIES[what])
+    assert caught.value.kind == "interfered"
+    assert caught.value.fatal
+    assert "interfered with the grader" in caught.value.describe()
+
+
+def test_a_well_formed_reply_is_believed_as_data_only():
+    outcome = call_outcome({"ok": True, "value": ["sys"], "args": [[], 5],
+                            "warnings": ["UserWarning: estimated"]})
+    assert (outcome.value, outcome.args_after, outcome.warnings) == \
+        (["sys"], [[], 5], ("UserWarning: estimated",))
+    with pytest.raises(StudentError) as caught:
+        call_outcome({"ok": False, "kind": "raised", "detail": "x" * 100_000})
+    assert caught.value.kind == "raised" and len(caught.value.detail) < 600
+
+
+@pytest.mark.parametrize("reply", [[], {"ready": False, "problems": []}, {"ready": True},
+                                   {"ready": True, "problems": "none"},
+                                   {"ready": True, "problems": [1]}])
+def test_a_forged_ready_reply_is_interference(reply):
+    with pytest.raises(StudentError) as caught:
+        ready_problems(reply)
+    assert caught.value.kind == "interfered"
+
+
+def test_problems_are_bounded_in_number_and_length():
+    shown = ready_problems({"ready": True, "problems": ["[bold]x[/]" * 10_000] * 12_000})
+    assert len(shown) == MAX_PROBLEMS + 1
+    assert all(len(p) < 600 for p in shown)
+    assert "11,980 more cells also failed" in shown[-1]
+
+
+WRONG_EVERY_SEVENTH_CALL = '''
+calls = 0
+
+
+def pack(parts, budget):
+    """Greedy packing, but every 7th call forgets the last part it took (a real bug)."""
+    global calls
+    calls += 1
+    taken, used = [], 0
+    for part in parts:
+        if used + part["tokens"] <= budget:
+            taken.append(part["id"])
+            used += part["tokens"]
+    if calls % 7 == 0 and taken:
+        taken.pop()
+    return taken
+'''
+
+
+def test_an_inconsistent_answer_keeps_its_points_and_is_told_why(tmp_path):
+    exercise = COURSE.exercise("02")
+    path = submit(tmp_path, "flaky", exercise, with_answer(exercise, WRONG_EVERY_SEVENTH_CALL))
+    result = grade_notebook(path, exercise, "flaky", FAST)
+    assert result.error is None, result.error  # graded, not "not graded"
+    failures = [f for g in result.groups for f in g.failures]
+    assert failures, "wrong on every 7th call must fail something"
+    messages = " ".join(f.message() for f in failures)
+    assert "gave different answers for the same input" in messages
+    assert "Flaky" not in messages
+    earned = sum(g.max_points for g in result.groups if not g.failures)
+    assert result.score == earned
+
+
+@pytest.mark.parametrize("name", ["never_warns", "warns_per_item"])
+def test_fit_warns_once_per_call_as_its_instructions_say(tmp_path, name):
+    exercise = COURSE.exercise("06")
+    mutant = gallery.load(f"fit/{name}")
+    path = submit(tmp_path, name, exercise, with_answer(exercise, mutant.code))
+    result = grade_notebook(path, exercise, name, FAST)
+    assert result.score < exercise.max_score
+    failures = [f for g in result.groups for f in g.failures]
+    assert [f.misconception.key for f in failures] == ["warns-once"], \
+        [f.message() for f in failures]
+    assert "UserWarning" in failures[0].got or "no warning" in failures[0].got
+
+
+def test_the_reference_fit_warns_exactly_once(tmp_path):
+    exercise = COURSE.exercise("06")
+    path = submit(tmp_path, "ref", exercise, with_answer(exercise, None))
+    assert grade_notebook(path, exercise, "ref", FAST).score == exercise.max_score
