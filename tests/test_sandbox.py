@@ -193,7 +193,7 @@ def test_a_daemon_in_a_new_session_dies_with_the_sandbox(facts):
 
 
 def test_grading_refuses_without_bubblewrap_and_names_the_fix(tmp_path):
-    env = {**os.environ, "PATH": str(Path(sys.executable).parent)}  # no bwrap on this PATH
+    env = no_bwrap_env()
     submitted = tmp_path / "submitted"
     (submitted / "ada" / "01-total-tokens").mkdir(parents=True)
     done = subprocess.run([sys.executable, "-m", "packlab.cli", "grade", str(submitted),
@@ -204,3 +204,39 @@ def test_grading_refuses_without_bubblewrap_and_names_the_fix(tmp_path):
     assert "bubblewrap" in said and "apt-get install bubblewrap" in said and "--no-sandbox" in said
     assert "Traceback" not in said
     assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+def no_bwrap_env() -> dict:
+    return {**os.environ, "PATH": str(Path(sys.executable).parent)}  # no bwrap on this PATH
+
+
+def test_no_sandbox_grades_loudly_and_marks_every_output(tmp_path):
+    from conftest import COURSE, submit, with_answer
+
+    exercise = COURSE.exercise("01")
+    submitted, out = tmp_path / "submitted", tmp_path / "out"
+    submit(submitted, "ada", exercise, with_answer(exercise, None))
+    done = subprocess.run([sys.executable, "-m", "packlab.cli", "grade", str(submitted),
+                           "--out", str(out), "--no-sandbox", "--jobs", "1"],
+                          capture_output=True, text=True, env=no_bwrap_env(), timeout=300)
+    said = " ".join(done.stdout.split())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert said.count("WARNING: grading WITHOUT a sandbox") == 2  # before and after the run
+    assert "graded WITHOUT a sandbox" in (out / "summary.md").read_text()
+    grades = (out / "grades.csv").read_text()
+    assert "none (graded WITHOUT a sandbox)" in grades and "bubblewrap" not in grades
+    files = out / "students" / "ada" / exercise.name
+    assert "WITHOUT a sandbox" in (files / "feedback.html").read_text()
+    assert "WITHOUT a sandbox" in json.loads((files / "results.json").read_text())["output"]
+
+
+def test_a_learners_check_without_bubblewrap_runs_and_says_so_once(tmp_path):
+    from conftest import COURSE, submit, with_answer
+
+    exercise = COURSE.exercise("01")
+    path = submit(tmp_path, "me", exercise, with_answer(exercise, None))
+    done = subprocess.run([sys.executable, "-m", "packlab.cli", "check", str(path)],
+                          capture_output=True, text=True, env=no_bwrap_env(), timeout=300)
+    said = " ".join(done.stdout.split())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert said.count("without a sandbox") == 1 and "Every check passed" in said
