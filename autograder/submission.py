@@ -8,8 +8,9 @@ A student's cell is read the way IPython reads it, by IPython's own input transf
 cannot tell a magic from a continuation line such as ``% (reserve, budget))``): ``%time x``
 becomes ``get_ipython().run_line_magic('time', 'x')``, ``!ls`` ``get_ipython().system('ls')``
 and a ``%%time`` cell ``get_ipython().run_cell_magic('time', '', body)``; the worker's
-``get_ipython()`` decides what those calls do. A cell that IPython cannot read either is passed on
-as written, and the worker reports its syntax error.
+``get_ipython()`` decides what those calls do (a ``%%time``-like cell's body, read the same way,
+is run). A cell that IPython cannot read either is passed on as written, and the worker reports its
+syntax error.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.worker import RUNS_ITS_BODY
 from packlab.course import Exercise
 
 # IPython tokenizes the whole cell again for each piece of its syntax that it rewrites: a cell of
@@ -71,11 +73,25 @@ def _ipython_reader() -> Callable[[str], str]:
 
     def as_python(source: str) -> str:
         try:
-            return manager.transform_cell(source)
+            python = manager.transform_cell(source)
         except Exception:  # IndentationError, SyntaxError, the budget: the worker will say
             return source
+        return _with_body_read(source, python, as_python)
 
     return as_python
+
+
+def _with_body_read(source: str, python: str, as_python: Callable[[str], str]) -> str:
+    """A ``%%time``-like cell runs its body as a cell of its own: read that body as IPython
+    would too (``%%capture`` over ``!pip install ...`` is common)."""
+    first, _, body = source.lstrip("\n").partition("\n")
+    name, _, line = first.removeprefix("%%").partition(" ")
+    if not first.startswith("%%") or name not in RUNS_ITS_BODY:
+        return python
+    body_python = as_python(body)
+    if body_python == body:
+        return python
+    return f"get_ipython().run_cell_magic({name!r}, {line!r}, {body_python!r})\n"
 
 
 def read(path: Path, exercise: Exercise) -> StudentCode:

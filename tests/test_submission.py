@@ -167,3 +167,13 @@ def test_packlab_check_passes_a_black_formatted_honest_answer(tmp_path, capsys):
     path = notebook_with(tmp_path, BLACK_ANSWER)
     assert packlab(["check", str(path)]) == 0, capsys.readouterr().out
     assert "syntax" not in capsys.readouterr().out.lower()
+
+
+def test_an_answer_under_capture_with_a_shell_line_gets_full_marks(tmp_path):
+    """``%%capture`` runs its cell, and IPython reads that cell's ``!pip`` line too."""
+    answer = "%%capture\n!pip install --quiet nothing-needed\n" + BLACK_ANSWER
+    cells = read(tmp_path, answer)
+    assert "get_ipython().system(" in cells[0] and "!pip" not in cells[0]
+    result = grade_notebook(notebook_with(tmp_path, answer), EXERCISE, "student")
+    assert not any("syntax" in note.lower() for note in result.notes), result.notes
+    assert result.score == EXERCISE.max_score, result.to_dict()
