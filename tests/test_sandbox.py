@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 from as_user import folder, give, leftover_processes, run_as_user
 
@@ -240,3 +241,20 @@ def test_a_learners_check_without_bubblewrap_runs_and_says_so_once(tmp_path):
     said = " ".join(done.stdout.split())
     assert done.returncode == 0, done.stdout + done.stderr
     assert said.count("without a sandbox") == 1 and "Every check passed" in said
+
+
+def test_a_learners_progress_without_bubblewrap_runs_and_says_so_once(tmp_path):
+    from conftest import COURSE, with_answer
+
+    from packlab import workspace
+
+    exercise = COURSE.exercise("01")
+    copy = workspace.learner_copy(tmp_path, exercise.release)
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(with_answer(exercise, None), copy)
+    done = subprocess.run([sys.executable, "-m", "packlab.cli", "progress", "--workspace",
+                           str(tmp_path)], capture_output=True, text=True, env=no_bwrap_env(),
+                          timeout=300)
+    said = " ".join(done.stdout.split())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert said.count("without a sandbox") == 1 and "passes every test" in said, said

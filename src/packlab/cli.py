@@ -137,12 +137,13 @@ def cmd_progress(args: argparse.Namespace) -> int:
     table = Table(title=f"Your progress ({shown(folder)})")
     for column in ("exercise", "function", "status"):
         table.add_column(column)
+    sandboxed = _learner_sandbox()
     for exercise in load().exercises:
         copy = workspace.learner_copy(folder, exercise.release)
         if not copy.is_file():
             status = "not opened yet (run `make lab`)"
         else:
-            status = _status(grade_notebook(copy, exercise, "you"))
+            status = _status(grade_notebook(copy, exercise, "you", sandboxed=sandboxed))
         table.add_row(exercise.name, exercise.function, status)
     console.print(table)
     return 0
