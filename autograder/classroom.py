@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import isolation, report
-from autograder.engine import Result, grade_notebook
+from autograder.engine import Result, confinement, grade_notebook
 from autograder.isolation import Limits
 from packlab.course import load
 
@@ -102,14 +102,14 @@ def grade_task(task: Task, limits: Limits, sandboxed: bool = True) -> Result:
     if exercise is None:
         return Result(task.student, task.assignment, error=task.problem,
                       max_score=_max_score(task.assignment),
-                      sandbox="bubblewrap" if sandboxed else "none")
+                      sandbox=confinement(sandboxed))
     try:
         return grade_notebook(task.notebook, exercise, task.student, limits,
                               sandboxed=sandboxed)
     except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the class
         return Result(task.student, task.assignment, max_score=exercise.max_score,
                       error=f"the grader failed on this submission ({type(exc).__name__}: {exc})",
-                      sandbox="bubblewrap" if sandboxed else "none")
+                      sandbox=confinement(sandboxed))
 
 
 def _max_score(assignment: str) -> int:
@@ -150,7 +150,7 @@ def _unwritten(task: Task, sandboxed: bool) -> dict:
     return {"student": task.student, "assignment": task.assignment, "score": 0,
             "max_score": _max_score(task.assignment), "status": "not graded",
             "reason": "the grader could not write this submission's results; run again",
-            "sandbox": "bubblewrap" if sandboxed else "none"}
+            "sandbox": confinement(sandboxed)}
 
 
 def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool = False,

@@ -35,10 +35,15 @@ class Result:
     notes: list[str] = field(default_factory=list)
     error: str | None = None
     output: str = ""
-    sandbox: str = "bubblewrap"  # how the student's code was confined: "bubblewrap" or "none"
+    sandbox: str = "bubblewrap"  # how the student's code was confined: see `confinement`
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def confinement(sandboxed: bool) -> str:
+    """What `Result.sandbox` says: "bubblewrap", or "none" when graded without a sandbox."""
+    return "bubblewrap" if sandboxed else "none"
 
 
 def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None = None,
@@ -49,7 +54,7 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
     nothing of this machine but the interpreter; without it, in a plain confined process.
     """
     result = Result(student, exercise.name, max_score=exercise.max_score,
-                    sandbox="bubblewrap" if sandboxed else "none")
+                    sandbox=confinement(sandboxed))
     try:
         code = submission.read(path, exercise)
     except submission.Ungradable as exc:
