@@ -23,15 +23,16 @@ demo: $(READY)
 
 ## Static reveal.js slides of every lesson, executed, every asset local: book/_build/slides/.
 slides: $(READY)
-	$(BIN)/python -m packlab.slides
+	$(BIN)/python -m packlab.course.slides
 
 ## The HTML book (lessons executed, exercises as released, offline) in book/_build/html.
 book: $(READY)
-	$(BIN)/python -m packlab.book book
+	$(BIN)/python -m packlab.course.book book
 
 ## Lint, then run the whole test suite on every core.
 test: $(READY)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n auto --dist loadgroup
 
 ## Regenerate exercises/ from solutions/ with nbgrader (never edit exercises/ by hand).

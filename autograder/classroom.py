@@ -17,7 +17,7 @@ from pathlib import Path
 from autograder import isolation, report
 from autograder.engine import Result, confinement, grade_notebook
 from autograder.isolation import Limits
-from packlab.course import load
+from packlab.course.manifest import load
 
 
 @dataclass(frozen=True)

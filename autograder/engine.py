@@ -9,7 +9,7 @@ from autograder.isolation import Limits
 from autograder.sandbox import Sandbox
 from autograder.suite import Failure, run_group
 from autograder.suites import load as load_suite
-from packlab.course import Exercise
+from packlab.course.manifest import Exercise
 
 
 @dataclass

@@ -20,7 +20,7 @@ BEGIN = "BEGIN HIDDEN TESTS"  # nbgrader's delimiters (ClearHiddenTests), found 
 END = "END HIDDEN TESTS"
 NOTE = "# (The hidden tests' code is not shown; the messages below say what failed, if anything.)"
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-GRADER_FILE = re.compile(r"[/\\](autograder[/\\]|packlab[/\\]check\.py)")
+GRADER_FILE = re.compile(r"[/\\](autograder[/\\]|packlab[/\\]course[/\\]check\.py)")
 
 
 def hide_regions(source: str) -> tuple[str, bool]:

@@ -161,7 +161,7 @@ def scripts(assignment: str) -> dict[str, str]:
 
 def build(assignment: str, out: Path, root: Path | None = None) -> list[str]:
     """Write the Gradescope autograder zip for ``assignment``; return the names it holds."""
-    from packlab.course import ROOT, load
+    from packlab.course.manifest import ROOT, load
 
     root = root or ROOT
     exercise = load().exercise(assignment)
@@ -184,7 +184,7 @@ def build(assignment: str, out: Path, root: Path | None = None) -> list[str]:
 
 def check_root(source: str) -> int:
     """0 when the course in use is the one in ``source`` (setup.sh's last check)."""
-    from packlab.course import ROOT
+    from packlab.course.manifest import ROOT
 
     if ROOT.resolve() == Path(source).resolve():
         return 0
@@ -223,7 +223,7 @@ def grade_submission(assignment: str, base: Path) -> dict:
     from autograder.classroom import Task, grade_task
     from autograder.engine import Result
     from autograder.isolation import Limits
-    from packlab.course import ROOT, load
+    from packlab.course.manifest import ROOT, load
 
     exercise = load().exercise(assignment)
     submission = base / "submission"

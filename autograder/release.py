@@ -9,7 +9,7 @@ from __future__ import annotations
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from autograder import gallery
-from packlab.course import load
+from packlab.course.manifest import load
 
 
 class UseStarterCode(NbGraderPreprocessor):

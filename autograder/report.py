@@ -316,7 +316,7 @@ def class_data(results: list[dict]) -> dict:
     ``results`` are the results.json documents of a class (`gradescope`'s schema). A
     misconception counts each student once per assignment.
     """
-    from packlab.course import load
+    from packlab.course.manifest import load
 
     order = [e.name for e in load().exercises]
     assignments: dict[str, dict] = {}

@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.worker import RUNS_ITS_BODY
-from packlab.course import Exercise
+from packlab.course.manifest import Exercise
 
 # IPython tokenizes the whole cell again for each piece of its syntax that it rewrites: a cell of
 # hundreds of magics would take minutes. One notebook gets this many characters tokenized (a few

@@ -36,8 +36,8 @@ import nbformat
 
 from autograder import gallery
 from autograder.isolation import Limits
-from packlab.course import ROOT, Exercise, load
-from packlab.release import BIN, NBGRADER, nbgrader_env, release
+from packlab.course.manifest import ROOT, Exercise, load
+from packlab.course.release import BIN, NBGRADER, nbgrader_env, release
 
 TARGET_RATIO = 20.0
 BROKEN = ("invalid-json", "syntax-error", "missing-function", "endless-loop")

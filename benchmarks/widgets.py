@@ -9,11 +9,11 @@ import statistics
 import time
 from collections.abc import Callable
 
-from packlab.curves import drop_curve, even_budgets
-from packlab.examples import random_parts
-from packlab.packers import greedy
-from packlab.plots import DropCurvePlot
-from packlab.widgets import budget_slider, drop_curve_view
+from packlab.packing.curves import drop_curve, even_budgets
+from packlab.packing.examples import random_parts
+from packlab.packing.packers import greedy
+from packlab.views.plots import DropCurvePlot
+from packlab.views.widgets import budget_slider, drop_curve_view
 
 TARGET_MS = 100.0
 RUNS = 7

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from packlab.examples import big_first_parts, chat_parts, docs_corpus
-from packlab.widgets import break_vs_continue, budget_slider, drop_curve_view
+from packlab.packing.examples import big_first_parts, chat_parts, docs_corpus
+from packlab.views.widgets import break_vs_continue, budget_slider, drop_curve_view
 
 HERE = Path(__file__).resolve().parent
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from packlab.course import Exercise, load
+from packlab.course.manifest import Exercise, load
 
 COURSE = load()
 EXERCISES = COURSE.exercises

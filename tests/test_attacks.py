@@ -26,7 +26,7 @@ from conftest import COURSE, submit, with_answer
 from autograder import gallery, report
 from autograder.classroom import grade_class
 from autograder.isolation import Limits
-from packlab.course import ROOT
+from packlab.course.manifest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ordinary-user")]
 
@@ -182,7 +182,7 @@ def notebook_cases() -> list[Case]:
                                      "locked": True, "solution": False, "schema_version": 3}
     retyped.cells.append(own_test)
     retyped.cells.append(nbformat.v4.new_code_cell(
-        "# Visible tests\nfrom packlab.check import run_tests\n\n"
+        "# Visible tests\nfrom packlab.course.check import run_tests\n\n"
         'run_tests("02-greedy-pack", pack, "visible")'))
 
     answer_deleted = released_with(PACK, right)
@@ -223,7 +223,7 @@ def notebook_cases() -> list[Case]:
 
 def grade_as_ordinary_user(submitted: Path, out: Path) -> list[dict]:
     """`packlab grade` run by an ordinary user; the rows of the grades.csv it wrote."""
-    done = run_as_user("from packlab.cli import main; raise SystemExit(main())", "grade",
+    done = run_as_user("from packlab.course.cli import main; raise SystemExit(main())", "grade",
                        str(submitted), "--out", str(out), *LIMIT_OPTIONS)
     said = done.stdout + done.stderr
     assert done.returncode == 1, said[-3000:]  # 1: two notebooks could not be graded

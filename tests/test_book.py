@@ -12,8 +12,9 @@ import nbformat
 import pytest
 from conftest import COURSE, EXERCISES
 
-from packlab import book, static
-from packlab.course import ROOT
+from packlab.course import book
+from packlab.course.manifest import ROOT
+from packlab.views import static
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # The whole module runs in one xdist worker, so that the book is built once (book.cached_build).
@@ -26,15 +27,15 @@ pytestmark = pytest.mark.xdist_group("book")
 
 
 def _views():
-    from packlab.conversation import turn_view
-    from packlab.evidence import evidence_slider
-    from packlab.examples import chat_parts, docs_corpus
-    from packlab.fitview import fit_view
-    from packlab.quiz import multiple_choice
-    from packlab.reasons import drop_reasons_view
-    from packlab.relevance import relevance_view
-    from packlab.token_widgets import token_view
-    from packlab.widgets import break_vs_continue, budget_slider, drop_curve_view
+    from packlab.course.quiz import multiple_choice
+    from packlab.packing.examples import chat_parts, docs_corpus
+    from packlab.views.conversation import turn_view
+    from packlab.views.evidence import evidence_slider
+    from packlab.views.fitview import fit_view
+    from packlab.views.reasons import drop_reasons_view
+    from packlab.views.relevance import relevance_view
+    from packlab.views.token_widgets import token_view
+    from packlab.views.widgets import break_vs_continue, budget_slider, drop_curve_view
 
     docs = docs_corpus(12)
     ranked = [dict(p, priority=len(docs) - i) for i, p in enumerate(docs)]

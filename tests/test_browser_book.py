@@ -1,10 +1,10 @@
 """The built book in a real browser: every page loads offline, cleanly, with its links and figures.
 
-The book is built by `packlab.book.build(out_dir)` (what `make book` runs) into a temporary folder,
-or taken from ``PACKLAB_BOOK_HTML`` when that names an already built HTML root. It is served by
-``python -m http.server`` on a loopback port and every ``.html`` page is opened in headless
-Chromium. Any request for a URL off this machine is blocked and reported: a page that needs a CDN
-(MathJax, fonts, widget scripts) does not render offline, so it fails here.
+The book is built by `packlab.course.book.build(out_dir)` (what `make book` runs) into a temporary
+folder, or taken from ``PACKLAB_BOOK_HTML`` when that names an already built HTML root. It is
+served by ``python -m http.server`` on a loopback port and every ``.html`` page is opened in
+headless Chromium. Any request for a URL off this machine is blocked and reported: a page that
+needs a CDN (MathJax, fonts, widget scripts) does not render offline, so it fails here.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from browser import chromium, is_loopback, require_browser, screenshot_path, static_server
 
-from packlab.book import cached_build
-from packlab.course import load
+from packlab.course.book import cached_build
+from packlab.course.manifest import load
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("book")]
 
@@ -51,7 +51,8 @@ IMAGES = """async () => {
                 visible: shown(img),
             };
         }),
-        // A widget's static rendering (src/packlab/static.py): a picture or a table, and a note.
+        // A widget's static rendering (src/packlab/views/static.py): a picture or a table, and a
+        // note.
         statics: [...main.querySelectorAll('.packlab-static')].map(block => {
             const note = block.querySelector('.packlab-static-note');
             return {visible: shown(block), note: note && shown(note) ? note.textContent : ''};
@@ -90,7 +91,7 @@ def book() -> Path:
         assert root.is_dir(), f"PACKLAB_BOOK_HTML={given} is not a folder"
         return root
     root = cached_build()  # shared with test_book.py in the same xdist group: one build
-    assert root.is_dir(), f"packlab.book.cached_build returned {root}, not a folder"
+    assert root.is_dir(), f"packlab.course.book.cached_build returned {root}, not a folder"
     return root
 
 

@@ -170,8 +170,8 @@ def check_view_follows_slider(cell, view, expected_for, changed, name: str) -> N
 
 
 def test_lesson_02_budget_slider_follows_the_budget(context, lab):
-    from packlab.examples import chat_parts
-    from packlab.widgets import budget_slider
+    from packlab.packing.examples import chat_parts
+    from packlab.views.widgets import budget_slider
 
     expected = budget_slider(chat_parts())  # the same view, in this process, no browser
 
@@ -193,8 +193,8 @@ def test_lesson_02_budget_slider_follows_the_budget(context, lab):
 
 
 def test_lesson_04_drop_curve_follows_the_budget(context, lab):
-    from packlab.examples import docs_corpus
-    from packlab.widgets import drop_curve_view
+    from packlab.packing.examples import docs_corpus
+    from packlab.views.widgets import drop_curve_view
 
     expected = drop_curve_view(docs_corpus(30))
     initial_lost = list(expected.state.lost)

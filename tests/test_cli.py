@@ -13,7 +13,7 @@ import pytest
 from conftest import COURSE, EXERCISES, with_answer
 from rich.console import Console
 
-from packlab import cli, workspace
+from packlab.course import cli, workspace
 
 PACKLAB = Path(sys.executable).with_name("packlab")
 BY_NUMBER = {e.name[:2]: e for e in EXERCISES}

@@ -1,5 +1,5 @@
-"""The course's `assemble_turn` (packlab.conversation), its classic mistakes, lesson 10's helpers
-and its widget, headless."""
+"""The course's `assemble_turn` (packlab.packing.conversation), its classic mistakes, lesson 10's
+helpers and its widget, headless."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import copy
 
 import pytest
 
-from packlab.conversation import (
+from packlab.packing.conversation import (
     MISTAKES,
     RULES,
     RequiredTooBig,
-    TurnView,
     agent_turns,
     assemble_turn,
     assemble_with,
@@ -23,11 +22,10 @@ from packlab.conversation import (
     shared_prefix,
     total_tokens,
     turn_args,
-    turn_state,
-    turn_view,
     volatile_first,
 )
-from packlab.tokens import count_tokens
+from packlab.packing.tokens import count_tokens
+from packlab.views.conversation import TurnView, turn_state, turn_view
 
 SYS, TOOLS, ASK = {"id": "sys", "tokens": 50}, [{"id": "lookup", "tokens": 30}], {"id": "ask",
                                                                                   "tokens": 20}

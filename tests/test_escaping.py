@@ -23,7 +23,7 @@ from autograder.engine import GroupScore, Result
 from autograder.escape import FORMULA_STARTS, for_csv, for_markdown, for_terminal, visible
 from autograder.isolation import Limits
 from autograder.suite import Failure, Misconception
-from packlab.cli import main
+from packlab.course.cli import main
 
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
 EXERCISE = EXERCISES[0]  # 01-total-tokens

@@ -1,4 +1,5 @@
-"""packlab.evidence: the evidence packer, the DATA block, the budget, get_doc, the widget."""
+"""packlab.packing.evidence: the evidence packer, the DATA block, the budget, get_doc, the
+widget."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import copy
 
 import pytest
 
-from packlab.evidence import (
+from packlab.packing.evidence import (
     DOCUMENTS,
     GET_DOC_TOOL,
     SKIPPED,
@@ -16,13 +17,12 @@ from packlab.evidence import (
     data_block,
     decisions,
     evidence_budget,
-    evidence_slider,
     example_chunks,
     get_doc,
     pack_evidence,
-    read_packing,
 )
-from packlab.tokens import count_tokens
+from packlab.packing.tokens import count_tokens
+from packlab.views.evidence import evidence_slider, read_packing
 
 
 def chunk(key, length, score):

@@ -1,4 +1,5 @@
-"""The course's `fit` (packlab.fitting), its classic mistakes, and lesson 06's widget, headless."""
+"""The course's `fit` (packlab.packing.fitting), its classic mistakes, and lesson 06's widget,
+headless."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import warnings
 
 import pytest
 
-from packlab.fitting import (
+from packlab.packing.fitting import (
     MISTAKES,
     RULES,
     FitError,
@@ -17,8 +18,8 @@ from packlab.fitting import (
     fit_with,
     outcome,
 )
-from packlab.fitview import FitView, agent_request, fit_state, fit_view
-from packlab.tokens import count_tokens
+from packlab.packing.tokens import count_tokens
+from packlab.views.fitview import FitView, agent_request, fit_state, fit_view
 
 
 def item(item_id, tokens, priority=0, **extra):

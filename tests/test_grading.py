@@ -13,7 +13,7 @@ from autograder import gallery
 from autograder.classroom import grade_class
 from autograder.engine import grade_notebook
 from autograder.isolation import Limits
-from packlab.cli import main
+from packlab.course.cli import main
 
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
 

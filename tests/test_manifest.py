@@ -10,7 +10,7 @@ from conftest import COURSE, EXERCISES
 
 from autograder import gallery
 from autograder.suites import load as load_suite
-from packlab.course import ROOT
+from packlab.course.manifest import ROOT
 
 
 def grade_cells(path):

@@ -19,8 +19,8 @@ from conftest import EXERCISES, submit, with_answer
 
 from autograder import gallery
 from autograder.engine import grade_notebook
-from packlab.course import ROOT, Exercise
-from packlab.release import NBGRADER, nbgrader_env, release
+from packlab.course.manifest import ROOT, Exercise
+from packlab.course.release import NBGRADER, nbgrader_env, release
 
 # Each assignment gets its own course directory, gradebook and kernels: no xdist_group needed,
 # so under `--dist loadgroup` the four assignments still run in parallel.

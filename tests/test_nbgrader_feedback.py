@@ -20,8 +20,8 @@ from conftest import COURSE, submit, with_answer
 
 from autograder import gallery
 from autograder.feedback import NOTE, hide_regions
-from packlab.course import ROOT
-from packlab.release import NBGRADER, nbgrader_env, release
+from packlab.course.manifest import ROOT
+from packlab.course.release import NBGRADER, nbgrader_env, release
 
 EXERCISE = COURSE.exercise("02-greedy-pack")
 SUITE_FILE = ROOT / "autograder" / "suites" / f"{EXERCISE.suite}.py"

@@ -9,7 +9,7 @@ import pytest
 from conftest import COURSE, EXERCISES
 from nbclient import NotebookClient
 
-from packlab.course import ROOT
+from packlab.course.manifest import ROOT
 
 pytestmark = pytest.mark.slow
 

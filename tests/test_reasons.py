@@ -1,4 +1,5 @@
-"""packlab.reasons: packing with drop reasons, refusal, the drop-curve artifact and its view."""
+"""packlab.packing.reasons: packing with drop reasons, refusal, the drop-curve artifact and its
+view."""
 
 from __future__ import annotations
 
@@ -6,21 +7,21 @@ import json
 
 import pytest
 
-from packlab.curves import fraction_budgets
-from packlab.examples import chat_parts, docs_corpus
-from packlab.packers import report
-from packlab.reasons import (
+from packlab.packing.curves import fraction_budgets
+from packlab.packing.examples import chat_parts, docs_corpus
+from packlab.packing.packers import report
+from packlab.packing.reasons import (
     OVER_BUDGET,
     TOO_LARGE,
     PackingRefused,
     artifact_json,
     drop_curve_artifact,
-    drop_reasons_view,
     included_ids,
     pack_or_raise,
     pack_with_reasons,
     priority_order,
 )
+from packlab.views.reasons import drop_reasons_view
 
 
 def ranked(*rows):

@@ -9,8 +9,8 @@ import pytest
 from conftest import EXERCISES
 
 from autograder import gallery
-from packlab.course import ROOT
-from packlab.release import release
+from packlab.course.manifest import ROOT
+from packlab.course.release import release
 
 pytestmark = pytest.mark.slow
 

@@ -1,5 +1,5 @@
-"""packlab.relevance: BM25 checked against an independent implementation (rank_bm25), the signals,
-the packing rules of exercise 09, and the lesson's view driven headless."""
+"""packlab.packing.relevance: BM25 checked against an independent implementation (rank_bm25), the
+signals, the packing rules of exercise 09, and the lesson's view driven headless."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from packlab.relevance import (
+from packlab.packing.relevance import (
     ERROR_WORDS,
     bm25_scores,
     classic_idf,
@@ -16,13 +16,13 @@ from packlab.relevance import (
     incident_items,
     lucene_idf,
     ranking,
-    relevance_view,
     score_and_pack,
     score_items,
     score_table,
     words,
 )
-from packlab.tokens import count_tokens
+from packlab.packing.tokens import count_tokens
+from packlab.views.relevance import relevance_view
 
 rank_bm25 = pytest.importorskip("rank_bm25")
 

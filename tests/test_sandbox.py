@@ -197,7 +197,7 @@ def test_grading_refuses_without_bubblewrap_and_names_the_fix(tmp_path):
     env = no_bwrap_env()
     submitted = tmp_path / "submitted"
     (submitted / "ada" / "01-total-tokens").mkdir(parents=True)
-    done = subprocess.run([sys.executable, "-m", "packlab.cli", "grade", str(submitted),
+    done = subprocess.run([sys.executable, "-m", "packlab.course.cli", "grade", str(submitted),
                            "--out", str(tmp_path / "out")], capture_output=True, text=True,
                           env=env, timeout=300)
     said = " ".join((done.stdout + done.stderr).split())
@@ -217,7 +217,7 @@ def test_no_sandbox_grades_loudly_and_marks_every_output(tmp_path):
     exercise = COURSE.exercise("01")
     submitted, out = tmp_path / "submitted", tmp_path / "out"
     submit(submitted, "ada", exercise, with_answer(exercise, None))
-    done = subprocess.run([sys.executable, "-m", "packlab.cli", "grade", str(submitted),
+    done = subprocess.run([sys.executable, "-m", "packlab.course.cli", "grade", str(submitted),
                            "--out", str(out), "--no-sandbox", "--jobs", "1"],
                           capture_output=True, text=True, env=no_bwrap_env(), timeout=300)
     said = " ".join(done.stdout.split())
@@ -236,7 +236,7 @@ def test_a_learners_check_without_bubblewrap_runs_and_says_so_once(tmp_path):
 
     exercise = COURSE.exercise("01")
     path = submit(tmp_path, "me", exercise, with_answer(exercise, None))
-    done = subprocess.run([sys.executable, "-m", "packlab.cli", "check", str(path)],
+    done = subprocess.run([sys.executable, "-m", "packlab.course.cli", "check", str(path)],
                           capture_output=True, text=True, env=no_bwrap_env(), timeout=300)
     said = " ".join(done.stdout.split())
     assert done.returncode == 0, done.stdout + done.stderr
@@ -246,13 +246,13 @@ def test_a_learners_check_without_bubblewrap_runs_and_says_so_once(tmp_path):
 def test_a_learners_progress_without_bubblewrap_runs_and_says_so_once(tmp_path):
     from conftest import COURSE, with_answer
 
-    from packlab import workspace
+    from packlab.course import workspace
 
     exercise = COURSE.exercise("01")
     copy = workspace.learner_copy(tmp_path, exercise.release)
     copy.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(with_answer(exercise, None), copy)
-    done = subprocess.run([sys.executable, "-m", "packlab.cli", "progress", "--workspace",
+    done = subprocess.run([sys.executable, "-m", "packlab.course.cli", "progress", "--workspace",
                            str(tmp_path)], capture_output=True, text=True, env=no_bwrap_env(),
                           timeout=300)
     said = " ".join(done.stdout.split())

@@ -7,15 +7,7 @@ import math
 
 import pytest
 
-from packlab.token_widgets import (
-    bare_vs_wrapped,
-    compare_with_tokenizer,
-    estimate_error_plot,
-    token_pieces,
-    token_view,
-    tokens_html,
-)
-from packlab.tokens import (
+from packlab.packing.tokens import (
     OFFLINE_ENCODINGS,
     SAMPLES,
     ceil_estimate,
@@ -28,6 +20,14 @@ from packlab.tokens import (
     measure_table,
     wrap_chunk,
     wrapped_cost,
+)
+from packlab.views.token_widgets import (
+    bare_vs_wrapped,
+    compare_with_tokenizer,
+    estimate_error_plot,
+    token_pieces,
+    token_view,
+    tokens_html,
 )
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from packlab import curves
-from packlab.curves import (
+from packlab.packing import curves
+from packlab.packing.curves import (
     drop_curve,
     drop_table,
     even_budgets,
@@ -13,16 +13,16 @@ from packlab.curves import (
     pack_state,
     wasted,
 )
-from packlab.examples import (
+from packlab.packing.examples import (
     big_first_parts,
     chat_parts,
     chat_texts,
     docs_corpus,
     random_parts,
 )
-from packlab.packers import greedy, report, stop_at_first_miss
-from packlab.tokens import count_tokens, estimate_tokens
-from packlab.widgets import break_vs_continue, budget_slider, drop_curve_view
+from packlab.packing.packers import greedy, report, stop_at_first_miss
+from packlab.packing.tokens import count_tokens, estimate_tokens
+from packlab.views.widgets import break_vs_continue, budget_slider, drop_curve_view
 
 
 def raises(parts, budget):

@@ -27,9 +27,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from packlab import slides, workshop
-from packlab.cli import cmd_demo, parser
-from packlab.course import load
+from packlab.course import slides, workshop
+from packlab.course.cli import cmd_demo, parser
+from packlab.course.manifest import load
 
 NOTES = "> 🗣 **Speaker notes"
 KEY_WIDGETS = ("budget_slider(", "break_vs_continue(", "drop_curve_view(")
@@ -351,7 +351,7 @@ def test_each_section_is_a_slide_and_widgets_are_stills(built):
     assert page.count("<section") >= len(headings) + 1
     assert slides.WIDGET_VIEW not in page and slides.WIDGET_STATE not in page
     # The budget slider and the quiz: a still of the saved state, or the view's own static
-    # rendering (packlab.static) when it has one.
+    # rendering (packlab.views.static) when it has one.
     stills = page.count('class="packlab-still"') + page.count('class="packlab-static"')
     assert stills >= 2
     assert "data:image/png;base64," in page

@@ -4,7 +4,7 @@ import sys
 
 sys.path[:0] = ["{root}", "{root}/src"]
 try:
-    from packlab.packers import greedy as pack  # noqa: F401
+    from packlab.packing.packers import greedy as pack  # noqa: F401
 except ImportError:
     from autograder.suites.pack import SUITE
 

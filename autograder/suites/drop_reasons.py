@@ -24,7 +24,7 @@ from autograder.suite import (
     show,
 )
 from autograder.suites.pack import NAMES, cost, in_input_order, require_unchanged
-from packlab.reasons import OVER_BUDGET, REASONS, TOO_LARGE, pack_with_reasons, reason_for
+from packlab.packing.reasons import OVER_BUDGET, REASONS, TOO_LARGE, pack_with_reasons, reason_for
 
 LESSON = "07-drop-reasons-and-refusal"
 FUNCTION = "pack_with_reasons"

@@ -1,7 +1,8 @@
 """Tests for exercise 06: ``fit(items, budget, reserve=0, tokenizer=None) -> dict``.
 
-The expected answers come from `packlab.fitting` (the course's `fit`); the classic wrong versions
-of the walk in `packlab.fitting.MISTAKES` name the likeliest mistake behind a wrong answer.
+The expected answers come from `packlab.packing.fitting` (the course's `fit`); the classic wrong
+versions of the walk in `packlab.packing.fitting.MISTAKES` name the likeliest mistake behind a
+wrong answer.
 
 A check that expects an error catches the `StudentError` itself: the function must *raise*, a
 ``ValueError`` (or a class of the learner's own, which the grader cannot see into), and its
@@ -35,7 +36,7 @@ from autograder.suite import (
     wrong_kind,
 )
 from autograder.worker import with_callables
-from packlab.fitting import (
+from packlab.packing.fitting import (
     KEYS,
     MISTAKES,
     RULES,

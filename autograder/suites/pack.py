@@ -18,7 +18,7 @@ from autograder.suite import (
     property_check,
     show,
 )
-from packlab.packers import greedy, stop_at_first_miss
+from packlab.packing.packers import greedy, stop_at_first_miss
 
 LESSON = "02-priority-then-greedy"
 FUNCTION = "pack"

@@ -1,8 +1,9 @@
 """Tests for exercise 08: ``pack_evidence(chunks, limit, min_span=80) -> list[dict]``.
 
-Expected answers come from `packlab.evidence` (the course's own packer). The diagnosis compares a
-wrong answer with that packer run on changed inputs (scores flattened, negated, ties reversed,
-another min_span) and with its own decisions cut short, so no second packer is written here.
+Expected answers come from `packlab.packing.evidence` (the course's own packer). The diagnosis
+compares a wrong answer with that packer run on changed inputs (scores flattened, negated, ties
+reversed, another min_span) and with its own decisions cut short, so no second packer is written
+here.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from autograder.suite import (
     property_check,
     show,
 )
-from packlab.evidence import SKIPPED, by_score, decisions, pack_evidence
+from packlab.packing.evidence import SKIPPED, by_score, decisions, pack_evidence
 
 LESSON = "08-packing-retrieved-evidence"
 FUNCTION = "pack_evidence"

@@ -25,7 +25,7 @@ from autograder.suites.pack import (
     require_unchanged,
     wrong_choice,
 )
-from packlab.packers import greedy, report
+from packlab.packing.packers import greedy, report
 
 LESSON = "04-honest-accounting"
 FUNCTION = "pack_report"

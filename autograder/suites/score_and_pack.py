@@ -1,8 +1,8 @@
 """Tests for exercise 09: ``score_and_pack(items, query, budget) -> dict``.
 
-The expected answers come from ``packlab.relevance`` (BM25 + recency + error signal + priority,
-pinned items first, greedy packing, chronological output, honest accounting). A wrong answer is
-diagnosed by comparing it with the same scorer run with one signal changed or removed.
+The expected answers come from ``packlab.packing.relevance`` (BM25 + recency + error signal +
+priority, pinned items first, greedy packing, chronological output, honest accounting). A wrong
+answer is diagnosed by comparing it with the same scorer run with one signal changed or removed.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from autograder.suite import (
     show,
 )
 from autograder.suites.pack import first_wrong_turn, in_input_order, require_unchanged
-from packlab.packers import stop_at_first_miss
-from packlab.relevance import classic_idf, ranking, score_and_pack, score_items
+from packlab.packing.packers import stop_at_first_miss
+from packlab.packing.relevance import classic_idf, ranking, score_and_pack, score_items
 
 LESSON = "09-scoring-relevance"
 FUNCTION = "score_and_pack"

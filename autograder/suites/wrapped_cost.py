@@ -1,8 +1,8 @@
 """Tests for exercise 05: ``wrapped_cost(chunk_id, text, ratio=4.0) -> int``.
 
-The chunk as sent is ``### [<chunk_id>]\\n```\\n<text>\\n```\\n`` (``packlab.tokens.wrap_chunk``);
-its cost is ``ceil(len(wrapped) / ratio)``, and a ratio that is not a positive finite number is a
-ValueError whose message names ``ratio``.
+The chunk as sent is ``### [<chunk_id>]\\n```\\n<text>\\n```\\n``
+(``packlab.packing.tokens.wrap_chunk``); its cost is ``ceil(len(wrapped) / ratio)``, and a ratio
+that is not a positive finite number is a ValueError whose message names ``ratio``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from autograder.suite import (
     property_check,
     show,
 )
-from packlab.tokens import wrap_chunk, wrapped_cost
+from packlab.packing.tokens import wrap_chunk, wrapped_cost
 
 LESSON = "05-counting-tokens-honestly"
 FUNCTION = "wrapped_cost"

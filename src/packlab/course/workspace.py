@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 
-from packlab.course import ROOT, Course, load
+from packlab.course.manifest import ROOT, Course, load
 
 START = "START.ipynb"
 

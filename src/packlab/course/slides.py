@@ -10,7 +10,7 @@ at build time (`npm pack`, cached in .cache/npm) and are copied next to the slid
 template replaces the exporter's CDN references (require.js, jQuery, mermaid, MathJax 2, the
 widget manager) with the local copies or with nothing.
 
-    python -m packlab.slides [--out DIR] [--jobs N] [LESSON ...]   # LESSON: 02, or a slug
+    python -m packlab.course.slides [--out DIR] [--jobs N] [LESSON ...]   # LESSON: 02, or a slug
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import nbformat
 
-from packlab.course import ROOT, Lesson, load
+from packlab.course.manifest import ROOT, Lesson, load
 
 OUT = ROOT / "book" / "_build" / "slides"
 ASSETS = "_assets"
@@ -281,7 +281,7 @@ def still_widgets(notebook: nbformat.NotebookNode) -> int:
             view = data.pop(WIDGET_VIEW)
             count += 1
             if "packlab-static" in str(data.get("text/html", "")):
-                continue  # the view rendered itself for static pages (packlab.static): keep it
+                continue  # the view drew itself for static pages (packlab.views.static): keep it
             body = render_widget(view.get("model_id", ""), states)
             if body:
                 data["text/html"] = (f'<div class="packlab-still">{body}'
@@ -440,7 +440,7 @@ def build(lessons: Sequence[Lesson] | None = None, out: Path = OUT,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m packlab.slides",
+    parser = argparse.ArgumentParser(prog="python -m packlab.course.slides",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("lessons", nargs="*", help="lesson numbers or slugs (default: all)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"default: {OUT}")

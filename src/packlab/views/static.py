@@ -17,10 +17,24 @@ import io
 import re
 from collections.abc import Sequence
 
+from packlab.packing.evidence import SKIPPED
+
 NOTE_CLASS = "packlab-static-note"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 LAB = "open this lesson in JupyterLab (<code>make lab</code>)"
 CURVE_FRACTIONS = (0.75, 0.50, 0.25, 0.10)  # budgets marked on a static drop curve
+
+
+SHOWN_IDS = 12  # ids listed by name in a summary before "… and N more"
+
+
+def ids_html(ids: Sequence[str]) -> str:
+    """Ids as escaped HTML, cut after ``SHOWN_IDS`` names."""
+    if not ids:
+        return "<i>none</i>"
+    text = ", ".join(html.escape(key) for key in ids[:SHOWN_IDS])
+    more = len(ids) - SHOWN_IDS
+    return text + (f", … and {more} more" if more > 0 else "")
 
 
 def bundle(widget_bundle: dict | None, rendering: tuple[str, str]) -> dict:
@@ -96,7 +110,7 @@ def evidence_png(decisions: Sequence, limit: int, min_span: int) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from packlab.evidence import _COLOURS, SKIPPED
+    from packlab.views.plots import EVIDENCE_COLOURS
 
     figure = Figure(figsize=(8.0, 0.42 * len(decisions) + 1.3), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)
@@ -104,7 +118,7 @@ def evidence_png(decisions: Sequence, limit: int, min_span: int) -> bytes:
     rows = list(range(len(decisions)))[::-1]
     longest = max((d.length for d in decisions), default=1) or 1
     for row, decision in zip(rows, decisions, strict=True):
-        ax.barh(row, decision.kept, color=_COLOURS[decision.status], height=0.6)
+        ax.barh(row, decision.kept, color=EVIDENCE_COLOURS[decision.status], height=0.6)
         ax.barh(row, decision.length - decision.kept, left=decision.kept, height=0.6,
                 color="#F6DCA8", hatch="///", edgecolor="white")
         word = "skipped" if decision.status == SKIPPED else decision.status
@@ -160,7 +174,7 @@ def curve_png(curve: Sequence, n: int, total: int, marked: Sequence) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from packlab.plots import BLUE, VERMILLION
+    from packlab.views.plots import BLUE, VERMILLION
 
     figure = Figure(figsize=(8.0, 3.6), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)
@@ -189,13 +203,11 @@ def curve_png(curve: Sequence, n: int, total: int, marked: Sequence) -> bytes:
 
 
 def _lost_row(point, n: int, total: int) -> str:
-    from packlab.widgets import _ids
-
     share = 100 * point.budget / max(total, 1)
     if point.error:
         outcome = f"<i>{html.escape(point.error)}</i>"
     else:
-        outcome = f"kept {point.kept}/{n} · lost ({len(point.lost)}): {_ids(point.lost)}"
+        outcome = f"kept {point.kept}/{n} · lost ({len(point.lost)}): {ids_html(point.lost)}"
     return f"<tr><td>{point.budget} ({share:.0f}%)</td><td>{outcome}</td></tr>"
 
 

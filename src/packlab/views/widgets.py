@@ -12,22 +12,19 @@ from collections.abc import Sequence
 
 import ipywidgets as widgets
 
-from packlab import static
-from packlab.curves import CurvePoint, PackState, PartIndex, drop_curve, even_budgets, packer_name
-from packlab.examples import big_first_parts
-from packlab.packers import Packer, Part, greedy, stop_at_first_miss
-from packlab.plots import ComparisonPlot, DropCurvePlot, PackingPlot
-
-SHOWN_IDS = 12  # ids listed by name in a summary before "… and N more"
-
-
-def _ids(ids: Sequence[str]) -> str:
-    """Ids as escaped HTML, cut after ``SHOWN_IDS`` names."""
-    if not ids:
-        return "<i>none</i>"
-    text = ", ".join(html.escape(key) for key in ids[:SHOWN_IDS])
-    more = len(ids) - SHOWN_IDS
-    return text + (f", … and {more} more" if more > 0 else "")
+from packlab.packing.curves import (
+    CurvePoint,
+    PackState,
+    PartIndex,
+    drop_curve,
+    even_budgets,
+    packer_name,
+)
+from packlab.packing.examples import big_first_parts
+from packlab.packing.packers import Packer, Part, greedy, stop_at_first_miss
+from packlab.views import static
+from packlab.views.plots import ComparisonPlot, DropCurvePlot, PackingPlot
+from packlab.views.static import ids_html
 
 
 def _problem(message: str) -> str:
@@ -84,8 +81,8 @@ class BudgetView(widgets.VBox):
         over = f" — <b>over budget by {-s.remaining}</b>" if s.remaining < 0 else ""
         return (
             f"<b>used</b> {s.used} of {s.budget} tokens · <b>remaining</b> {s.remaining}{over}<br>"
-            f"<b>taken</b> ({len(s.taken)}): {_ids(s.taken)}<br>"
-            f"<b>skipped</b> ({len(s.skipped)}): {_ids(s.skipped)}"
+            f"<b>taken</b> ({len(s.taken)}): {ids_html(s.taken)}<br>"
+            f"<b>skipped</b> ({len(s.skipped)}): {ids_html(s.skipped)}"
         )
 
 
@@ -132,7 +129,7 @@ class DropCurveView(widgets.VBox):
         p = self.state
         if p.error:
             return _problem(f"at budget {p.budget}: {p.error}")
-        return f"<b>lost at budget {p.budget}</b> ({len(p.lost)}): {_ids(p.lost)}"
+        return f"<b>lost at budget {p.budget}</b> ({len(p.lost)}): {ids_html(p.lost)}"
 
 
 def drop_curve_view(
@@ -190,7 +187,7 @@ class ComparisonView(widgets.VBox):
             else:
                 rows.append(
                     f"<b>{html.escape(name)}</b>: used {s.used}, left unused {s.remaining}, "
-                    f"skipped ({len(s.skipped)}): {_ids(s.skipped)}"
+                    f"skipped ({len(s.skipped)}): {ids_html(s.skipped)}"
                 )
         return "<br>".join(rows)
 

@@ -2,7 +2,7 @@
 
 ``token_view`` is a text box whose tokens are drawn as coloured boxes under it, with the real count,
 the chars/4 estimate and the estimate's error. ``estimate_error_plot`` draws the error of the
-estimate for texts of different kinds, as measured by ``packlab.tokens.measure``.
+estimate for texts of different kinds, as measured by ``packlab.packing.tokens.measure``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 
-from packlab import static
-from packlab.plots import BLUE, VERMILLION, _Plot
-from packlab.tokens import ceil_estimate, count_tokens, encoding, wrap_chunk
+from packlab.packing.tokens import ceil_estimate, count_tokens, encoding, wrap_chunk
+from packlab.views import static
+from packlab.views.plots import BLUE, VERMILLION, _Plot
 
 # Two light backgrounds that alternate from one token to the next, and a third for byte pieces.
 TOKEN_COLOURS = ("#D6EAF8", "#FDEBD0")
@@ -188,7 +188,8 @@ class EstimateErrorPlot(_Plot):
 
 
 def estimate_error_plot(rows: Sequence[dict]) -> EstimateErrorPlot:
-    """Bars of the estimate's error per kind of text (rows from ``packlab.tokens.measure``)."""
+    """Bars of the estimate's error per kind of text (rows from
+    ``packlab.packing.tokens.measure``)."""
     return EstimateErrorPlot(rows)
 
 

@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from packlab.course import Exercise, load
+from packlab.course.manifest import Exercise, load
 
 
 def _state_file() -> Path:

@@ -17,11 +17,13 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, PathPatch, Rectangle
 from matplotlib.path import Path
 
-from packlab.curves import CurvePoint, PackState
-from packlab.packers import Part
+from packlab.packing.curves import CurvePoint, PackState
+from packlab.packing.evidence import SKIPPED, TRUNCATED, WHOLE
+from packlab.packing.packers import Part
 
 # Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
 BLUE, ORANGE, VERMILLION, GREEN, GREY = "#0072B2", "#E69F00", "#D55E00", "#009E73", "#999999"
+EVIDENCE_COLOURS = {WHOLE: BLUE, TRUNCATED: ORANGE, SKIPPED: "#DDDDDD"}  # by decision
 SKIPPED_FACE = "#F6DCA8"
 LABEL_LIMIT = 24  # write ids on the bars only when there are at most this many parts
 

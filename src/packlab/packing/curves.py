@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from packlab.packers import Packer, Part, greedy, stop_at_first_miss
+from packlab.packing.packers import Packer, Part, greedy, stop_at_first_miss
 
 TIME_LIMIT = 2.0  # seconds one call of a packer may take before we give up on it
 

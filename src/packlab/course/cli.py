@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from autograder.escape import for_terminal as shown
-from packlab import workspace
-from packlab.course import ROOT, load
+from packlab.course import workspace
+from packlab.course.manifest import ROOT, load
 
 # Every string a learner or a student controls (paths, names, notes, messages, the summary) is
 # printed through `shown`: as written, never as rich markup or terminal control characters.
@@ -46,7 +46,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Serve the presenter's notebook in JupyterLab with projector-sized fonts."""
-    from packlab import workshop
+    from packlab.course import workshop
 
     return workshop.run(fresh=args.fresh, code_px=args.font_size)
 
@@ -108,7 +108,7 @@ def _learner_sandbox() -> bool:
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
-    from packlab.hints import hint
+    from packlab.course.hints import hint
 
     try:
         hint(args.exercise, everything=args.all)
@@ -191,7 +191,7 @@ NO_SANDBOX_WARNING = ("[bold red]WARNING: grading WITHOUT a sandbox (--no-sandbo
 
 def cmd_release(args: argparse.Namespace) -> int:
     """Regenerate exercises/ from solutions/ with nbgrader."""
-    from packlab.release import release
+    from packlab.course.release import release
 
     for exercise in load().exercises:
         release(exercise.name, ROOT)

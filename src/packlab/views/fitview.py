@@ -17,11 +17,11 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Patch
 
-from packlab import static
-from packlab.examples import chat_texts
-from packlab.fitting import fit as course_fit
-from packlab.plots import BLUE, GREY, SKIPPED_FACE, VERMILLION, _Plot
-from packlab.tokens import count_tokens
+from packlab.packing.examples import chat_texts
+from packlab.packing.fitting import fit as course_fit
+from packlab.packing.tokens import count_tokens
+from packlab.views import static
+from packlab.views.plots import BLUE, GREY, SKIPPED_FACE, VERMILLION, _Plot
 
 FitFunction = Callable[..., dict]
 

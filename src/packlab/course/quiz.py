@@ -6,7 +6,7 @@ import html
 
 import ipywidgets as widgets
 
-from packlab import static
+from packlab.views import static
 
 
 class MultipleChoice(widgets.VBox):

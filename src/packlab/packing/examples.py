@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from packlab.packers import Part
-from packlab.tokens import count_tokens
+from packlab.packing.packers import Part
+from packlab.packing.tokens import count_tokens
 
 _SYSTEM = (
     "You are the support assistant of Larkspur Outdoor, a small shop selling camping gear. "

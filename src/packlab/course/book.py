@@ -9,9 +9,10 @@ the django-static-mathjax wheel. Then ``jupyter-book build --warningiserror`` wr
 ``out_dir/_build/html``, which ``build`` returns.
 
 Nothing on a page comes from a CDN: MathJax is local, the ipywidgets embed scripts are never
-loaded, and each view shows its static rendering (see packlab.static).
+loaded, and each view shows its static rendering (see packlab.views.static).
 
-``python -m packlab.book [OUT_DIR]`` (``make book``: OUT_DIR = book) does the same from a shell.
+``python -m packlab.course.book [OUT_DIR]`` (``make book``: OUT_DIR = book) does the same from
+a shell.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from pathlib import Path
 
 import nbformat
 
-from packlab.course import ROOT, Course, load
+from packlab.course.manifest import ROOT, Course, load
 
 BOOK = ROOT / "book"
 EXECUTION_TIMEOUT = 600  # seconds per cell; a whole lesson takes 5-30 s
@@ -74,7 +75,7 @@ def exercise_doc(name: str) -> str:
 
 def toc(course: Course) -> str:
     """The _toc.yml: the intro, then every lesson, every exercise and the instructors' pages."""
-    lines = ["# Generated from course.toml by src/packlab/book.py: do not edit.",
+    lines = ["# Generated from course.toml by src/packlab/course/book.py: do not edit.",
              "format: jb-book", "root: intro", "parts:"]
     lines += ["  - caption: Lessons", "    chapters:"]
     lines += [f"      - file: {lesson_doc(lesson.slug)}" for lesson in course.lessons]
@@ -304,8 +305,8 @@ def cached_build() -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m packlab.book", description=__doc__.split(
-        "\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m packlab.course.book",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("out_dir", nargs="?", default=str(BOOK),
                         help="the HTML goes to OUT_DIR/_build/html (default: book)")
     parser.add_argument("--jobs", type=int, default=None,

@@ -18,8 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from packlab import workspace
-from packlab.course import ROOT
+from packlab.course import workspace
+from packlab.course.manifest import ROOT
 
 PRESENTER = ROOT / "workshop" / "presenter.ipynb"
 NOTEBOOK = "workshop/presenter.ipynb"  # where it lands in the workspace, and the URL path

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from autograder.suite import GroupResult, in_process_caller, run_group
 from autograder.suites import load
-from packlab.course import load as load_course
+from packlab.course.manifest import load as load_course
 
 
 class TestsFailed(AssertionError):
@@ -49,7 +49,7 @@ def summary(exercise: str, result: GroupResult, hidden: bool) -> str:
         lines.append(
             f"{len(result.failures)} of {total} checks failed. Stuck? "
             f"Run `packlab hint {exercise}` in a terminal, or "
-            f"`from packlab.hints import hint; hint(\"{exercise}\")` in a cell."
+            f"`from packlab.course.hints import hint; hint(\"{exercise}\")` in a cell."
         )
     return "\n".join(lines)
 

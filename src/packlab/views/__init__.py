@@ -1,0 +1,1 @@
+"""Every widget, plot and static rendering of the packing algorithms."""
