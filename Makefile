@@ -43,6 +43,7 @@ release: $(READY)
 bench: $(READY)
 	$(BIN)/python benchmarks/widgets.py
 	$(BIN)/python benchmarks/sandbox.py
+	$(BIN)/python benchmarks/check.py
 
 clean:
 	rm -rf $(VENV) book/_build .pytest_cache .ruff_cache .hypothesis

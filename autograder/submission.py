@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 import nbformat
@@ -44,9 +45,13 @@ def _grade_id(cell) -> str | None:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
-def _course_cells(exercise: Exercise) -> dict[str, str]:
-    """grade_id -> released source of every cell the course owns (all but the answer cells)."""
-    source = nbformat.read(exercise.release, as_version=4)
+@cache
+def _course_cells(release: Path) -> dict[str, str]:
+    """grade_id -> released source of every cell the course owns (all but the answer cells).
+
+    Read once per process (a class hands in many copies of one release); never changed.
+    """
+    source = nbformat.read(release, as_version=4)
     owned = {}
     for cell in source.cells:
         meta = cell.metadata.get("nbgrader", {})
@@ -104,7 +109,7 @@ def read(path: Path, exercise: Exercise) -> StudentCode:
     if not any(cell.get("source", "").strip() for cell in notebook.cells):
         raise Ungradable("the notebook is empty: it has no cells with anything in them (is it "
                          "the right file?)")
-    owned = _course_cells(exercise)
+    owned = _course_cells(exercise.release)
     code = StudentCode(cells=[])
     as_python = None
     seen: dict[str, int] = {}

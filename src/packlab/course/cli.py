@@ -9,12 +9,18 @@ import sys
 from dataclasses import fields
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
+# jsonschema (under nbformat) imports rfc3987-syntax, when it is installed, only to check the
+# "iri" string format, which no notebook schema uses; building that package's grammar costs about
+# a second at every start of the command. Declared absent here, before anything imports nbformat,
+# it is skipped: `packlab check` starts in well under a second. (The command's own process only.)
+sys.modules.setdefault("rfc3987_syntax", None)
 
-from autograder.escape import for_terminal as shown
-from packlab.course import workspace
-from packlab.course.manifest import ROOT, load
+from rich.console import Console  # noqa: E402 - after the line above, on purpose
+from rich.table import Table  # noqa: E402
+
+from autograder.escape import for_terminal as shown  # noqa: E402
+from packlab.course import workspace  # noqa: E402
+from packlab.course.manifest import ROOT, load  # noqa: E402
 
 # Every string a learner or a student controls (paths, names, notes, messages, the summary) is
 # printed through `shown`: as written, never as rich markup or terminal control characters.
