@@ -58,8 +58,9 @@ def ready_problems(reply) -> list[str]:
     return shown
 
 
-def call_outcome(reply) -> Outcome:
-    """The `Outcome` of one call's reply; `StudentError` for a failure or a forged reply."""
+def call_outcome(reply, sent: list) -> Outcome:
+    """The `Outcome` of the reply to a call with arguments ``sent``; `StudentError` for a
+    failure or a forged reply."""
     if type(reply) is not dict or type(reply.get("ok")) is not bool:
         raise interfered("a reply that is not the worker's")
     if not reply["ok"]:
@@ -68,7 +69,7 @@ def call_outcome(reply) -> Outcome:
             raise interfered("a reply with an unknown kind of failure")
         raise StudentError(kind, _text(reply.get("detail"), MAX_DETAIL))
     if set(reply) != {"ok", "value", "args", "warnings"} or type(reply["args"]) is not list \
-            or type(reply["warnings"]) is not list:
+            or len(reply["args"]) != len(sent) or type(reply["warnings"]) is not list:
         raise interfered("a reply with missing or extra parts")
     try:
         value, args = to_plain(reply["value"]), to_plain(reply["args"])
@@ -237,7 +238,7 @@ class Sandbox:
         self._send({"call": function, "args": args})
         reply = self._receive(self.limits.call_seconds, f"calling {function}")
         try:
-            return call_outcome(reply)
+            return call_outcome(reply, args)
         except StudentError as exc:
             if exc.kind == "interfered":
                 raise self._fatal(exc.kind, exc.detail) from None

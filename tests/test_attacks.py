@@ -40,7 +40,7 @@ SUITE_LINES = (  # distinctive lines of the hidden suite: none may reach a learn
     "def first_wrong_turn(parts: list[dict], budget: int, taken: list[str]) -> str | None:",
     "if ids == greedy(parts, budget - 1):",
     "reordered = len(set(ids)) == len(ids) and set(ids) <= known",
-    "def keeps_input_order(call: Caller, example: tuple[list[dict], int]) -> None:",
+    "def keeps_input_order(args: list, got: list[str]) -> str | None:",
 )
 FORGED = ("FORGED", "All 25 tests passed", "Score: 5/5", "<h1>Score: 5 / 5")
 INTERFERED = "your code interfered with the grader"
@@ -340,3 +340,5 @@ def test_nothing_written_in_a_sandbox_is_left_on_the_machine(graded):
 
 def test_the_hidden_suite_is_untouched(graded):
     assert SUITE.read_text().count("def first_wrong_turn(") == 1
+    for line in SUITE_LINES:  # else "no suite line leaked" would pass whatever leaked
+        assert line in SUITE.read_text(), f"SUITE_LINES is out of date: {line!r}"

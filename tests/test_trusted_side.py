@@ -21,26 +21,28 @@ from autograder.suite import StudentError
 
 FAST = Limits(call_seconds=2, setup_seconds=10, submission_seconds=60)
 
+SENT = [[], 5]  # the arguments of the call being answered
 FORGED_CALL_REPLIES = {
     "a list": [],
     "no ok": {"value": 1},
     "ok is not a bool": {"ok": 1, "value": [], "args": [], "warnings": []},
     "a key missing": {"ok": True, "value": []},
-    "an extra key": {"ok": True, "value": [], "args": [], "warnings": [], "score": 5},
+    "an extra key": {"ok": True, "value": [], "args": [[], 5], "warnings": [], "score": 5},
     "args not a list": {"ok": True, "value": [], "args": {}, "warnings": []},
+    "fewer args than were sent": {"ok": True, "value": [], "args": [], "warnings": []},
     "warnings not a list": {"ok": True, "value": [], "args": [], "warnings": "many"},
     "an unknown failure": {"ok": False, "kind": "passed", "detail": ""},
     "a detail that is not text": {"ok": False, "kind": "raised", "detail": ["x"]},
-    "nested too deep": {"ok": True, "value": json.loads("[" * 60 + "]" * 60), "args": [],
+    "nested too deep": {"ok": True, "value": json.loads("[" * 60 + "]" * 60), "args": [[], 5],
                         "warnings": []},
-    "a warning that is not text": {"ok": True, "value": [], "args": [], "warnings": [1]},
+    "a warning that is not text": {"ok": True, "value": [], "args": [[], 5], "warnings": [1]},
 }
 
 
 @pytest.mark.parametrize("what", FORGED_CALL_REPLIES)
 def test_a_forged_call_reply_is_interference(what):
     with pytest.raises(StudentError) as caught:
-        call_outcome(FORGED_CALL_REPLIES[what])
+        call_outcome(FORGED_CALL_REPLIES[what], SENT)
     assert caught.value.kind == "interfered"
     assert caught.value.fatal
     assert "interfered with the grader" in caught.value.describe()
@@ -48,11 +50,11 @@ def test_a_forged_call_reply_is_interference(what):
 
 def test_a_well_formed_reply_is_believed_as_data_only():
     outcome = call_outcome({"ok": True, "value": ["sys"], "args": [[], 5],
-                            "warnings": ["UserWarning: estimated"]})
+                            "warnings": ["UserWarning: estimated"]}, SENT)
     assert (outcome.value, outcome.args_after, outcome.warnings) == \
         (["sys"], [[], 5], ("UserWarning: estimated",))
     with pytest.raises(StudentError) as caught:
-        call_outcome({"ok": False, "kind": "raised", "detail": "x" * 100_000})
+        call_outcome({"ok": False, "kind": "raised", "detail": "x" * 100_000}, SENT)
     assert caught.value.kind == "raised" and len(caught.value.detail) < 600
 
 

@@ -17,19 +17,16 @@ import re
 
 from hypothesis import strategies as st
 
+from autograder.compare import CompareOrRaise, Unchanged
 from autograder.suite import (
     Answer,
     Caller,
     Check,
-    CheckFailed,
     Group,
     Misconception,
     Suite,
-    answer,
     common_misconceptions,
     error_parts,
-    fail,
-    property_check,
     show,
     wrong_kind,
 )
@@ -216,11 +213,7 @@ def expected_outcome(args: list, rules=None) -> dict | RequiredTooBig:
     return outcome(*real) if rules is None else outcome(*real, rules=rules)
 
 
-# --- asking the learner's function ----------------------------------------------------------------
-
-
-def ask(call: Caller, name: str, args: list, expected: str) -> Answer:
-    return answer(call, name, FUNCTION, args, expected, MISCONCEPTIONS)
+# --- what the learner's error must say ------------------------------------------------------------
 
 def names_number(message: str, number: str) -> bool:
     return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", message) is not None
@@ -235,10 +228,6 @@ def describe_error(error: RequiredTooBig) -> str:
     needed, budget, short = error.mentions
     return (f"a ValueError naming the {needed} tokens needed, the budget {budget} and the "
             f"{short} tokens short — like: {error}")
-
-
-def expected_text(expected) -> str:
-    return describe_error(expected) if isinstance(expected, RequiredTooBig) else show(expected)
 
 
 # --- diagnosis ------------------------------------------------------------------------------------
@@ -393,44 +382,12 @@ def diagnose(args: list, got: Answer, expected) -> Misconception:
 
 # --- checks ---------------------------------------------------------------------------------------
 
-def wrong(name: str, args: list, got: Answer, expected, words: str | None = None) -> CheckFailed:
-    return fail(name, FUNCTION, args, got.got(), words or expected_text(expected),
-                diagnose(args, got, expected))
-
-
-def require_unchanged(name: str, args: list, got: Answer) -> None:
-    if got.args_after is not None and got.args_after[:5] != args[:5]:
-        raise fail(name, FUNCTION, args,
-                   f"{show(got.value)}, but the arguments were changed to "
-                   f"{show(got.args_after[:5])}", "the arguments left as they were",
-                   MISCONCEPTIONS["mutates-input"])
-
-
-def check_turn(call: Caller, name: str, args: list) -> None:
-    """Call the learner's function: it must return what the course's does, or raise as it does."""
-    expected = expected_outcome(args)
-    got = ask(call, name, args, expected_text(expected))
-    if isinstance(expected, RequiredTooBig):
-        if got.returned or wrong_kind(got.error) or unmentioned(expected, got.error):
-            raise wrong(name, args, got, expected)
-        return
-    if not got.returned or got.not_plain is not None or got.value != expected:
-        raise wrong(name, args, got, expected)
-    require_unchanged(name, args, got)
-
-
-def answer_value(call: Caller, name: str, args: list) -> dict:
-    """Call on input whose required parts fit; fail unless a well-formed result comes back."""
-    expected = expected_outcome(args)
-    got = ask(call, name, args, show(expected))
-    if not got.returned or got.not_plain is not None or shape_problem(got.value):
-        raise wrong(name, args, got, expected)
-    return got.value
-
-
-def case(name: str, *args) -> Check:
-    arguments = list(args)
-    return Check(name, lambda call: check_turn(call, name, arguments))
+TURN = CompareOrRaise(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=expected_outcome,
+                      error=RequiredTooBig, describe_error=describe_error,
+                      unmentioned=unmentioned, diagnose=diagnose, malformed=shape_problem,
+                      unchanged=Unchanged("arguments", compared=lambda args: args[:5],
+                                          shown=lambda args: args[:5]))
+case = TURN.case
 
 
 def same_prefix_at_every_budget(name: str, args: list, budgets: tuple[int, ...]) -> Check:
@@ -438,12 +395,12 @@ def same_prefix_at_every_budget(name: str, args: list, budgets: tuple[int, ...])
 
     def run(call: Caller) -> None:
         prefix = [args[0]["id"], *(t["id"] for t in args[1])]
-        heads = {budget: answer_value(call, name, [*args[:5], budget])["order"][: len(prefix)]
+        heads = {budget: TURN.value(call, name, [*args[:5], budget])["order"][: len(prefix)]
                  for budget in budgets}
         if any(head != prefix for head in heads.values()):
-            raise fail(name, FUNCTION, [*args[:5], budgets[0]],
-                       f"the first {len(prefix)} ids sent, by budget: {show(heads)}",
-                       f"{show(prefix)} at every budget", MISCONCEPTIONS["prefix-unstable"])
+            raise TURN.fail(name, [*args[:5], budgets[0]],
+                            f"the first {len(prefix)} ids sent, by budget: {show(heads)}",
+                            f"{show(prefix)} at every budget", MISCONCEPTIONS["prefix-unstable"])
 
     return Check(name, run)
 
@@ -511,63 +468,54 @@ REQUIRED = ("required parts too big for the budget raise a ValueError naming the
             "needed, the budget and the shortfall")
 
 
-def partitions(call: Caller, args: list) -> None:
-    got = answer_value(call, PARTITION, args)
+def partitions(args: list, got: dict) -> str | None:
     listed = got["order"] + [d["id"] for d in got["dropped"]]
     if sorted(listed) != sorted(all_ids(args)):
-        raise wrong(PARTITION, args, Answer(got), expected_outcome(args))
+        return TURN.text(args)
+    return None
 
 
-def accounts(call: Caller, args: list) -> None:
-    got = answer_value(call, ACCOUNTING, args)
+def accounts(args: list, got: dict) -> str | None:
     cost = {}
     for block in (args[1], args[2], args[3]):
         cost.update((p["id"], p["tokens"]) for p in block)
     cost.update({args[0]["id"]: args[0]["tokens"], args[4]["id"]: args[4]["tokens"]})
     sent = sum(cost.get(i, 0) for i in got["order"])
     if got["used"] != sent or sent > args[5]:
-        raise wrong(ACCOUNTING, args, Answer(got), expected_outcome(args),
-                    f"used = {sent} (the tokens of the parts in order), at most {args[5]}")
+        return f"used = {sent} (the tokens of the parts in order), at most {args[5]}"
+    return None
 
 
-def history_is_a_newest_run(call: Caller, args: list) -> None:
-    got = answer_value(call, HISTORY_RUN, args)
+def history_is_a_newest_run(args: list, got: dict) -> None:
     problem = history_problem(args[2], got["order"])
     if problem and problem != "splits-pairs":
         key = matching_mistake(args, got, prefer=problem) or problem
-        raise fail(HISTORY_RUN, FUNCTION, args, show(got),
-                   f"{show(expected_outcome(args))}", MISCONCEPTIONS[key])
+        raise TURN.fail(HISTORY_RUN, args, show(got), f"{show(expected_outcome(args))}",
+                        MISCONCEPTIONS[key])
 
 
-def no_orphans(call: Caller, args: list) -> None:
-    got = answer_value(call, NO_ORPHANS, args)
+def no_orphans(args: list, got: dict) -> None:
     split = pair_split(args[2], set(got["order"]))
     if split:
-        raise fail(NO_ORPHANS, FUNCTION, args, show(got),
-                   f"{show(expected_outcome(args))} — the pair {split!r} was split",
-                   MISCONCEPTIONS["splits-pairs"])
+        raise TURN.fail(NO_ORPHANS, args, show(got),
+                        f"{show(expected_outcome(args))} — the pair {split!r} was split",
+                        MISCONCEPTIONS["splits-pairs"])
 
 
-def prefix_first(call: Caller, args: list) -> None:
-    got = answer_value(call, PREFIX_FIRST, args)
+def prefix_first(args: list, got: dict) -> None:
     prefix = [args[0]["id"], *(t["id"] for t in args[1])]
     if got["order"][: len(prefix)] != prefix:
         key = "required-dropped" if any(i not in got["order"] for i in prefix) else \
             "prefix-unstable"
-        raise fail(PREFIX_FIRST, FUNCTION, args, show(got),
-                   f"order starting with {show(prefix)}", MISCONCEPTIONS[key])
+        raise TURN.fail(PREFIX_FIRST, args, show(got), f"order starting with {show(prefix)}",
+                        MISCONCEPTIONS[key])
 
 
-def question_last(call: Caller, args: list) -> None:
-    got = answer_value(call, QUESTION_LAST, args)
+def question_last(args: list, got: dict) -> None:
     if not got["order"] or got["order"][-1] != args[4]["id"]:
         key = "required-dropped" if args[4]["id"] not in got["order"] else "question-not-last"
-        raise fail(QUESTION_LAST, FUNCTION, args, show(got),
-                   f"order ending with {args[4]['id']!r}", MISCONCEPTIONS[key])
-
-
-def matches(name: str):
-    return lambda call, args: check_turn(call, name, args)
+        raise TURN.fail(QUESTION_LAST, args, show(got), f"order ending with {args[4]['id']!r}",
+                        MISCONCEPTIONS[key])
 
 
 # --- the suite ------------------------------------------------------------------------------------
@@ -659,14 +607,14 @@ SUITE = Suite(
             "accounting, an unbroken newest history, no orphaned tool message, the prefix first, "
             "the question last, the course's exact answer, required parts refused with numbers.",
             (
-                property_check(PARTITION, turns(), partitions),
-                property_check(ACCOUNTING, turns(), accounts),
-                property_check(HISTORY_RUN, turns(), history_is_a_newest_run),
-                property_check(NO_ORPHANS, turns(), no_orphans),
-                property_check(PREFIX_FIRST, turns(), prefix_first),
-                property_check(QUESTION_LAST, turns(), question_last),
-                property_check(SAME_AS_COURSE, turns(), matches(SAME_AS_COURSE)),
-                property_check(REQUIRED, turns(too_small=True), matches(REQUIRED)),
+                TURN.holds(PARTITION, turns(), partitions),
+                TURN.holds(ACCOUNTING, turns(), accounts),
+                TURN.holds(HISTORY_RUN, turns(), history_is_a_newest_run),
+                TURN.holds(NO_ORPHANS, turns(), no_orphans),
+                TURN.holds(PREFIX_FIRST, turns(), prefix_first),
+                TURN.holds(QUESTION_LAST, turns(), question_last),
+                TURN.matches(SAME_AS_COURSE, turns()),
+                TURN.matches(REQUIRED, turns(too_small=True)),
             ),
         ),
     ),

@@ -9,21 +9,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from autograder.suite import (
-    Caller,
-    Check,
-    CheckFailed,
-    Group,
-    Misconception,
-    Outcome,
-    Suite,
-    call_or_fail,
-    common_misconceptions,
-    fail,
-    property_check,
-    show,
-)
-from autograder.suites.pack import NAMES, cost, in_input_order, require_unchanged
+from autograder.compare import Compare
+from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
+from autograder.suites.pack import NAMES, in_input_order
+from autograder.suites.pack_report import used_is_honest
 from packlab.packing.reasons import OVER_BUDGET, REASONS, TOO_LARGE, pack_with_reasons, reason_for
 
 LESSON = "07-drop-reasons-and-refusal"
@@ -268,44 +257,19 @@ def content_problem(parts: list[dict], budget: int, got: dict) -> str:
     return "used-wrong"
 
 
-def diagnose(parts: list[dict], budget: int, got) -> Misconception:
+def diagnose(args: list, got) -> Misconception:
     """Name the likeliest wrong idea behind a wrong result."""
-    return MISCONCEPTIONS[shape_problem(got) or content_problem(parts, budget, got)]
+    return MISCONCEPTIONS[shape_problem(got) or content_problem(*args, got)]
 
 
-# --- calling and comparing ---------------------------------------------------------------------
-
-def wrong(name: str, parts: list[dict], budget: int, got, expected: str,
-          key: str | None = None) -> CheckFailed:
-    misconception = MISCONCEPTIONS[key] if key else diagnose(parts, budget, got)
-    return fail(name, FUNCTION, [parts, budget], show(got), expected, misconception)
-
-
-def call_packer(call: Caller, name: str, parts: list[dict], budget: int) -> Outcome:
-    """Call pack_with_reasons; fail unless it returns a well-formed result."""
-    expected = show(pack_with_reasons(parts, budget))
-    outcome = call_or_fail(call, name, FUNCTION, [parts, budget], expected, MISCONCEPTIONS)
-    if shape_problem(outcome.value):
-        raise wrong(name, parts, budget, outcome.value, expected)
-    return outcome
-
-
-def check_result(call: Caller, name: str, parts: list[dict], budget: int) -> None:
-    """Compare with the course's pack_with_reasons; the parts must come back unchanged."""
-    expected = pack_with_reasons(parts, budget)
-    outcome = call_packer(call, name, parts, budget)
-    if outcome.value != expected:
-        raise wrong(name, parts, budget, outcome.value, show(expected))
-    require_unchanged(name, FUNCTION, outcome, [parts, budget], MISCONCEPTIONS["mutates-input"])
+PACKER = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=pack_with_reasons,
+                 diagnose=diagnose, malformed=shape_problem)
+case = PACKER.case
 
 
 def ranked(*parts: tuple[str, int, float]) -> list[dict]:
     """``("sys", 60, 9)`` becomes ``{"id": "sys", "tokens": 60, "priority": 9}``, in order."""
     return [{"id": key, "tokens": tokens, "priority": priority} for key, tokens, priority in parts]
-
-
-def case(name: str, parts: list[dict], budget: int) -> Check:
-    return Check(name, lambda call: check_result(call, name, parts, budget))
 
 
 # --- properties ----------------------------------------------------------------------------------
@@ -328,79 +292,43 @@ SAME_TWICE = "the same input gives the same output, call after call"
 UNCHANGED = "the parts list is left as it was"
 
 
-def partitions(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_packer(call, PARTITION, parts, budget).value
+def partitions(args: list, got: dict) -> None:
     listed = got["included"] + [drop["id"] for drop in got["dropped"]]
-    if sorted(listed) != sorted(part["id"] for part in parts):
-        raise wrong(PARTITION, parts, budget, got, show(pack_with_reasons(parts, budget)),
-                    "not-a-partition")
+    if sorted(listed) != sorted(part["id"] for part in args[0]):
+        raise PACKER.wrong(PARTITION, args, got, show(pack_with_reasons(*args)),
+                           MISCONCEPTIONS["not-a-partition"])
 
 
-def included_in_order(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_packer(call, INCLUDED_ORDER, parts, budget).value
-    if not in_input_order(got["included"], parts):
-        raise wrong(INCLUDED_ORDER, parts, budget, got,
-                    f"included = {show(pack_with_reasons(parts, budget)['included'])}",
-                    "output-in-priority-order")
+def listed_in_input_order(name: str, key: str, ids) -> Check:
+    """The ``key`` list's ids (``ids(got[key])``) are in input order."""
+
+    def test(args: list, got: dict) -> None:
+        if not in_input_order(ids(got[key]), args[0]):
+            raise PACKER.wrong(name, args, got,
+                               f"{key} = {show(pack_with_reasons(*args)[key])}",
+                               MISCONCEPTIONS["output-in-priority-order"])
+
+    return PACKER.holds(name, examples, test)
 
 
-def dropped_in_order(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_packer(call, DROPPED_ORDER, parts, budget).value
-    if not in_input_order([drop["id"] for drop in got["dropped"]], parts):
-        raise wrong(DROPPED_ORDER, parts, budget, got,
-                    f"dropped = {show(pack_with_reasons(parts, budget)['dropped'])}",
-                    "output-in-priority-order")
-
-
-def reasons_by_definition(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_packer(call, REASONS_RIGHT, parts, budget).value
+def reasons_by_definition(args: list, got: dict) -> None:
+    parts, budget = args
     tokens = {part["id"]: part["tokens"] for part in parts}
     for drop in got["dropped"]:
         if drop["id"] in tokens and drop["reason"] != reason_for(tokens[drop["id"]], budget):
             size = tokens[drop["id"]]
             sign = ">" if size > budget else "≤"
-            raise wrong(REASONS_RIGHT, parts, budget, got,
-                        f"{drop['id']!r} dropped as {reason_for(size, budget)!r}, because "
-                        f"{size} {sign} {budget} (the whole budget)",
-                        reasons_problem(parts, budget, got["dropped"]))
+            raise PACKER.wrong(REASONS_RIGHT, args, got,
+                               f"{drop['id']!r} dropped as {reason_for(size, budget)!r}, because "
+                               f"{size} {sign} {budget} (the whole budget)",
+                               MISCONCEPTIONS[reasons_problem(parts, budget, got["dropped"])])
 
 
-def used_is_honest(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_packer(call, HONEST_USED, parts, budget).value
-    included_cost = cost(parts, got["included"])
-    if got["used"] != included_cost or got["used"] > budget:
-        raise wrong(HONEST_USED, parts, budget, got,
-                    f"used = {included_cost} (the included parts' tokens), at most {budget}")
-
-
-def greedy_by_priority(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_packer(call, GREEDY, parts, budget).value
-    expected = pack_with_reasons(parts, budget)["included"]
+def greedy_by_priority(args: list, got: dict) -> str | None:
+    expected = pack_with_reasons(*args)["included"]
     if got["included"] != expected:
-        raise wrong(GREEDY, parts, budget, got, f"included = {show(expected)}")
-
-
-def deterministic(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    first = call_packer(call, SAME_TWICE, parts, budget).value
-    second = call_packer(call, SAME_TWICE, parts, budget).value
-    if first != second:
-        raise fail(SAME_TWICE, FUNCTION, [parts, budget],
-                   f"{show(first)} the first time, {show(second)} the second",
-                   "the same result both times", MISCONCEPTIONS["nondeterministic"])
-
-
-def leaves_parts_alone(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    outcome = call_packer(call, UNCHANGED, parts, budget)
-    require_unchanged(UNCHANGED, FUNCTION, outcome, [parts, budget],
-                      MISCONCEPTIONS["mutates-input"])
+        return f"included = {show(expected)}"
+    return None
 
 
 LESSON_EXAMPLE = ranked(("system", 60, 100), ("memory", 30, 10), ("chunk-warranty", 290, 70),
@@ -464,14 +392,16 @@ SUITE = Suite(
             "order, every reason right by definition, an honest `used`, greedy by priority, "
             "the same answer twice, the parts unchanged.",
             (
-                property_check(PARTITION, examples, partitions),
-                property_check(INCLUDED_ORDER, examples, included_in_order),
-                property_check(DROPPED_ORDER, examples, dropped_in_order),
-                property_check(REASONS_RIGHT, examples, reasons_by_definition),
-                property_check(HONEST_USED, examples, used_is_honest),
-                property_check(GREEDY, examples, greedy_by_priority),
-                property_check(SAME_TWICE, examples, deterministic),
-                property_check(UNCHANGED, examples, leaves_parts_alone),
+                PACKER.holds(PARTITION, examples, partitions),
+                listed_in_input_order(INCLUDED_ORDER, "included", lambda ids: ids),
+                listed_in_input_order(DROPPED_ORDER, "dropped",
+                                      lambda drops: [drop["id"] for drop in drops]),
+                PACKER.holds(REASONS_RIGHT, examples, reasons_by_definition),
+                PACKER.holds(HONEST_USED, examples, used_is_honest),
+                PACKER.holds(GREEDY, examples, greedy_by_priority),
+                PACKER.same_twice(SAME_TWICE, examples, "the same result both times",
+                                  MISCONCEPTIONS["nondeterministic"]),
+                PACKER.leaves_alone(UNCHANGED, examples),
             ),
         ),
     ),

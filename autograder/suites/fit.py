@@ -19,18 +19,16 @@ import warnings
 
 from hypothesis import strategies as st
 
+from autograder.compare import CompareOrRaise, Unchanged
 from autograder.suite import (
     Answer,
     Caller,
     Check,
-    CheckFailed,
     Group,
     Misconception,
     Suite,
-    answer,
     common_misconceptions,
     error_parts,
-    fail,
     property_check,
     show,
     wrong_kind,
@@ -190,7 +188,6 @@ MISCONCEPTIONS = {
     ),
 }
 
-# Python's own exceptions that are not ValueErrors: raising one of these is not fit's error.
 # --- calling fit ----------------------------------------------------------------------------------
 
 def args_of(items: list[dict], budget, reserve=0, tokenizer: str | None = None) -> list:
@@ -207,10 +204,6 @@ def expected_outcome(args: list, rules=None) -> dict | FitError:
         warnings.simplefilter("ignore")
         return outcome(*real, rules=rules or RULES)
 
-
-
-def ask(call: Caller, name: str, args: list, expected: str) -> Answer:
-    return answer(call, name, FUNCTION, args, expected, MISCONCEPTIONS)
 
 def mentions(message: str, wanted: str) -> bool:
     """Whether ``message`` names ``wanted``: a number as a whole number, a word anywhere."""
@@ -309,71 +302,31 @@ def diagnose(args: list, got: Answer, expected: dict | FitError) -> Misconceptio
 
 # --- checks ---------------------------------------------------------------------------------------
 
-def expected_text(expected: dict | FitError) -> str:
-    return describe_error(expected) if isinstance(expected, FitError) else show(expected)
-
-
-def wrong(name: str, args: list, got: Answer, expected: dict | FitError,
-          expected_words: str | None = None) -> CheckFailed:
-    return fail(name, FUNCTION, args, got.got(), expected_words or expected_text(expected),
-                diagnose(args, got, expected))
-
-
-def require_unchanged(name: str, args: list, got: Answer) -> None:
-    if got.args_after is not None and got.args_after[0] != args[0]:
-        raise fail(name, FUNCTION, args,
-                   f"{show(got.value)}, but the items were changed to {show(got.args_after[0])}",
-                   "the items left as they were", MISCONCEPTIONS["mutates-input"])
-
-
-def check_fit(call: Caller, name: str, args: list) -> None:
-    """Call fit(*args); it must return what the course's fit returns, or raise as it raises."""
-    expected = expected_outcome(args)
-    got = ask(call, name, args, expected_text(expected))
-    if isinstance(expected, FitError):
-        if got.returned or wrong_kind(got.error) or unmentioned(expected, got.error):
-            raise wrong(name, args, got, expected)
-        return
-    if not got.returned or got.not_plain is not None or got.value != expected:
-        raise wrong(name, args, got, expected)
-    require_unchanged(name, args, got)
-
-
-def answer_value(call: Caller, name: str, args: list) -> dict:
-    """Call fit on input it must accept; fail unless a well-formed result comes back."""
-    expected = expected_outcome(args)
-    got = ask(call, name, args, show(expected))
-    if not got.returned or got.not_plain is not None or shape_problem(got.value):
-        raise wrong(name, args, got, expected)
-    return got.value
-
-
-def user_warnings(got: Answer) -> int:
-    return sum(w.startswith("UserWarning") for w in got.warnings)
-
-
-def check_warnings(call: Caller, name: str, args: list, wanted: int) -> None:
-    """fit returns the course's answer and gives ``wanted`` UserWarnings (0 or 1)."""
-    expected = expected_outcome(args)
-    got = ask(call, name, args, show(expected))
-    if not got.returned or got.not_plain is not None or got.value != expected:
-        raise wrong(name, args, got, expected)
-    count = user_warnings(got)
-    if count != wanted:
-        said = "no warning" if count == 0 else f"{count} UserWarnings"
-        raise fail(name, FUNCTION, args, f"{show(got.value)}, with {said}",
-                   f"{show(expected)}, with {'one UserWarning' if wanted else 'no warning'}",
-                   MISCONCEPTIONS["warns-once"])
-
-
-def warns(name: str, items: list[dict], budget, wanted: int, tokenizer: str | None = None):
-    args = args_of(items, budget, 0, tokenizer)
-    return Check(name, lambda call: check_warnings(call, name, args, wanted))
+FIT = CompareOrRaise(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=expected_outcome,
+                     error=FitError, describe_error=describe_error, unmentioned=unmentioned,
+                     diagnose=diagnose, malformed=shape_problem,
+                     unchanged=Unchanged("items", compared=lambda args: args[0]))
 
 
 def case(name: str, items: list[dict], budget, reserve=0, tokenizer: str | None = None) -> Check:
-    args = args_of(items, budget, reserve, tokenizer)
-    return Check(name, lambda call: check_fit(call, name, args))
+    return FIT.case(name, *args_of(items, budget, reserve, tokenizer))
+
+
+def warns(name: str, items: list[dict], budget, wanted: int, tokenizer: str | None = None):
+    """fit returns the course's answer and gives ``wanted`` UserWarnings (0 or 1)."""
+    args = args_of(items, budget, 0, tokenizer)
+
+    def run(call: Caller) -> None:
+        got = FIT.returned(call, name, args, exact=True)
+        count = sum(w.startswith("UserWarning") for w in got.warnings)
+        if count != wanted:
+            said = "no warning" if count == 0 else f"{count} UserWarnings"
+            expected = show(FIT.expected(args))
+            raise FIT.fail(name, args, f"{show(got.value)}, with {said}",
+                           f"{expected}, with {'one UserWarning' if wanted else 'no warning'}",
+                           MISCONCEPTIONS["warns-once"])
+
+    return Check(name, run)
 
 
 def item(item_id: str, tokens=None, priority=0, required=False, pair=None, content=None) -> dict:
@@ -439,49 +392,43 @@ def in_input_order(ids: list[str], items: list[dict]) -> bool:
     return all(i in remaining for i in ids)
 
 
-def partitions_in_order(call: Caller, args: list) -> None:
-    got = answer_value(call, PARTITION, args)
+def partitions_in_order(args: list, got: dict) -> str | None:
     items = args[0]
     lists = (got["included"], got["excluded"])
     if (sorted(lists[0] + lists[1]) != sorted(it["id"] for it in items)
             or not all(in_input_order(ids, items) for ids in lists)):
-        raise wrong(PARTITION, args, Answer(got), expected_outcome(args))
+        return FIT.text(args)
+    return None
 
 
-def accounts_honestly(call: Caller, args: list) -> None:
-    got = answer_value(call, ACCOUNTING, args)
+def accounts_honestly(args: list, got: dict) -> str | None:
     items, budget = args[0], args[1]
     reserve = args[2] if len(args) > 2 else 0
     cost = {it["id"]: it["tokens"] for it in items}
     used = sum(cost.get(i, 0) for i in got["included"])
     usable = budget - reserve
     if got["tokens_used"] != used or used > usable or got["tokens_remaining"] != usable - used:
-        raise wrong(ACCOUNTING, args, Answer(got), expected_outcome(args),
-                    f"tokens_used = {used} (the included items' tokens, at most {usable}) and "
-                    f"tokens_remaining = {usable - used}")
+        return (f"tokens_used = {used} (the included items' tokens, at most {usable}) and "
+                f"tokens_remaining = {usable - used}")
+    return None
 
 
-def keeps_pairs_whole(call: Caller, args: list) -> None:
-    got = answer_value(call, PAIRS, args)
+def keeps_pairs_whole(args: list, got: dict) -> str | None:
     groups: dict[str, set[bool]] = {}
     for it in args[0]:
         if "pair_id" in it:
             groups.setdefault(it["pair_id"], set()).add(it["id"] in got["included"])
     split = [group for group, states in groups.items() if len(states) > 1]
     if split:
-        raise wrong(PAIRS, args, Answer(got), expected_outcome(args),
-                    f"{show(expected_outcome(args))} — pair group {split[0]!r} was split")
+        return f"{show(expected_outcome(args))} — pair group {split[0]!r} was split"
+    return None
 
 
 def leaves_items_alone(call: Caller, args: list) -> None:
-    expected = expected_outcome(args)
-    got = ask(call, UNCHANGED, args, show(expected))
+    """Whatever fit returns, the items are as they were (an error here is another check's)."""
+    got = FIT.ask(call, UNCHANGED, args, show(expected_outcome(args)))
     if got.returned and got.not_plain is None:
-        require_unchanged(UNCHANGED, args, got)
-
-
-def matches(name: str):
-    return lambda call, args: check_fit(call, name, args)
+        FIT.require_unchanged(UNCHANGED, args, got.value, got.args_after)
 
 
 # --- the suite ------------------------------------------------------------------------------------
@@ -607,12 +554,11 @@ SUITE = Suite(
             "reserves): a partition in input order, honest accounting, pairs whole, the greedy "
             "choice, required items included or refused, the items unchanged.",
             (
-                property_check(PARTITION, requests(), partitions_in_order),
-                property_check(ACCOUNTING, requests(), accounts_honestly),
-                property_check(PAIRS, requests(), keeps_pairs_whole),
-                property_check(GREEDY, requests(), matches(GREEDY)),
-                property_check(REQUIRED, requests(with_required=True),
-                               matches(REQUIRED)),
+                FIT.holds(PARTITION, requests(), partitions_in_order),
+                FIT.holds(ACCOUNTING, requests(), accounts_honestly),
+                FIT.holds(PAIRS, requests(), keeps_pairs_whole),
+                FIT.matches(GREEDY, requests()),
+                FIT.matches(REQUIRED, requests(with_required=True)),
                 property_check(UNCHANGED, requests(), leaves_items_alone),
             ),
         ),

@@ -4,20 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from autograder.suite import (
-    Caller,
-    Check,
-    CheckFailed,
-    Group,
-    Misconception,
-    Outcome,
-    Suite,
-    call_or_fail,
-    common_misconceptions,
-    fail,
-    property_check,
-    show,
-)
+from autograder.compare import Compare
+from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from packlab.packing.packers import greedy, stop_at_first_miss
 
 LESSON = "02-priority-then-greedy"
@@ -136,7 +124,7 @@ def wrong_choice(parts: list[dict], budget: int, ids: list[str]) -> str:
     return "not-greedy"
 
 
-def diagnose(parts: list[dict], budget: int, got) -> Misconception:
+def diagnose(args: list, got) -> Misconception:
     """Name the likeliest wrong idea behind a wrong answer."""
     if type(got) is not list:
         return MISCONCEPTIONS["not-a-list"]
@@ -144,44 +132,19 @@ def diagnose(parts: list[dict], budget: int, got) -> Misconception:
         return MISCONCEPTIONS["returns-parts"]
     if any(type(item) is not str for item in got):
         return MISCONCEPTIONS["not-a-list"]
-    return MISCONCEPTIONS[wrong_choice(parts, budget, got)]
+    return MISCONCEPTIONS[wrong_choice(*args, got)]
 
 
-def require_unchanged(name: str, function: str, outcome: Outcome, args: list,
-                      misconception: Misconception) -> None:
-    """Fail when the call changed the parts it was given."""
-    if outcome.args_after != args:
-        raise fail(name, function, args, f"{show(outcome.value)}, but the parts were changed to "
-                   f"{show(outcome.args_after[0])}", "the parts left as they were", misconception)
+def is_id_list(value) -> bool:
+    return type(value) is list and all(type(item) is str for item in value)
 
 
-def wrong(name: str, parts: list[dict], budget: int, got, expected: str) -> CheckFailed:
-    return fail(name, FUNCTION, [parts, budget], show(got), expected,
-                diagnose(parts, budget, got))
-
-
-def call_pack(call: Caller, name: str, parts: list[dict], budget: int) -> Outcome:
-    """Call pack; fail unless it returns a list of id strings."""
-    expected = show(greedy(parts, budget))
-    outcome = call_or_fail(call, name, FUNCTION, [parts, budget], expected, MISCONCEPTIONS)
-    got = outcome.value
-    if type(got) is not list or any(type(item) is not str for item in got):
-        raise wrong(name, parts, budget, got, expected)
-    return outcome
-
-
-def check_pack(call: Caller, name: str, parts: list[dict], budget: int) -> None:
-    """Call pack(parts, budget), compare with greedy packing and check the parts are unchanged."""
-    expected = greedy(parts, budget)
-    outcome = call_pack(call, name, parts, budget)
-    if outcome.value != expected:
-        raise wrong(name, parts, budget, outcome.value, show(expected))
-    require_unchanged(name, FUNCTION, outcome, [parts, budget], MISCONCEPTIONS["mutates-input"])
+PACK = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=greedy,
+               diagnose=diagnose, malformed=lambda got: not is_id_list(got))
 
 
 def case(name: str, tokens: dict[str, int], budget: int) -> Check:
-    parts = parts_of(tokens)
-    return Check(name, lambda call: check_pack(call, name, parts, budget))
+    return PACK.case(name, parts_of(tokens), budget)
 
 
 IN_ORDER = "the ids come from the input, each at most once, in input order"
@@ -190,37 +153,26 @@ FITS_AT_ITS_TURN = "each part is taken exactly when it still fits at its turn"
 UNCHANGED = "the parts list is left as it was"
 
 
-def keeps_input_order(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_pack(call, IN_ORDER, parts, budget).value
+def keeps_input_order(args: list, got: list[str]) -> str | None:
+    parts, budget = args
     if not in_input_order(got, parts):
-        raise wrong(IN_ORDER, parts, budget, got,
-                    f"ids of the given parts in input order, like {show(greedy(parts, budget))}")
+        return f"ids of the given parts in input order, like {show(greedy(parts, budget))}"
+    return None
 
 
-def stays_within_budget(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_pack(call, WITHIN_BUDGET, parts, budget).value
+def stays_within_budget(args: list, got: list[str]) -> None:
+    parts, budget = args
     if cost(parts, got) > budget:
-        raise fail(WITHIN_BUDGET, FUNCTION, [parts, budget],
-                   f"{show(got)}, {tokens_text(cost(parts, got))} in all",
-                   f"at most {tokens_text(budget)} in all", diagnose(parts, budget, got))
+        raise PACK.fail(WITHIN_BUDGET, args, f"{show(got)}, {tokens_text(cost(parts, got))} in all",
+                        f"at most {tokens_text(budget)} in all", diagnose(args, got))
 
 
-def fits_at_its_turn(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_pack(call, FITS_AT_ITS_TURN, parts, budget).value
+def fits_at_its_turn(args: list, got: list[str]) -> str | None:
+    parts, budget = args
     reason = first_wrong_turn(parts, budget, got)
     if reason:
-        raise wrong(FITS_AT_ITS_TURN, parts, budget, got,
-                    f"{show(greedy(parts, budget))}, because {reason}")
-
-
-def leaves_parts_alone(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    outcome = call_pack(call, UNCHANGED, parts, budget)
-    require_unchanged(UNCHANGED, FUNCTION, outcome, [parts, budget],
-                      MISCONCEPTIONS["mutates-input"])
+        return f"{show(greedy(parts, budget))}, because {reason}"
+    return None
 
 
 SUITE = Suite(
@@ -271,10 +223,10 @@ SUITE = Suite(
             "For generated parts and budgets: ids in input order, within the budget, each part "
             "taken exactly when it fits, the parts unchanged.",
             (
-                property_check(IN_ORDER, examples, keeps_input_order),
-                property_check(WITHIN_BUDGET, examples, stays_within_budget),
-                property_check(FITS_AT_ITS_TURN, examples, fits_at_its_turn),
-                property_check(UNCHANGED, examples, leaves_parts_alone),
+                PACK.holds(IN_ORDER, examples, keeps_input_order),
+                PACK.holds(WITHIN_BUDGET, examples, stays_within_budget),
+                PACK.holds(FITS_AT_ITS_TURN, examples, fits_at_its_turn),
+                PACK.leaves_alone(UNCHANGED, examples),
             ),
         ),
     ),

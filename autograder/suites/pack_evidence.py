@@ -10,20 +10,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from autograder.suite import (
-    Caller,
-    Check,
-    CheckFailed,
-    Group,
-    Misconception,
-    Outcome,
-    Suite,
-    call_or_fail,
-    common_misconceptions,
-    fail,
-    property_check,
-    show,
-)
+from autograder.compare import Compare, Unchanged
+from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from packlab.packing.evidence import SKIPPED, by_score, decisions, pack_evidence
 
 LESSON = "08-packing-retrieved-evidence"
@@ -167,10 +155,6 @@ def args_of(chunks: list[dict], limit: int, min_span: int | None) -> list:
     return [chunks, limit] if min_span is None else [chunks, limit, min_span]
 
 
-def expected_for(chunks: list[dict], limit: int, min_span: int | None) -> list[dict]:
-    return pack_evidence(*args_of(chunks, limit, min_span))
-
-
 def stopped_at_first_skip(chunks: list[dict], limit: int, span: int) -> list[dict]:
     """The course's packing cut short at its first skipped chunk (the `break` bug)."""
     walk = decisions(chunks, limit, span)
@@ -258,9 +242,10 @@ def content_problem(chunks: list[dict], limit: int, span: int, got: list[dict]) 
     return "not-the-rule"
 
 
-def diagnose(chunks: list[dict], limit: int, min_span: int | None, got) -> Misconception:
+def diagnose(args: list, got) -> Misconception:
     """Name the likeliest wrong idea behind a wrong answer."""
-    span = 80 if min_span is None else min_span
+    chunks, limit, *min_span = args
+    span = min_span[0] if min_span else 80
     return MISCONCEPTIONS[shape_problem(got) or content_problem(chunks, limit, span, got)]
 
 
@@ -277,44 +262,14 @@ def describe(items) -> str:
     return show(items) if shape_problem(items) else f"{show(items)}\n{' ' * 19}= {lengths(items)}"
 
 
-def wrong(name: str, chunks: list[dict], limit: int, min_span: int | None, got,
-          expected: str) -> CheckFailed:
-    return fail(name, FUNCTION, args_of(chunks, limit, min_span), describe(got), expected,
-                diagnose(chunks, limit, min_span, got))
-
-
-def call_packer(call: Caller, name: str, chunks: list[dict], limit: int,
-                min_span: int | None) -> Outcome:
-    """Call pack_evidence; fail unless it returns a list of well-formed items."""
-    args = args_of(chunks, limit, min_span)
-    expected = describe(expected_for(chunks, limit, min_span))
-    outcome = call_or_fail(call, name, FUNCTION, args, expected, MISCONCEPTIONS)
-    if shape_problem(outcome.value):
-        raise wrong(name, chunks, limit, min_span, outcome.value, expected)
-    return outcome
-
-
-def require_unchanged(name: str, outcome: Outcome, args: list) -> None:
-    if outcome.args_after != args:
-        raise fail(name, FUNCTION, args, f"{show(outcome.value)}, but the chunks were changed to "
-                   f"{show(outcome.args_after[0])}", "the chunks left as they were",
-                   MISCONCEPTIONS["mutates-input"])
-
-
-def check_packing(call: Caller, name: str, chunks: list[dict], limit: int,
-                  min_span: int | None) -> None:
-    """Call pack_evidence and compare with the course's packer; the chunks must be unchanged."""
-    expected = expected_for(chunks, limit, min_span)
-    outcome = call_packer(call, name, chunks, limit, min_span)
-    if outcome.value != expected:
-        raise wrong(name, chunks, limit, min_span, outcome.value, describe(expected))
-    require_unchanged(name, outcome, args_of(chunks, limit, min_span))
+PACKER = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=pack_evidence,
+                 diagnose=diagnose, malformed=shape_problem, render=describe,
+                 unchanged=Unchanged("chunks"))
 
 
 def case(name: str, spec: list[tuple[str, int, float]], limit: int,
          min_span: int | None = 80) -> Check:
-    chunks = chunks_of(spec)
-    return Check(name, lambda call: check_packing(call, name, chunks, limit, min_span))
+    return PACKER.case(name, *args_of(chunks_of(spec), limit, min_span))
 
 
 # --- properties ------------------------------------------------------------------------------
@@ -342,52 +297,40 @@ EXACT = "the packing is exactly the course's rule"
 UNCHANGED = "the chunks list is left as it was"
 
 
-def _got(call: Caller, name: str, example) -> list[dict]:
-    return call_packer(call, name, *example).value
-
-
-def ids_are_whole_and_unique(call: Caller, example) -> None:
-    chunks, limit, span = example
-    got = _got(call, IDS, example)
+def ids_are_whole_and_unique(args: list, got: list[dict]) -> str | None:
     ids = [item["id"] for item in got]
-    if not set(ids) <= {c["id"] for c in chunks} or len(set(ids)) != len(ids):
-        raise wrong(IDS, chunks, limit, span, got, "ids of the given chunks, each at most once")
+    if not set(ids) <= {c["id"] for c in args[0]} or len(set(ids)) != len(ids):
+        return "ids of the given chunks, each at most once"
+    return None
 
 
-def texts_are_prefixes(call: Caller, example) -> None:
-    chunks, limit, span = example
-    got = _got(call, PREFIX, example)
-    texts = {c["id"]: c["text"] for c in chunks}
+def texts_are_prefixes(args: list, got: list[dict]) -> str | None:
+    texts = {c["id"]: c["text"] for c in args[0]}
     if not all(texts.get(item["id"], "").startswith(item["text"]) for item in got):
-        raise wrong(PREFIX, chunks, limit, span, got,
-                    "each text equal to its chunk's text or to its first characters")
+        return "each text equal to its chunk's text or to its first characters"
+    return None
 
 
-def flag_tells_the_truth(call: Caller, example) -> None:
-    chunks, limit, span = example
-    got = _got(call, FLAG, example)
-    texts = {c["id"]: c["text"] for c in chunks}
+def flag_tells_the_truth(args: list, got: list[dict]) -> str | None:
+    texts = {c["id"]: c["text"] for c in args[0]}
     if any(item["truncated"] != (len(item["text"]) < len(texts.get(item["id"], "")))
            for item in got):
-        raise wrong(FLAG, chunks, limit, span, got, describe(pack_evidence(chunks, limit, span)))
+        return describe(pack_evidence(*args))
+    return None
 
 
-def stays_within_limit(call: Caller, example) -> None:
-    chunks, limit, span = example
-    got = _got(call, WITHIN, example)
+def stays_within_limit(args: list, got: list[dict]) -> None:
+    limit = args[1]
     if text_len(got) > limit:
-        raise fail(WITHIN, FUNCTION, [chunks, limit, span],
-                   f"{show(got)}, {text_len(got)} characters of text in all",
-                   f"at most {limit} characters", diagnose(chunks, limit, span, got))
+        raise PACKER.fail(WITHIN, args, f"{show(got)}, {text_len(got)} characters of text in all",
+                          f"at most {limit} characters", diagnose(args, got))
 
 
-def comes_in_score_order(call: Caller, example) -> None:
-    chunks, limit, span = example
-    got = _got(call, ORDER, example)
-    ranked = [c["id"] for c in by_score(chunks)]
+def comes_in_score_order(args: list, got: list[dict]) -> str | None:
+    ranked = [c["id"] for c in by_score(args[0])]
     if not in_order([item["id"] for item in got], ranked):
-        raise wrong(ORDER, chunks, limit, span, got,
-                    f"ids in this order (some may be missing): {show(ranked)}")
+        return f"ids in this order (some may be missing): {show(ranked)}"
+    return None
 
 
 def first_wrong_skip(chunks: list[dict], limit: int, span: int, got: list[dict]) -> str | None:
@@ -407,26 +350,18 @@ def first_wrong_skip(chunks: list[dict], limit: int, span: int, got: list[dict])
     return None
 
 
-def skips_only_when_it_must(call: Caller, example) -> None:
-    chunks, limit, span = example
-    got = _got(call, SKIPS, example)
-    reason = first_wrong_skip(chunks, limit, span, got)
+def skips_only_when_it_must(args: list, got: list[dict]) -> str | None:
+    reason = first_wrong_skip(*args, got)
     if reason:
-        raise wrong(SKIPS, chunks, limit, span, got,
-                    f"{describe(pack_evidence(chunks, limit, span))}, because {reason}")
+        return f"{describe(pack_evidence(*args))}, because {reason}"
+    return None
 
 
-def matches_the_rule(call: Caller, example) -> None:
-    chunks, limit, span = example
-    got = _got(call, EXACT, example)
-    expected = pack_evidence(chunks, limit, span)
+def matches_the_rule(args: list, got: list[dict]) -> str | None:
+    expected = pack_evidence(*args)
     if got != expected:
-        raise wrong(EXACT, chunks, limit, span, got, describe(expected))
-
-
-def leaves_chunks_alone(call: Caller, example) -> None:
-    outcome = call_packer(call, UNCHANGED, *example)
-    require_unchanged(UNCHANGED, outcome, list(example))
+        return describe(expected)
+    return None
 
 
 SUITE = Suite(
@@ -491,14 +426,14 @@ SUITE = Suite(
             "truncated flag, within the limit, score order, no needless skip, the exact rule, "
             "the input unchanged.",
             (
-                property_check(IDS, examples, ids_are_whole_and_unique, 40),
-                property_check(PREFIX, examples, texts_are_prefixes, 40),
-                property_check(FLAG, examples, flag_tells_the_truth, 40),
-                property_check(WITHIN, examples, stays_within_limit, 40),
-                property_check(ORDER, examples, comes_in_score_order, 40),
-                property_check(SKIPS, examples, skips_only_when_it_must, 60),
-                property_check(EXACT, examples, matches_the_rule, 60),
-                property_check(UNCHANGED, examples, leaves_chunks_alone, 40),
+                PACKER.holds(IDS, examples, ids_are_whole_and_unique, 40),
+                PACKER.holds(PREFIX, examples, texts_are_prefixes, 40),
+                PACKER.holds(FLAG, examples, flag_tells_the_truth, 40),
+                PACKER.holds(WITHIN, examples, stays_within_limit, 40),
+                PACKER.holds(ORDER, examples, comes_in_score_order, 40),
+                PACKER.holds(SKIPS, examples, skips_only_when_it_must, 60),
+                PACKER.holds(EXACT, examples, matches_the_rule, 60),
+                PACKER.leaves_alone(UNCHANGED, examples, 40),
             ),
         ),
     ),

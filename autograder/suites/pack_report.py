@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-from autograder.suite import (
-    Caller,
-    Check,
-    CheckFailed,
-    Group,
-    Misconception,
-    Outcome,
-    Suite,
-    call_or_fail,
-    common_misconceptions,
-    fail,
-    property_check,
-    show,
-)
+from autograder.compare import Compare
+from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from autograder.suites.pack import (
     cost,
     examples,
     first_wrong_turn,
     in_input_order,
+    is_id_list,
     parts_of,
-    require_unchanged,
     wrong_choice,
 )
 from packlab.packing.packers import greedy, report
@@ -115,10 +103,6 @@ MISCONCEPTIONS = {
 }
 
 
-def is_id_list(value) -> bool:
-    return type(value) is list and all(type(item) is str for item in value)
-
-
 def shape_problem(got) -> str | None:
     """The key of what is wrong with the report's shape, or None when it is well formed."""
     if type(got) is not dict:
@@ -149,37 +133,17 @@ def content_problem(parts: list[dict], budget: int, got: dict) -> str:
     return "used-wrong"
 
 
-def diagnose(parts: list[dict], budget: int, got) -> Misconception:
+def diagnose(args: list, got) -> Misconception:
     """Name the likeliest wrong idea behind a wrong report."""
-    return MISCONCEPTIONS[shape_problem(got) or content_problem(parts, budget, got)]
+    return MISCONCEPTIONS[shape_problem(got) or content_problem(*args, got)]
 
 
-def wrong(name: str, parts: list[dict], budget: int, got, expected: str) -> CheckFailed:
-    return fail(name, FUNCTION, [parts, budget], show(got), expected,
-                diagnose(parts, budget, got))
-
-
-def call_report(call: Caller, name: str, parts: list[dict], budget: int) -> Outcome:
-    """Call pack_report; fail unless it returns a well-formed report."""
-    expected = show(report(parts, budget))
-    outcome = call_or_fail(call, name, FUNCTION, [parts, budget], expected, MISCONCEPTIONS)
-    if shape_problem(outcome.value):
-        raise wrong(name, parts, budget, outcome.value, expected)
-    return outcome
-
-
-def check_report(call: Caller, name: str, parts: list[dict], budget: int) -> None:
-    """Call pack_report(parts, budget) and compare with the course's report; parts unchanged."""
-    expected = report(parts, budget)
-    outcome = call_report(call, name, parts, budget)
-    if outcome.value != expected:
-        raise wrong(name, parts, budget, outcome.value, show(expected))
-    require_unchanged(name, FUNCTION, outcome, [parts, budget], MISCONCEPTIONS["mutates-input"])
+REPORT = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=report,
+                 diagnose=diagnose, malformed=shape_problem)
 
 
 def case(name: str, tokens: dict[str, int], budget: int) -> Check:
-    parts = parts_of(tokens)
-    return Check(name, lambda call: check_report(call, name, parts, budget))
+    return REPORT.case(name, parts_of(tokens), budget)
 
 
 PARTITION = "every part is included or dropped exactly once, both lists in input order"
@@ -189,47 +153,37 @@ GREEDY = "the included ids are exactly what greedy packing takes"
 UNCHANGED = "the parts list is left as it was"
 
 
-def partitions_in_order(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_report(call, PARTITION, parts, budget).value
+def partitions_in_order(args: list, got: dict) -> str | None:
+    parts, budget = args
     ids = [part["id"] for part in parts]
     lists = (got["included"], got["dropped"])
     if (sorted(lists[0] + lists[1]) != sorted(ids)
             or not all(in_input_order(listed, parts) for listed in lists)):
-        raise wrong(PARTITION, parts, budget, got, show(report(parts, budget)))
+        return show(report(parts, budget))
+    return None
 
 
-def used_is_honest(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_report(call, HONEST_USED, parts, budget).value
+def used_is_honest(args: list, got: dict) -> str | None:
+    parts, budget = args
     included_cost = cost(parts, got["included"])
     if got["used"] != included_cost or got["used"] > budget:
-        raise wrong(HONEST_USED, parts, budget, got,
-                    f"used = {included_cost} (the included parts' tokens), at most {budget}")
+        return f"used = {included_cost} (the included parts' tokens), at most {budget}"
+    return None
 
 
-def fits_at_its_turn(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_report(call, FITS_AT_ITS_TURN, parts, budget).value
+def fits_at_its_turn(args: list, got: dict) -> str | None:
+    parts, budget = args
     reason = first_wrong_turn(parts, budget, got["included"])
     if reason:
-        raise wrong(FITS_AT_ITS_TURN, parts, budget, got,
-                    f"{show(report(parts, budget))}, because {reason}")
+        return f"{show(report(parts, budget))}, because {reason}"
+    return None
 
 
-def includes_greedy_choice(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    got = call_report(call, GREEDY, parts, budget).value
-    expected = greedy(parts, budget)
+def includes_greedy_choice(args: list, got: dict) -> str | None:
+    expected = greedy(*args)
     if got["included"] != expected:
-        raise wrong(GREEDY, parts, budget, got, f"included = {show(expected)}")
-
-
-def leaves_parts_alone(call: Caller, example: tuple[list[dict], int]) -> None:
-    parts, budget = example
-    outcome = call_report(call, UNCHANGED, parts, budget)
-    require_unchanged(UNCHANGED, FUNCTION, outcome, [parts, budget],
-                      MISCONCEPTIONS["mutates-input"])
+        return f"included = {show(expected)}"
+    return None
 
 
 SUITE = Suite(
@@ -282,11 +236,11 @@ SUITE = Suite(
             "For generated parts and budgets: a partition in input order, an honest `used`, "
             "each part placed by whether it fit at its turn, the parts unchanged.",
             (
-                property_check(PARTITION, examples, partitions_in_order),
-                property_check(HONEST_USED, examples, used_is_honest),
-                property_check(FITS_AT_ITS_TURN, examples, fits_at_its_turn),
-                property_check(GREEDY, examples, includes_greedy_choice),
-                property_check(UNCHANGED, examples, leaves_parts_alone),
+                REPORT.holds(PARTITION, examples, partitions_in_order),
+                REPORT.holds(HONEST_USED, examples, used_is_honest),
+                REPORT.holds(FITS_AT_ITS_TURN, examples, fits_at_its_turn),
+                REPORT.holds(GREEDY, examples, includes_greedy_choice),
+                REPORT.leaves_alone(UNCHANGED, examples),
             ),
         ),
     ),

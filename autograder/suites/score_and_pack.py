@@ -11,21 +11,9 @@ import random
 
 from hypothesis import strategies as st
 
-from autograder.suite import (
-    Caller,
-    Check,
-    CheckFailed,
-    Group,
-    Misconception,
-    Outcome,
-    Suite,
-    call_or_fail,
-    common_misconceptions,
-    fail,
-    property_check,
-    show,
-)
-from autograder.suites.pack import first_wrong_turn, in_input_order, require_unchanged
+from autograder.compare import Compare
+from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
+from autograder.suites.pack import first_wrong_turn, in_input_order
 from packlab.packing.packers import stop_at_first_miss
 from packlab.packing.relevance import classic_idf, ranking, score_and_pack, score_items
 
@@ -238,46 +226,28 @@ def content_problem(items: list[dict], query: str, budget: int, got: dict,
     return fallback
 
 
-def diagnose(items: list[dict], query: str, budget: int, got,
-             fallback: str = "not-by-score") -> Misconception:
-    key = shape_problem(got) or content_problem(items, query, budget, got, fallback)
-    return MISCONCEPTIONS[key]
+def diagnose(args: list, got, fallback: str = "not-by-score") -> Misconception:
+    """Name the likeliest wrong idea behind a wrong answer (``fallback`` when nothing fits)."""
+    return MISCONCEPTIONS[shape_problem(got) or content_problem(*args, got, fallback)]
 
 
-def wrong(name: str, items: list[dict], query: str, budget: int, got, expected: str,
-          fallback: str = "not-by-score") -> CheckFailed:
-    return fail(name, FUNCTION, [items, query, budget], show(got), expected,
-                diagnose(items, query, budget, got, fallback))
+def scorer(fallback: str = "not-by-score") -> Compare:
+    """How an answer is judged, its diagnosis falling back on ``fallback``."""
+    return Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=score_and_pack,
+                   diagnose=lambda args, got: diagnose(args, got, fallback),
+                   malformed=shape_problem, expected_text=expected_text)
 
 
-def call_scorer(call: Caller, name: str, items: list[dict], query: str, budget: int,
-                fallback: str = "not-by-score") -> Outcome:
-    """Call score_and_pack; fail unless it returns a well-formed answer."""
-    expected = expected_text(items, query, budget)
-    outcome = call_or_fail(call, name, FUNCTION, [items, query, budget], expected, MISCONCEPTIONS)
-    if shape_problem(outcome.value):
-        raise wrong(name, items, query, budget, outcome.value, expected, fallback)
-    return outcome
-
-
-def check_answer(call: Caller, name: str, items: list[dict], query: str, budget: int,
-                 fallback: str = "not-by-score") -> None:
-    """Compare with the course's answer exactly; the items must be left unchanged."""
-    outcome = call_scorer(call, name, items, query, budget, fallback)
-    if outcome.value != score_and_pack(items, query, budget):
-        raise wrong(name, items, query, budget, outcome.value,
-                    expected_text(items, query, budget), fallback)
-    require_unchanged(name, FUNCTION, outcome, [items, query, budget],
-                      MISCONCEPTIONS["mutates-input"])
-
-
-def item(key: str, text: str, tokens: int, **extra) -> dict:
-    return {"id": key, "text": text, "tokens": tokens, **extra}
+SCORER = scorer()
 
 
 def case(name: str, items: list[dict], query: str, budget: int,
          fallback: str = "not-by-score") -> Check:
-    return Check(name, lambda call: check_answer(call, name, items, query, budget, fallback))
+    return scorer(fallback).case(name, items, query, budget)
+
+
+def item(key: str, text: str, tokens: int, **extra) -> dict:
+    return {"id": key, "text": text, "tokens": tokens, **extra}
 
 
 # --- named cases ----------------------------------------------------------------------------
@@ -440,68 +410,44 @@ MATCHES = "the answer is exactly the course's scoring and packing"
 LEFT_ALONE = "the items are left as they were"
 
 
-def chronological(call: Caller, example) -> None:
-    items, query, budget = example
-    got = call_scorer(call, IDS, items, query, budget).value
-    if not in_input_order(got["included"], items):
-        raise wrong(IDS, items, query, budget, got, expected_text(items, query, budget))
+def chronological(args: list, got: dict) -> str | None:
+    if not in_input_order(got["included"], args[0]):
+        return expected_text(*args)
+    return None
 
 
-def within_budget(call: Caller, example) -> None:
-    items, query, budget = example
-    got = call_scorer(call, BUDGET, items, query, budget).value
+def within_budget(args: list, got: dict) -> None:
+    items, _, budget = args
     tokens = {entry["id"]: entry["tokens"] for entry in items}
     used = sum(tokens.get(key, 0) for key in got["included"])
     if got["tokens_used"] != used or used > budget:
-        raise wrong(BUDGET, items, query, budget, got,
-                    f"tokens_used = {used} (the included items' tokens), at most {budget}",
-                    "over-budget" if used > budget else "tokens-used-wrong")
+        raise SCORER.wrong(BUDGET, args, got,
+                           f"tokens_used = {used} (the included items' tokens), at most {budget}",
+                           diagnose(args, got, "over-budget" if used > budget
+                                    else "tokens-used-wrong"))
 
 
-def accounts(call: Caller, example) -> None:
-    items, query, budget = example
-    got = call_scorer(call, ACCOUNT, items, query, budget).value
+def accounts(args: list, got: dict) -> None:
+    items = args[0]
     before = sum(entry["tokens"] for entry in items)
     deferred = len(items) - len(got["included"])
     if got["tokens_before"] != before:
-        raise fail(ACCOUNT, FUNCTION, [items, query, budget], show(got),
-                   f"tokens_before = {before}", MISCONCEPTIONS["tokens-before-wrong"])
+        raise SCORER.wrong(ACCOUNT, args, got, f"tokens_before = {before}",
+                           MISCONCEPTIONS["tokens-before-wrong"])
     if got["deferred_count"] != deferred:
-        raise fail(ACCOUNT, FUNCTION, [items, query, budget], show(got),
-                   f"deferred_count = {deferred} (N = {len(items)} items, "
-                   f"{len(got['included'])} included)", MISCONCEPTIONS["deferred-count-wrong"])
+        raise SCORER.wrong(ACCOUNT, args, got,
+                           f"deferred_count = {deferred} (N = {len(items)} items, "
+                           f"{len(got['included'])} included)",
+                           MISCONCEPTIONS["deferred-count-wrong"])
 
 
-def deterministic(call: Caller, example) -> None:
-    items, query, budget = example
-    first = call_scorer(call, SAME, items, query, budget).value
-    second = call_scorer(call, SAME, items, query, budget).value
-    if first != second:
-        raise fail(SAME, FUNCTION, [items, query, budget],
-                   f"{show(first)} the first time, {show(second)} the second",
-                   "the same answer both times", MISCONCEPTIONS["not-by-score"])
-
-
-def greedy_in_packing_order(call: Caller, example) -> None:
-    items, query, budget = example
-    got = call_scorer(call, GREEDY, items, query, budget).value
+def greedy_in_packing_order(args: list, got: dict) -> str | None:
+    items, query, budget = args
     order = [{"id": s.id, "tokens": s.tokens} for s in ranking(score_items(items, query))]
     reason = first_wrong_turn(order, budget, got["included"])
     if reason:
-        raise wrong(GREEDY, items, query, budget, got,
-                    f"{expected_text(items, query, budget)}; because {reason}")
-
-
-def matches_course(call: Caller, example) -> None:
-    items, query, budget = example
-    check_answer(call, MATCHES, items, query, budget)
-
-
-def leaves_items_alone(call: Caller, example) -> None:
-    items, query, budget = example
-    outcome = call_scorer(call, LEFT_ALONE, items, query, budget)
-    require_unchanged(LEFT_ALONE, FUNCTION, outcome, [items, query, budget],
-                      MISCONCEPTIONS["mutates-input"])
+        return f"{expected_text(*args)}; because {reason}"
+    return None
 
 
 SUITE = Suite(
@@ -565,13 +511,14 @@ SUITE = Suite(
             "account within the budget, the same answer twice, greedy in the packing order, "
             "the course's exact answer, the items unchanged.",
             (
-                property_check(IDS, examples, chronological),
-                property_check(BUDGET, examples, within_budget),
-                property_check(ACCOUNT, examples, accounts),
-                property_check(SAME, examples, deterministic, max_examples=30),
-                property_check(GREEDY, examples, greedy_in_packing_order),
-                property_check(MATCHES, examples, matches_course),
-                property_check(LEFT_ALONE, examples, leaves_items_alone, max_examples=30),
+                SCORER.holds(IDS, examples, chronological),
+                SCORER.holds(BUDGET, examples, within_budget),
+                SCORER.holds(ACCOUNT, examples, accounts),
+                SCORER.same_twice(SAME, examples, "the same answer both times",
+                                  MISCONCEPTIONS["not-by-score"], max_examples=30),
+                SCORER.holds(GREEDY, examples, greedy_in_packing_order),
+                SCORER.matches(MATCHES, examples),
+                SCORER.leaves_alone(LEFT_ALONE, examples, max_examples=30),
             ),
         ),
     ),

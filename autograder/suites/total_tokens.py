@@ -4,17 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from autograder.suite import (
-    Check,
-    Group,
-    Misconception,
-    Suite,
-    call_or_fail,
-    common_misconceptions,
-    fail,
-    property_check,
-    show,
-)
+from autograder.compare import Compare
+from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions
 
 LESSON = "01-the-window-is-finite"
 FUNCTION = "total_tokens"
@@ -56,12 +47,12 @@ def parts_of(*tokens: int) -> list[dict]:
     return [{"id": f"p{i}", "tokens": t} for i, t in enumerate(tokens, 1)]
 
 
-def diagnose(parts: list[dict], got) -> Misconception:
+def diagnose(args: list, got) -> Misconception:
     """Name the likeliest wrong idea behind a wrong total."""
     if type(got) is not int:
         return MISCONCEPTIONS["not-an-int"]
-    tokens = [p["tokens"] for p in parts]
-    if got == len(parts):
+    tokens = [p["tokens"] for p in args[0]]
+    if got == len(args[0]):
         return MISCONCEPTIONS["counts-parts"]
     if tokens and got in (sum(tokens[1:]), sum(tokens[:-1])):
         return MISCONCEPTIONS["off-by-one"]
@@ -73,26 +64,16 @@ def sum_of_tokens(parts: list[dict]) -> int:
     return sum(p["tokens"] for p in parts)
 
 
-def check_total(call, name: str, parts: list[dict]) -> None:
-    """Call total_tokens(parts) and compare with the true sum."""
-    expected = sum_of_tokens(parts)
-    args = [parts]
-    outcome = call_or_fail(call, name, FUNCTION, args, show(expected), MISCONCEPTIONS)
-    got = outcome.value
-    if type(got) is not int or got != expected:
-        raise fail(name, FUNCTION, args, show(got), show(expected), diagnose(parts, got))
-    if outcome.args_after != args:
-        raise fail(name, FUNCTION, args, f"{show(got)}, but the parts were changed to "
-                   f"{show(outcome.args_after[0])}", "the parts left as they were",
-                   MISCONCEPTIONS["mutates-input"])
+TOTAL = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=sum_of_tokens,
+                diagnose=diagnose, malformed=lambda got: type(got) is not int)
 
 
 def case(name: str, *tokens: int) -> Check:
-    parts = parts_of(*tokens)
-    return Check(name, lambda call: check_total(call, name, parts))
+    return TOTAL.case(name, parts_of(*tokens))
 
 
-parts_lists = st.lists(st.integers(0, 10_000), max_size=20).map(lambda t: parts_of(*t))
+# The arguments of a call: one generated list of parts.
+calls = st.lists(st.integers(0, 10_000), max_size=20).map(lambda t: [parts_of(*t)])
 
 SUITE = Suite(
     function=FUNCTION,
@@ -124,12 +105,7 @@ SUITE = Suite(
             "For generated lists of parts: the result is the sum of the tokens, and the parts "
             "are left unchanged.",
             (
-                property_check(
-                    "the total equals the sum of every part's tokens",
-                    parts_lists,
-                    lambda call, parts: check_total(
-                        call, "the total equals the sum of every part's tokens", parts),
-                ),
+                TOTAL.matches("the total equals the sum of every part's tokens", calls),
             ),
         ),
     ),

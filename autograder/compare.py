@@ -1,0 +1,259 @@
+"""The shape every suite shares: ask the learner's function, compare what comes back with the
+course's answer, and when they differ fail with the likeliest misconception.
+
+A suite says once how its exercise is judged — a `Compare` for a function that only returns, a
+`CompareOrRaise` for one that must also raise on purpose — and then reads as its cases and its
+misconceptions: `case` for a named example, `holds` for a property of every answer, `matches`
+for the course's exact answer on generated input, `leaves_alone` for arguments a call must not
+change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hypothesis import strategies as st
+
+from autograder.suite import (
+    Answer,
+    Caller,
+    Check,
+    CheckFailed,
+    Misconception,
+    Outcome,
+    answer,
+    call_or_fail,
+    fail,
+    property_check,
+    show,
+    wrong_kind,
+)
+
+# A property of every answer: ``test(args, got)`` is None when it holds for the returned ``got``,
+# else what was expected, in words (the misconception then comes from the suite's diagnosis). A
+# test that needs another message or misconception raises `wrong` or `fail` itself.
+Test = Callable[[list, Any], str | None]
+
+
+def _whole(args: list) -> Any:
+    return args
+
+
+def _first(args: list) -> Any:
+    return args[0]
+
+
+def _never(got: Any) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    """Which arguments a call must leave as they were, and how a failure names them."""
+
+    noun: str = "parts"
+    compared: Callable[[list], Any] = _whole  # what must be as it was after the call
+    shown: Callable[[list], Any] = _first  # what the failure shows of it
+
+    def require(self, check: str, function: str, args: list, value: Any, after: list | None,
+                misconception: Misconception) -> None:
+        """Fail when the call changed what it was given."""
+        if after is not None and self.compared(after) != self.compared(args):
+            raise fail(check, function, args, f"{show(value)}, but the {self.noun} were changed to "
+                       f"{show(self.shown(after))}", f"the {self.noun} left as they were",
+                       misconception)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Judge:
+    """What both kinds share: the function's name, its misconceptions, what it must not change."""
+
+    function: str
+    misconceptions: dict[str, Misconception]
+    unchanged: Unchanged = Unchanged()
+
+    def fail(self, check: str, args: list, got: str, expected: str,
+             misconception: Misconception) -> CheckFailed:
+        return fail(check, self.function, args, got, expected, misconception)
+
+    def require_unchanged(self, check: str, args: list, value: Any, after: list | None) -> None:
+        self.unchanged.require(check, self.function, args, value, after,
+                               self.misconceptions["mutates-input"])
+
+    def check(self, call: Caller, check: str, args: list) -> None:
+        """The course's answer exactly, and the arguments left as they were."""
+        raise NotImplementedError
+
+    def value(self, call: Caller, check: str, args: list) -> Any:
+        """Call on input the function must answer; fail unless a well-formed answer comes back."""
+        raise NotImplementedError
+
+    def refuted(self, check: str, args: list, got: Any, expected: str) -> CheckFailed:
+        """The failure of a property that does not hold for the answer ``got``."""
+        raise NotImplementedError
+
+    def case(self, name: str, *args: Any) -> Check:
+        """A named example: called with ``args``, the function gives the course's answer."""
+        arguments = list(args)
+        return Check(name, lambda call: self.check(call, name, arguments))
+
+    def matches(self, name: str, strategy: st.SearchStrategy, max_examples: int = 60) -> Check:
+        """On generated arguments, the function gives the course's answer."""
+        return property_check(name, strategy,
+                              lambda call, example: self.check(call, name, list(example)),
+                              max_examples)
+
+    def holds(self, name: str, strategy: st.SearchStrategy, test: Test,
+              max_examples: int = 60) -> Check:
+        """On generated arguments, ``test`` holds for every answer (see `Test`)."""
+
+        def body(call: Caller, example: Any) -> None:
+            args = list(example)
+            got = self.value(call, name, args)
+            expected = test(args, got)
+            if expected is not None:
+                raise self.refuted(name, args, got, expected)
+
+        return property_check(name, strategy, body, max_examples)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compare(_Judge):
+    """A function that must return the course's answer.
+
+    ``expected`` is the course's function, called as the learner's is (``expected(*args)``);
+    ``diagnose(args, got)`` names the likeliest wrong idea behind a wrong answer; ``malformed(got)``
+    is true for an answer not even of the right shape; ``render`` shows an answer (what came back
+    and what was expected) in a failure; ``expected_text(*args)``, when given, says the expected
+    answer instead.
+    """
+
+    expected: Callable[..., Any]
+    diagnose: Callable[[list, Any], Misconception]
+    malformed: Callable[[Any], Any] = _never
+    render: Callable[[Any], str] = show
+    expected_text: Callable[..., str] | None = None
+
+    def text(self, args: list) -> str:
+        """The expected answer, as a failure says it."""
+        if self.expected_text is not None:
+            return self.expected_text(*args)
+        return self.render(self.expected(*args))
+
+    def wrong(self, check: str, args: list, got: Any, expected: str,
+              misconception: Misconception | None = None) -> CheckFailed:
+        """A wrong answer, named by the diagnosis unless the check names its misconception."""
+        return self.fail(check, args, self.render(got), expected,
+                         misconception or self.diagnose(args, got))
+
+    def ask(self, call: Caller, check: str, args: list) -> Outcome:
+        """Call the learner's function; fail unless it returns a well-formed answer."""
+        expected = self.text(args)
+        outcome = call_or_fail(call, check, self.function, args, expected, self.misconceptions)
+        if self.malformed(outcome.value):
+            raise self.wrong(check, args, outcome.value, expected)
+        return outcome
+
+    def value(self, call: Caller, check: str, args: list) -> Any:
+        return self.ask(call, check, args).value
+
+    def check(self, call: Caller, check: str, args: list) -> None:
+        """The course's answer exactly, and the arguments left as they were."""
+        outcome = self.ask(call, check, args)
+        if outcome.value != self.expected(*args):
+            raise self.wrong(check, args, outcome.value, self.text(args))
+        self.require_unchanged(check, args, outcome.value, outcome.args_after)
+
+    def refuted(self, check: str, args: list, got: Any, expected: str) -> CheckFailed:
+        return self.wrong(check, args, got, expected)
+
+    def leaves_alone(self, name: str, strategy: st.SearchStrategy,
+                     max_examples: int = 60) -> Check:
+        """On generated arguments, a call leaves its arguments as they were."""
+
+        def body(call: Caller, example: Any) -> None:
+            args = list(example)
+            outcome = self.ask(call, name, args)
+            self.require_unchanged(name, args, outcome.value, outcome.args_after)
+
+        return property_check(name, strategy, body, max_examples)
+
+    def same_twice(self, name: str, strategy: st.SearchStrategy, expected: str,
+                   misconception: Misconception, max_examples: int = 60) -> Check:
+        """On generated arguments, two calls give the same answer."""
+
+        def body(call: Caller, example: Any) -> None:
+            args = list(example)
+            first = self.value(call, name, args)
+            second = self.value(call, name, args)
+            if first != second:
+                raise self.fail(name, args,
+                                f"{show(first)} the first time, {show(second)} the second",
+                                expected, misconception)
+
+        return property_check(name, strategy, body, max_examples)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CompareOrRaise(_Judge):
+    """A function that must return the course's answer, or raise where the course's raises.
+
+    ``expected(args)`` is the course's answer, or the exception it raises (an ``error``); the
+    learner's must then raise a ValueError (or a class of its own) whose message names everything
+    ``unmentioned(error, detail)`` looks for, and ``describe_error(error)`` says so in a failure.
+    ``diagnose(args, got, expected)`` names the likeliest wrong idea behind a wrong `Answer`;
+    ``malformed(got)`` is true for a returned answer not even of the right shape.
+    """
+
+    expected: Callable[[list], Any]
+    error: type[Exception]
+    describe_error: Callable[[Any], str]
+    unmentioned: Callable[[Any, str], list[str]]
+    diagnose: Callable[[list, Answer, Any], Misconception]
+    malformed: Callable[[Any], Any]
+
+    def said(self, expected: Any) -> str:
+        """The expected answer or error, as a failure says it."""
+        return self.describe_error(expected) if isinstance(expected, self.error) else show(expected)
+
+    def text(self, args: list) -> str:
+        return self.said(self.expected(args))
+
+    def ask(self, call: Caller, check: str, args: list, expected: str) -> Answer:
+        return answer(call, check, self.function, args, expected, self.misconceptions)
+
+    def wrong(self, check: str, args: list, got: Answer, expected: Any,
+              words: str | None = None) -> CheckFailed:
+        """A wrong answer or error, named by the diagnosis; ``words`` say what was expected."""
+        return self.fail(check, args, got.got(), words or self.said(expected),
+                         self.diagnose(args, got, expected))
+
+    def check(self, call: Caller, check: str, args: list) -> None:
+        """It returns what the course's function returns, or raises as it raises."""
+        expected = self.expected(args)
+        got = self.ask(call, check, args, self.said(expected))
+        if isinstance(expected, self.error):
+            if got.returned or wrong_kind(got.error) or self.unmentioned(expected, got.error):
+                raise self.wrong(check, args, got, expected)
+            return
+        if not got.returned or got.not_plain is not None or got.value != expected:
+            raise self.wrong(check, args, got, expected)
+        self.require_unchanged(check, args, got.value, got.args_after)
+
+    def returned(self, call: Caller, check: str, args: list, exact: bool = False) -> Answer:
+        """Call on input the function must accept; fail unless it returns a well-formed answer
+        (``exact``: the course's answer)."""
+        expected = self.expected(args)
+        got = self.ask(call, check, args, show(expected))
+        if not got.returned or got.not_plain is not None or (
+                got.value != expected if exact else self.malformed(got.value)):
+            raise self.wrong(check, args, got, expected)
+        return got
+
+    def value(self, call: Caller, check: str, args: list) -> Any:
+        return self.returned(call, check, args).value
+
+    def refuted(self, check: str, args: list, got: Any, expected: str) -> CheckFailed:
+        return self.wrong(check, args, Answer(got), self.expected(args), expected)
