@@ -12,7 +12,8 @@ from autograder import gallery
 from packlab.course.manifest import ROOT
 from packlab.course.release import release
 
-pytestmark = pytest.mark.slow
+# One worker releases every assignment once (nbgrader: about 80 s), not one per worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]
 
 
 @pytest.fixture(scope="module")
