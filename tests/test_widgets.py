@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import io
+
+import numpy as np
 import pytest
+from PIL import Image
 
 from packlab.packing import curves
 from packlab.packing.curves import (
+    PartIndex,
     drop_curve,
     drop_table,
     even_budgets,
@@ -22,6 +27,7 @@ from packlab.packing.examples import (
 )
 from packlab.packing.packers import greedy, report, stop_at_first_miss
 from packlab.packing.tokens import count_tokens, estimate_tokens
+from packlab.views.plots import DropCurvePlot, PackingPlot, png_bytes
 from packlab.views.widgets import break_vs_continue, budget_slider, drop_curve_view
 
 
@@ -204,3 +210,82 @@ def test_views_display_as_widgets():
 def test_stop_at_first_miss_wastes_budget_on_big_first_parts():
     unused = wasted(big_first_parts(), 300, (stop_at_first_miss, greedy))
     assert unused["stop_at_first_miss"] - unused["greedy"] >= 100
+
+
+def pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(bytes(png))).convert("RGBA"))
+
+
+def whole_figure(plot) -> np.ndarray:
+    """The plot as matplotlib draws it in one go, every artist painted in order (no kept pixels)."""
+    moving = [artist for artist in plot.figure.findobj() if artist.get_animated()]
+    for artist in moving:
+        artist.set_animated(False)
+    try:
+        buffer = io.BytesIO()
+        plot.figure.canvas.print_png(buffer)
+        return pixels(buffer.getvalue())
+    finally:
+        for artist in moving:
+            artist.set_animated(True)
+
+
+def half_broken(parts, budget):
+    if budget % 2:
+        raise ValueError("odd budget")
+    return greedy(parts, budget)
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [chat_parts(), random_parts(60, seed=5), random_parts(1000, seed=1)],
+    ids=["labelled", "edged", "1000"],
+)
+@pytest.mark.parametrize("packer", [greedy, half_broken], ids=["greedy", "half-broken"])
+def test_a_redrawn_packing_plot_is_the_picture_matplotlib_draws(parts, packer):
+    """Only the moving artists are repainted at each step: the picture must not change at all."""
+    index = PartIndex(parts)
+    total = index.total
+    plot = PackingPlot(parts, index.state(packer, total // 2))
+    for budget in (total // 2, 0, 7, total // 3, total, total + 40, 12, total + 40, total // 5 * 2):
+        plot.update(index.state(packer, budget))
+        assert np.array_equal(pixels(plot.png()), whole_figure(plot)), budget
+
+
+@pytest.mark.parametrize("packer", [greedy, stop_at_first_miss, half_broken])
+def test_a_redrawn_drop_curve_is_the_picture_matplotlib_draws(packer):
+    parts = random_parts(300, seed=6)
+    curve = drop_curve(parts, packer, even_budgets(parts, 40) + [1])
+    plot = DropCurvePlot(parts, curve, curve[20])
+    assert np.array_equal(pixels(plot.png()), whole_figure(plot))
+    for point in (curve[0], curve[-1], curve[-2], curve[7], curve[20], curve[-1]):
+        plot.update(point)
+        assert np.array_equal(pixels(plot.png()), whole_figure(plot)), point.budget
+
+
+def test_png_bytes_are_a_png_of_those_pixels():
+    rgba = np.random.default_rng(0).integers(0, 256, size=(7, 5, 4), dtype=np.uint8)
+    image = Image.open(io.BytesIO(png_bytes(rgba, dpi=100)))
+    assert image.format == "PNG" and image.mode == "RGBA"
+    assert np.array_equal(np.asarray(image), rgba)
+    assert image.info["Software"].startswith("Matplotlib version")
+    assert round(image.info["dpi"][0]) == 100
+
+
+@pytest.mark.parametrize("n", [101, 150, 240, 1000])
+def test_parts_merged_into_runs_paint_the_same_pixels_as_one_box_each(n):
+    """Without edges, neighbouring parts are drawn as one box: not a single pixel may change."""
+    rng = np.random.default_rng(n)
+    tokens = rng.integers(0, 60, size=n) * (rng.random(n) > 0.1)  # some parts of 0 tokens
+    parts = [{"id": f"p{i}", "tokens": int(t)} for i, t in enumerate(tokens)]
+    index = PartIndex(parts)
+    merged = PackingPlot(parts, index.state(greedy, 0))
+    one_each = PackingPlot(parts, index.state(greedy, 0))
+    assert merged.merge
+    one_each.merge = False
+    # budgets where the taken and skipped counts cross Agg's snapping limit (204 boxes)
+    for budget in sorted({0, 5, index.total // 5, index.total // 2, index.total, *tokens[:3]}):
+        state = index.state(greedy, int(budget))
+        merged.update(state)
+        one_each.update(state)
+        assert np.array_equal(pixels(merged.png()), pixels(one_each.png())), budget

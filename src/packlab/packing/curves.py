@@ -9,13 +9,22 @@ from __future__ import annotations
 import math
 import signal
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import accumulate
 
 import numpy as np
 
-from packlab.packing.packers import Packer, Part, greedy, stop_at_first_miss
+from packlab.packing.packers import (
+    Packer,
+    Part,
+    Run,
+    first_miss_runs,
+    greedy,
+    greedy_runs,
+    stop_at_first_miss,
+)
 
 TIME_LIMIT = 2.0  # seconds one call of a packer may take before we give up on it
 
@@ -162,9 +171,58 @@ def pack_state(parts: Sequence[Part], packer: Packer, budget: int) -> PackState:
 
 
 def drop_curve(parts: Sequence[Part], packer: Packer, budgets: Iterable[int]) -> list[CurvePoint]:
-    """Run ``packer`` at every budget: parts kept, tokens used and ids lost (in input order)."""
+    """Run ``packer`` at every budget: parts kept, tokens used and ids lost (in input order).
+
+    The course's own ``greedy`` and ``stop_at_first_miss`` on plain parts (dicts with unique str
+    ids and whole, non-negative tokens) are worked out for all whole-number budgets in one pass,
+    with the same result as calling them; any other packer is called, and checked, at every budget.
+    """
     index = PartIndex(parts)
-    return [_point(index, packer, budget) for budget in budgets]
+    budgets = list(budgets)
+    one_pass, tokens = _one_pass(index, packer)
+    if one_pass is None:
+        return [_point(index, packer, budget) for budget in budgets]
+    runs = iter(one_pass(tokens, [b for b in budgets if type(b) is int]))
+    totals = [0, *accumulate(tokens)]
+    ids = tuple(index.ids)
+    return [
+        _run_point(ids, totals, budget, next(runs))
+        if type(budget) is int  # not a float, bool or numpy budget: those go to the packer
+        else _point(index, packer, budget)
+        for budget in budgets
+    ]
+
+
+def _one_pass(index: PartIndex, packer: Packer) -> tuple[Callable | None, list[int]]:
+    """The one-pass version of ``packer`` and the parts' tokens, if it is ours and they suit it."""
+    if packer is greedy:
+        runs = greedy_runs
+    elif packer is stop_at_first_miss:
+        runs = first_miss_runs
+    else:
+        return None, []
+    tokens = [p["tokens"] for p in index.parts]
+    plain = (
+        len(index.position) == len(index.ids)  # a repeated id is the packer's error to show
+        and set(map(type, index.ids)) <= {str}  # numpy would split an id that is a tuple
+        and set(map(type, index.parts)) <= {dict}
+        and set(map(type, tokens)) <= {int}
+        and min(tokens, default=0) >= 0
+        and sum(tokens) < 2**63  # the accounts never overflow numpy's int64
+    )
+    return (runs, tokens) if plain else (None, [])
+
+
+def _run_point(ids: tuple, totals: list[int], budget: int, runs: list[Run]) -> CurvePoint:
+    """A curve point from the runs of kept positions: the ids between runs are the lost ones."""
+    head: list = []
+    at = used = 0
+    for start, stop in runs:
+        head += ids[at:start]
+        used += totals[stop] - totals[start]
+        at = stop
+    lost = tuple(head) + ids[at:] if head else ids[at:]  # the last gap is the longest, as a rule
+    return CurvePoint(budget, len(ids) - len(lost), used, lost)
 
 
 def _point(index: PartIndex, packer: Packer, budget: int) -> CurvePoint:
