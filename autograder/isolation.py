@@ -56,6 +56,7 @@ class Limits:
     """What one submission's code may use. Shown, with defaults, in `packlab grade --help`."""
 
     call_seconds: float = 2.0
+    call_cpu_seconds: float = 0.25
     setup_seconds: float = 20.0
     submission_seconds: float = 120.0
     cpu_seconds: int = 30

@@ -33,7 +33,7 @@ MAX_RESPONSE = 8 * 1024 * 1024
 OUTPUT_TAIL = 2000
 MAX_PROBLEMS = 20
 MAX_DETAIL = 500
-REPLY_KINDS = {"raised", "missing", "not-plain"}
+REPLY_KINDS = {"raised", "missing", "not-plain", "timeout"}
 
 
 def interfered(what: str) -> StudentError:
@@ -125,7 +125,8 @@ class Sandbox:
         os.close(response_write)
         self._buffer = b""
         limits = {k: v for k, v in asdict(self.limits).items() if k in worker.LIMITS}
-        self._send({"limits": limits, "cells": self.cells})
+        self._send({"limits": limits, "call_cpu_seconds": self.limits.call_cpu_seconds,
+                    "cells": self.cells})
         reply = self._receive(self.limits.setup_seconds, "running your notebook's cells")
         try:
             self.problems = ready_problems(reply)
@@ -171,9 +172,10 @@ class Sandbox:
             seconds = max(0.0, self._deadline - time.monotonic())
             doing = f"{doing} (the whole submission may take {self.limits.submission_seconds:g} s)"
         deadline = time.monotonic() + seconds
+        chunks, size = [self._buffer], len(self._buffer)
         with selectors.DefaultSelector() as selector:
             selector.register(self._response, selectors.EVENT_READ)
-            while b"\n" not in self._buffer:
+            while b"\n" not in chunks[-1]:  # a line ends in the newest chunk, if at all
                 left = deadline - time.monotonic()
                 if left <= 0 or not selector.select(left):
                     unit = "second" if seconds == 1 else "seconds"
@@ -181,10 +183,11 @@ class Sandbox:
                 chunk = os.read(self._response, 65536)
                 if not chunk:
                     raise self._fatal("crashed", self._exit_reason())
-                self._buffer += chunk
-                if len(self._buffer) > MAX_RESPONSE:
+                chunks.append(chunk)
+                size += len(chunk)
+                if size > MAX_RESPONSE:
                     raise self._fatal("not-plain", "an answer larger than 8 MB")
-        line, self._buffer = self._buffer.split(b"\n", 1)
+        line, self._buffer = b"".join(chunks).split(b"\n", 1)
         try:
             return json.loads(line)
         except (ValueError, RecursionError):
@@ -240,6 +243,9 @@ class Sandbox:
         try:
             return call_outcome(reply, args)
         except StudentError as exc:
+            if exc.kind == "timeout":  # the worker's CPU timer stopped the call
+                raise self._fatal("timeout", f"{self.limits.call_cpu_seconds:g} seconds of CPU "
+                                  f"time while calling {function}") from None
             if exc.kind == "interfered":
                 raise self._fatal(exc.kind, exc.detail) from None
             raise

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import copy
+import json
 import reprlib
 import warnings
 from collections.abc import Callable, Iterable
@@ -147,32 +148,41 @@ class GroupResult:
         return not self.failures
 
 
-def _stops_after_fatal(call: Caller) -> Caller:
-    """After a timeout or crash, the group's other calls are not made: the group has failed."""
-    fatal: list[StudentError] = []
+class GroupCaller:
+    """The caller a group's checks share.
 
-    def guarded(args: list) -> Outcome:
-        if fatal:
-            raise StudentError("skipped", fatal[0].describe())
+    After a timeout or crash the group's other calls are not made: the group has failed.
+    ``failed`` says whether a check of the group has failed already (the group's points are
+    lost, so later checks need only find an example, not the smallest one; see
+    `property_check`).
+    """
+
+    def __init__(self, call: Caller):
+        self._call = call
+        self._fatal: StudentError | None = None
+        self.failed = False
+
+    def __call__(self, args: list) -> Outcome:
+        if self._fatal is not None:
+            raise StudentError("skipped", self._fatal.describe())
         try:
-            return call(args)
+            return self._call(args)
         except StudentError as exc:
             if exc.fatal:
-                fatal.append(exc)
+                self._fatal = exc
             raise
-
-    return guarded
 
 
 def run_group(group: Group, call: Caller) -> GroupResult:
     """Run every check of a group; collect what passed and what failed."""
     result = GroupResult(group.name)
-    call = _stops_after_fatal(call)
+    call = GroupCaller(call)
     for check in group.checks:
         try:
             check.run(call)
         except CheckFailed as exc:
             result.failures.append(exc.failure)
+            call.failed = True
         else:
             result.passed.append(check.name)
     return result
@@ -364,19 +374,88 @@ def nondeterministic(flaky: Flaky) -> Failure:
                    Misconception("nondeterministic", NONDETERMINISTIC + wrong.text, wrong.lesson))
 
 
+class Transcript:
+    """A caller that notes every call it passes on and what came back, as JSON text.
+
+    Calls are plain JSON data both ways, so the text is an exact record that no later change
+    to the objects can alter.
+    """
+
+    def __init__(self, call: Caller):
+        self._call = call
+        self.entries: list[tuple[str, str]] = []
+
+    def __call__(self, args: list) -> Outcome:
+        sent = json.dumps(args)
+        try:
+            outcome = self._call(args)
+        except StudentError as exc:
+            self.entries.append((sent, _said(exc)))
+            raise
+        self.entries.append((sent, _said(outcome)))
+        return outcome
+
+    @property
+    def repeatable(self) -> bool:
+        """Did every call come back without a timeout, crash or interference?"""
+        return not any(said.startswith('["fatal"') for _, said in self.entries)
+
+
+def _said(result: Outcome | StudentError) -> str:
+    if isinstance(result, StudentError):
+        return json.dumps(["fatal" if result.fatal else "error", result.kind, result.detail])
+    return json.dumps(["ok", result.value, result.args_after, result.warnings])
+
+
+def _answers_alike(call: Caller, made: list[tuple[str, str]],
+                   known: list[tuple[str, str]]) -> bool:
+    """Does the function answer every call of ``known`` as it did there?
+
+    ``made`` are the calls already made of it (their answers are compared without calling
+    again); the rest are made now, stopping at the first answer that differs.
+    """
+    if len(made) > len(known) or known[:len(made)] != made:
+        return False
+    for sent, said in known[len(made):]:
+        try:
+            result = call(json.loads(sent))
+        except StudentError as exc:
+            if exc.fatal:
+                return False
+            result = exc
+        if _said(result) != said:
+            return False
+    return True
+
+
+MAX_REMEMBERED_FAILURES = 16
+
+
 def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Caller, Any], None],
                    max_examples: int = 60) -> Check:
     """A check that runs ``body(call, example)`` on generated examples.
 
-    Examples are derandomised, so the notebook and the grader see the same ones and agree.
-    A timeout or crash stops the search at once (no shrinking through endless loops).
-    The examples of a search that passed are remembered, and later runs in this process replay
-    them straight away: an answer that passes them all would have passed the search too (same
-    examples); one that fails any gets the real search, with its shrinking and its message.
-    """
-    passed_examples: list[Any] = []
+    Examples are derandomised, so the notebook and the grader see the same ones and agree: the
+    examples a search tries when every one passes depend on the strategy alone. They are
+    generated once per process (`examples`) and replayed straight away: an answer that passes
+    them all passes the search. One that fails any gets the real search, with its shrinking to
+    the smallest failing example and its message. A timeout or crash stops at once (no
+    shrinking through endless loops).
 
-    def search_with(call: Caller, seen: list[Any]) -> None:
+    A failed search is remembered, as the calls it made and what came back. The search is
+    deterministic: given the same answers to the same calls it makes the same calls and ends in
+    the same failure. So an answer that gives every remembered call the remembered answer gets
+    that search's failure without the search (scores and messages exactly as the search would
+    give them, whatever order the class is graded in).
+
+    When an earlier check of the group has failed (the group's points are lost already), a
+    failing answer is shown the smallest of the replayed examples it fails, without a search.
+    """
+    generated: list[Any] = []
+    failed_searches: list[tuple[list[tuple[str, str]], Failure]] = []  # most recent first
+
+    def search_with(call: Caller | None, seen: list[Any]) -> None:
+        """Hypothesis's search; with no ``call``, only note the examples it generates."""
         fatal: list[CheckFailed] = []
 
         @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
@@ -388,6 +467,8 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
             if fatal:
                 return
             seen.append(copy.deepcopy(example))
+            if call is None:
+                return
             try:
                 body(call, example)
             except CheckFailed as exc:
@@ -405,23 +486,55 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
         if fatal:
             raise fatal[0]
 
-    def replay(call: Caller) -> bool:
-        """Run the remembered examples; False as soon as one fails (not fatally)."""
-        for example in passed_examples:
+    def examples() -> list[Any]:
+        """The examples the search tries when every one passes (generated once)."""
+        if not generated:
+            search_with(None, generated)
+        return generated
+
+    def replay(call: Caller, every: bool = False) -> list[tuple[Any, Failure]]:
+        """Run the examples in order; the failures (the first only, unless ``every``)."""
+        failures = []
+        for example in examples():
             try:
                 body(call, copy.deepcopy(example))
             except CheckFailed as exc:
                 if isinstance(exc.__cause__, StudentError) and exc.__cause__.fatal:
                     raise
-                return False
-        return True
+                failures.append((example, exc.failure))
+                if not every:
+                    break
+        return failures
+
+    def known_failure(call: Caller, made: list[tuple[str, str]]) -> Failure | None:
+        for position, (calls, failure) in enumerate(failed_searches):
+            if _answers_alike(call, made, calls):
+                failed_searches.insert(0, failed_searches.pop(position))
+                return failure
+        return None
+
+    def search(call: Caller) -> None:
+        transcript = Transcript(call)
+        try:
+            search_with(transcript, [])
+        except CheckFailed as exc:
+            if transcript.repeatable and exc.failure.misconception.key != "nondeterministic":
+                failed_searches.insert(0, (transcript.entries, exc.failure))
+                del failed_searches[MAX_REMEMBERED_FAILURES:]
+            raise
 
     def run(call: Caller) -> None:
-        if passed_examples and replay(call):
+        if getattr(call, "failed", False):
+            failures = replay(call, every=True)
+            if failures:
+                raise CheckFailed(min(failures, key=lambda found: len(repr(found[0])))[1])
             return
-        seen: list[Any] = []
-        search_with(call, seen)
-        if not passed_examples:
-            passed_examples.extend(seen)
+        made = Transcript(call)
+        if not replay(made):
+            return
+        failure = known_failure(call, made.entries)
+        if failure is not None:
+            raise CheckFailed(failure)
+        search(call)
 
     return Check(name, run)

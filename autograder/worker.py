@@ -5,11 +5,14 @@ so it uses the standard library only. The trusted side imports it for `to_plain`
 `with_callables`, which both sides share, and believes none of its replies (see
 `autograder.sandbox`).
 
-Protocol: first ``{"limits": {...}, "cells": [...]}`` arrives on the request pipe; the worker
-sets its resource limits, runs the cells and answers ``{"ready": true, "problems": [...]}``. Then
-each request line ``{"call": name, "args": [...]}`` gets one response line on the response pipe:
+Protocol: first ``{"limits": {...}, "call_cpu_seconds": s, "cells": [...]}`` arrives on the
+request pipe; the worker sets its resource limits, runs the cells and answers
+``{"ready": true, "problems": [...]}``. Then each request line ``{"call": name, "args": [...]}``
+gets one response line on the response pipe:
 ``{"ok": true, "value": ..., "args": [...], "warnings": [...]}`` or
-``{"ok": false, "kind": ..., "detail": ...}``.
+``{"ok": false, "kind": ..., "detail": ...}``. A call that uses more than ``call_cpu_seconds`` of
+CPU time is stopped by a profiling timer and answered ``{"ok": false, "kind": "timeout", ...}``;
+the trusted side's wall-clock limit covers code that sleeps, blocks or catches the timer.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import io
 import json
 import os
 import resource
+import signal
 import sys
 import warnings
 
@@ -142,7 +146,27 @@ def warning_names(caught: list) -> list[str]:
     return [f"{w.category.__name__}: {w.message}"[:200] for w in caught[:MAX_WARNINGS]]
 
 
-def _answer(namespace: dict, request: dict) -> dict:
+class OutOfTime(BaseException):
+    """Raised into the student's code when one call has used up its CPU time."""
+
+
+def _out_of_time(signum, frame):
+    raise OutOfTime
+
+
+def _timed(func, args: list, cpu_seconds: float):
+    """``func(*args)``, stopped with `OutOfTime` once it has used ``cpu_seconds`` of CPU time.
+
+    The timer fires again every 50 ms of CPU time, in case the code catches the first one.
+    """
+    signal.setitimer(signal.ITIMER_PROF, cpu_seconds, 0.05)
+    try:
+        return func(*args)
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+def _answer(namespace: dict, request: dict, cpu_seconds: float) -> dict:
     func = namespace.get(request["call"])
     if not callable(func):
         return {"ok": False, "kind": "missing", "detail": request["call"]}
@@ -150,7 +174,9 @@ def _answer(namespace: dict, request: dict) -> dict:
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            value = func(*args)
+            value = _timed(func, args, cpu_seconds)
+    except OutOfTime:
+        return {"ok": False, "kind": "timeout", "detail": ""}
     except BaseException as exc:  # noqa: BLE001
         return {"ok": False, "kind": "raised", "detail": _describe(exc)}
     try:
@@ -167,13 +193,14 @@ def main() -> None:
     sys.stdin = io.StringIO("")  # input() gets end-of-file at once instead of hanging
     start = json.loads(requests.readline())
     set_limits(start["limits"])
+    signal.signal(signal.SIGPROF, _out_of_time)
     namespace = {"__name__": "__main__"}
     namespace["get_ipython"] = lambda: Shell(namespace)
     problems = _run_cells(start["cells"], namespace)
     responses.write(json.dumps({"ready": True, "problems": problems}) + "\n")
     responses.flush()
     for line in requests:
-        response = _answer(namespace, json.loads(line))
+        response = _answer(namespace, json.loads(line), start["call_cpu_seconds"])
         try:
             text = json.dumps(response, allow_nan=False)
         except (ValueError, OverflowError) as exc:

@@ -99,7 +99,10 @@ def cell_index(notebook, grade_id: str) -> int:
 
 # What each gallery attack must score, and what its feedback must say. Every one gets 0 points.
 GALLERY_SAYS = {
-    "infinite_loop": (TIMEOUT, "1 second while calling pack", "not called: earlier in this group"),
+    "infinite_loop": (TIMEOUT, "0.25 seconds of CPU time while calling pack",
+                      "not called: earlier in this group"),
+    "catches_the_cpu_timer": (TIMEOUT, "1 second while calling pack",
+                              "not called: earlier in this group"),
     "long_sleep": (TIMEOUT, "5 seconds while running your notebook's cells"),
     "sys_exit_at_import": (NO_FUNCTION, "cell 1 raised SystemExit: 0"),
     "sys_exit_at_call": ("it raised SystemExit: 0",),

@@ -227,7 +227,10 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
 
 
 LIMIT_HELP = {
-    "call_seconds": "seconds one call of the student's function may take",
+    "call_seconds": "seconds one call of the student's function may take (wall clock: code "
+                    "that sleeps or blocks)",
+    "call_cpu_seconds": "CPU seconds one call of the student's function may use (the "
+                        "references need at most a few milliseconds)",
     "setup_seconds": "seconds the notebook's own cells may take to run",
     "submission_seconds": "seconds for everything one submission does",
     "cpu_seconds": "CPU seconds for one sandbox process",

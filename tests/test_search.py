@@ -1,0 +1,116 @@
+"""How the grader looks for a failing example, and how it stops code that never returns.
+
+Property checks replay the examples a passing search would try, search (and shrink) only for
+the first failure of a group, remember failed searches by the calls they made, and a call that
+burns CPU is stopped by the worker's CPU timer long before the wall-clock limit.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from autograder.isolation import Limits
+from autograder.sandbox import Sandbox
+from autograder.suite import (
+    CheckFailed,
+    Group,
+    Misconception,
+    Outcome,
+    StudentError,
+    fail,
+    in_process_caller,
+    property_check,
+    run_group,
+)
+
+WRONG = Misconception("too-big", "numbers above 10 are refused", "01-the-window-is-finite")
+
+
+def small_numbers_only(call, example: int) -> None:
+    """Fails when the function's answer for ``example`` is above 10."""
+    got = call([example]).value
+    if got > 10:
+        raise fail("answers stay small", "f", [example], str(got), "at most 10", WRONG)
+
+
+def echo(value: int) -> int:
+    return value
+
+
+def counting(func):
+    calls: list[list] = []
+    inner = in_process_caller(func)
+
+    def call(args: list) -> Outcome:
+        calls.append(args)
+        return inner(args)
+
+    return call, calls
+
+
+def test_the_first_failure_of_a_group_is_shrunk_later_ones_are_the_smallest_replayed():
+    numbers = st.integers(0, 1000)
+    first = property_check("first", numbers, small_numbers_only)
+    second = property_check("second", numbers, small_numbers_only)
+    seen: list[int] = []
+    property_check("record", numbers, lambda call, example: seen.append(example)).run(
+        in_process_caller(echo))
+    result = run_group(Group("g", "", (first, second)), in_process_caller(echo))
+    shrunk, picked = result.failures
+    assert shrunk.call == "f(11)"  # Hypothesis shrank it to the boundary
+    assert picked.call == f"f({min((n for n in seen if n > 10), key=lambda n: len(repr(n)))})"
+
+
+def test_a_remembered_failed_search_gives_the_same_failure_without_searching():
+    numbers = st.integers(0, 1000)
+    check = property_check("remembered", numbers, small_numbers_only)
+    fresh_call, fresh_calls = counting(echo)
+    again_call, again_calls = counting(lambda value: value + 0)  # another function, same answers
+    failures = []
+    for call in (fresh_call, again_call):
+        try:
+            check.run(call)
+        except CheckFailed as exc:
+            failures.append(exc.failure)
+    assert len(failures) == 2 and failures[0] == failures[1]
+    assert len(again_calls) < len(fresh_calls)  # repeated the search's calls, no new search
+
+
+def test_an_answer_that_differs_anywhere_gets_its_own_search():
+    numbers = st.integers(0, 1000)
+    check = property_check("own search", numbers, small_numbers_only)
+    messages = []
+    for func in (echo, lambda value: value * 2):
+        try:
+            check.run(in_process_caller(func))
+        except CheckFailed as exc:
+            messages.append(exc.failure.call)
+    assert messages == ["f(11)", "f(6)"]
+
+
+ENDLESS = "def f(x):\n    while True:\n        pass\n"
+STUBBORN = ("def f(x):\n    while True:\n        try:\n            while True:\n"
+            "                pass\n        except BaseException:\n            pass\n")
+SLEEPY = "import time\ndef f(x):\n    time.sleep(600)\n"
+
+
+def timed_out(cells: str, limits: Limits) -> StudentError:
+    with Sandbox([cells], limits) as box:
+        try:
+            box.call("f", [1])
+        except StudentError as exc:
+            return exc
+    raise AssertionError("the call returned")
+
+
+def test_a_busy_loop_is_stopped_by_its_cpu_time_not_the_wall_clock():
+    error = timed_out(ENDLESS, Limits(call_seconds=60, call_cpu_seconds=0.2))
+    assert error.kind == "timeout"
+    assert "0.2 seconds of CPU time while calling f" in error.describe()
+
+
+def test_code_that_sleeps_or_catches_the_cpu_timer_meets_the_wall_clock():
+    for cells in (SLEEPY, STUBBORN):
+        error = timed_out(cells, Limits(call_seconds=1, call_cpu_seconds=0.2))
+        assert error.kind == "timeout"
+        assert "1 second while calling f" in error.describe(), cells
