@@ -6,12 +6,19 @@ A suite says once how its exercise is judged — a `Compare` for a function that
 misconceptions: `case` for a named example, `holds` for a property of every answer, `matches`
 for the course's exact answer on generated input, `leaves_alone` for arguments a call must not
 change.
+
+A check is named for what it catches. An example that can go wrong in several ways is split into
+*sides* listed before its `case`, each named for one thing: `well_formed` (the answer's shape),
+`left_alone` (the arguments unchanged), `shows` (a property of this answer) and `about` (the
+answer is not wrong for these reasons, as the diagnosis names them). Whatever fails a side also
+fails the `case` of the same example in the same group, so sides change no group's result: they
+only make the first failing check say what went wrong.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -47,6 +54,10 @@ def _first(args: list) -> Any:
 
 def _never(got: Any) -> bool:
     return False
+
+
+def _holds(args: list, got: Any) -> None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -94,10 +105,43 @@ class _Judge:
         """The failure of a property that does not hold for the answer ``got``."""
         raise NotImplementedError
 
+    def returned(self, call: Caller, check: str, args: list) -> Any:
+        """Call on input the function must answer; what came back (``value``, ``args_after``)."""
+        raise NotImplementedError
+
     def case(self, name: str, *args: Any) -> Check:
         """A named example: called with ``args``, the function gives the course's answer."""
         arguments = list(args)
         return Check(name, lambda call: self.check(call, name, arguments))
+
+    def shows(self, name: str, test: Test, *args: Any) -> Check:
+        """One side of a named example: called with ``args``, ``test`` holds for the answer."""
+        arguments = list(args)
+
+        def run(call: Caller) -> None:
+            got = self.value(call, name, arguments)
+            try:
+                expected = test(arguments, got)
+            except CheckFailed as exc:  # a test that says its own failure, under this name
+                raise CheckFailed(replace(exc.failure, check=name)) from None
+            if expected is not None:
+                raise self.refuted(name, arguments, got, expected)
+
+        return Check(name, run)
+
+    def well_formed(self, name: str, *args: Any) -> Check:
+        """One side of a named example: the answer has the right shape (see `shows`)."""
+        return self.shows(name, _holds, *args)
+
+    def left_alone(self, name: str, *args: Any) -> Check:
+        """One side of a named example: the call leaves its arguments as they were."""
+        arguments = list(args)
+
+        def run(call: Caller) -> None:
+            got = self.returned(call, name, arguments)
+            self.require_unchanged(name, arguments, got.value, got.args_after)
+
+        return Check(name, run)
 
     def matches(self, name: str, strategy: st.SearchStrategy, max_examples: int = 60) -> Check:
         """On generated arguments, the function gives the course's answer."""
@@ -159,6 +203,9 @@ class Compare(_Judge):
     def value(self, call: Caller, check: str, args: list) -> Any:
         return self.ask(call, check, args).value
 
+    def returned(self, call: Caller, check: str, args: list) -> Outcome:
+        return self.ask(call, check, args)
+
     def check(self, call: Caller, check: str, args: list) -> None:
         """The course's answer exactly, and the arguments left as they were."""
         outcome = self.ask(call, check, args)
@@ -168,6 +215,18 @@ class Compare(_Judge):
 
     def refuted(self, check: str, args: list, got: Any, expected: str) -> CheckFailed:
         return self.wrong(check, args, got, expected)
+
+    def about(self, name: str, keys: frozenset[str] | set[str], *args: Any) -> Check:
+        """One side of a named example (see `shows`): it fails only when the answer is wrong
+        for one of the reasons ``keys``, as the diagnosis names them."""
+        arguments = list(args)
+
+        def run(call: Caller) -> None:
+            got = self.ask(call, name, arguments).value
+            if got != self.expected(*arguments) and self.diagnose(arguments, got).key in keys:
+                raise self.wrong(name, arguments, got, self.text(arguments))
+
+        return Check(name, run)
 
     def leaves_alone(self, name: str, strategy: st.SearchStrategy,
                      max_examples: int = 60) -> Check:
@@ -230,17 +289,36 @@ class CompareOrRaise(_Judge):
         return self.fail(check, args, got.got(), words or self.said(expected),
                          self.diagnose(args, got, expected))
 
+    def misses(self, got: Answer, expected: Any) -> bool:
+        """Whether ``got`` is not what the course's function returns, or does not raise as it
+        raises."""
+        if isinstance(expected, self.error):
+            return got.returned or wrong_kind(got.error) or bool(
+                self.unmentioned(expected, got.error))
+        return not got.returned or got.not_plain is not None or got.value != expected
+
     def check(self, call: Caller, check: str, args: list) -> None:
         """It returns what the course's function returns, or raises as it raises."""
         expected = self.expected(args)
         got = self.ask(call, check, args, self.said(expected))
-        if isinstance(expected, self.error):
-            if got.returned or wrong_kind(got.error) or self.unmentioned(expected, got.error):
-                raise self.wrong(check, args, got, expected)
-            return
-        if not got.returned or got.not_plain is not None or got.value != expected:
+        if self.misses(got, expected):
             raise self.wrong(check, args, got, expected)
-        self.require_unchanged(check, args, got.value, got.args_after)
+        if not isinstance(expected, self.error):
+            self.require_unchanged(check, args, got.value, got.args_after)
+
+    def about(self, name: str, keys: frozenset[str] | set[str], *args: Any) -> Check:
+        """One side of a named example (see `shows`): it fails only when the answer or error is
+        wrong for one of the reasons ``keys``, as the diagnosis names them."""
+        arguments = list(args)
+
+        def run(call: Caller) -> None:
+            expected = self.expected(arguments)
+            got = self.ask(call, name, arguments, self.said(expected))
+            if self.misses(got, expected) and self.diagnose(arguments, got,
+                                                            expected).key in keys:
+                raise self.wrong(name, arguments, got, expected)
+
+        return Check(name, run)
 
     def returned(self, call: Caller, check: str, args: list, exact: bool = False) -> Answer:
         """Call on input the function must accept; fail unless it returns a well-formed answer

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.xdist_group("book")
 
 
 def _views():
-    from packlab.course.quiz import multiple_choice
+    from packlab.course.quiz import quiz
     from packlab.packing.examples import chat_parts, docs_corpus
     from packlab.views.conversation import turn_view
     from packlab.views.evidence import evidence_slider
@@ -49,7 +49,7 @@ def _views():
         "reasons": drop_reasons_view(ranked),
         "relevance": relevance_view(),
         "turn": turn_view(budget=400),
-        "quiz": multiple_choice("Which one?", {"a": "because a", "b": "because b"}, "a"),
+        "quiz": quiz("02-skip-or-stop"),
     }
 
 
@@ -85,13 +85,6 @@ def test_the_static_drop_curve_marks_a_few_budgets(views):
     for share in ("(75%)", "(50%)", "(25%)", "(10%)"):
         assert share in rendering
     assert "lost (" in rendering
-
-
-def test_the_static_quiz_hides_each_explanation_in_details(views):
-    rendering = views["quiz"]._repr_mimebundle_()["text/html"]
-    assert rendering.count("<details>") == 2
-    assert "<summary>a</summary><p><b>✓ Right.</b> because a" in rendering
-    assert "<summary>b</summary><p><b>✗ Not quite.</b> because b" in rendering
 
 
 def test_a_lesson_that_fails_stops_the_build(tmp_path):

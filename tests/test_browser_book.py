@@ -62,6 +62,14 @@ IMAGES = """async () => {
 
 LINKS = "() => [...document.querySelectorAll('a[href]')].map(a => a.href)"
 
+# Every <pre> (code block or printed output) wider than its box: its end is out of sight. A box
+# that scrolls sideways counts too: its scroll bar is hidden until hovered, so the intro's
+# `make lab` line looked cut off.
+OVERFLOWING = """() => [...document.querySelectorAll('main pre')]
+    .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+    .map(pre => pre.scrollWidth + '>' + pre.clientWidth + ' px: ' + pre.textContent.slice(0, 50))"""
+WIDE, NARROW = {"width": 1280, "height": 720}, {"width": 390, "height": 844}
+
 
 @dataclass
 class Visit:
@@ -72,6 +80,7 @@ class Visit:
     images: list[dict] = field(default_factory=list)
     statics: list[dict] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
+    cut_off: dict[int, list[str]] = field(default_factory=dict)  # <pre>s too wide, by width
 
     def figures(self, base: str) -> list[dict]:
         """Visible figures: loaded local images, and widgets' static renderings."""
@@ -165,6 +174,10 @@ def visit(context, url: str) -> Visit:
         found = page.evaluate(IMAGES)
         seen.images, seen.statics = found["images"], found["statics"]
         seen.links = page.evaluate(LINKS)
+        for width, size in ((1280, None), (390, NARROW)):  # a laptop, then a phone
+            if size:
+                page.set_viewport_size(size)
+            seen.cut_off[width] = page.evaluate(OVERFLOWING)
     finally:
         page.close()
     return seen
@@ -278,3 +291,101 @@ def test_screenshots_were_saved(visits, shots):
     # Checked on what this run took, not on disk: another worker may be rewriting the files.
     for name in ("book-intro", "book-lesson-02", "book-exercise-02"):
         assert shots.get(name, b"").startswith(b"\x89PNG"), f"no screenshot {name}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 10: lesson titles in one form in the sidebar; no code cut off at the right edge
+# ---------------------------------------------------------------------------------------------
+
+SIDEBAR = "() => [...document.querySelectorAll('nav.bd-docs-nav a')].map(a => a.innerText.trim())"
+
+
+def test_the_sidebar_lists_every_lesson_title_in_one_form(pages, served):
+    from test_lesson_titles import heading
+
+    with chromium() as context:
+        page = context.new_page()
+        page.set_viewport_size(WIDE)
+        page.goto(f"{served}/{intro_page(pages)}", wait_until="load")
+        listed = page.evaluate(SIDEBAR)
+        page.screenshot(path=screenshot_path("book-intro-wide"))  # the sidebar and `make lab`
+    wanted = [heading(lesson.title, lesson.slug[:2]) for lesson in COURSE.lessons]
+    shown = [text for text in listed if text.startswith("Lesson ") or text[:2].isdigit()]
+    assert shown == wanted, f"the sidebar shows {shown}"
+
+
+def test_no_code_block_is_cut_off_at_the_right_edge(pages, served, visits):
+    """On every page, at a laptop's 1280 px and a phone's 390 px, code and output wrap."""
+    cut = {f"{rel} at {width} px": found for rel, v in visits.items()
+           for width, found in v.cut_off.items() if found}
+    with chromium() as context:
+        page = context.new_page()
+        page.set_viewport_size(NARROW)
+        page.goto(f"{served}/{intro_page(pages)}", wait_until="load")
+        page.screenshot(path=screenshot_path("book-intro-narrow"))
+    assert all(len(v.cut_off) == 2 for v in visits.values()), "a page was not measured"
+    assert not cut, "code cut off at the right edge:\n" + report(cut)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 10: the book gives nothing away before the reader commits (quizzes, predict the output)
+# ---------------------------------------------------------------------------------------------
+
+# The code cell that prints a predict-the-output answer: the cell right after the "Answer" block
+# (PREDICTIONS below finds the same cells in the page's JavaScript).
+PREDICT_CELL = "details:has(> summary:text-is('Answer')) + div.cell"
+
+
+def test_no_page_explains_a_quiz_before_check(book, pages):
+    """No page's text or HTML explains a quiz option: only Check in JupyterLab does."""
+    from test_quiz import leaked
+
+    found = {}
+    for rel in pages:
+        raw = (book / rel).read_text(encoding="utf-8")
+        text = re.sub(r"<[^>]+>", "", raw)
+        explained = set(leaked(raw)) | set(leaked(text))
+        if explained:
+            found[rel] = [why[:60] + "…" for why in sorted(explained)]
+    assert not found, "pages that explain a quiz's options:\n" + report(found)
+
+
+# For each predict cell of a page: its printed output, shown (displayed and in the page's visible
+# text) before and after a click on the toggle above it.
+PREDICTIONS = """() => [...document.querySelectorAll('details > summary')]
+    .filter(summary => summary.textContent.trim() === 'Answer')
+    .map(summary => summary.parentElement.nextElementSibling)
+    .filter(cell => cell && cell.matches('div.cell')).map(cell => {
+    const output = cell.querySelector('.cell_output');
+    const printed = [...output.querySelectorAll('pre')].map(p => p.textContent).join(' ')
+        .split(/\\s+/).join(' ').trim();
+    const shown = () => output.checkVisibility()
+        && document.querySelector('main').innerText.split(/\\s+/).join(' ').includes(printed);
+    const before = shown();
+    const toggle = cell.querySelector('details.hide > summary');
+    if (toggle) toggle.click();
+    return {printed: printed, before: before, after: shown()};
+})"""
+
+
+def test_predicted_output_shows_only_when_opened(pages, served):
+    """Each predict-the-output cell's printed answer is hidden until the reader opens it."""
+    found = {}
+    with chromium() as context:
+        page = context.new_page()
+        for lesson in COURSE.lessons:
+            page.goto(f"{served}/{page_for(pages, lesson.slug)}", wait_until="domcontentloaded")
+            if lesson.slug == COURSE.lessons[1].slug:
+                page.locator(PREDICT_CELL).first.scroll_into_view_if_needed()
+                page.screenshot(path=screenshot_path("issue10-book-predict-closed"))
+            found[lesson.slug] = page.evaluate(PREDICTIONS)
+            if lesson.slug == COURSE.lessons[1].slug:
+                page.screenshot(path=screenshot_path("issue10-book-predict-opened"))
+                page.locator(".packlab-static", has_text="greedy packer").screenshot(
+                    path=screenshot_path("issue10-book-quiz"))
+    assert all(found.values()), f"lessons without a cell after an Answer block: {found}"
+    wrong = {slug: [cell for cell in cells if not cell["printed"] or cell["before"]
+                    or not cell["after"]] for slug, cells in found.items()}
+    wrong = {slug: cells for slug, cells in wrong.items() if cells}
+    assert not wrong, "outputs shown before the toggle, or not after:\n" + "\n".join(
+        f"{slug}: {cells}" for slug, cells in wrong.items())

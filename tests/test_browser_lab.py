@@ -1,5 +1,8 @@
 """JupyterLab end to end in a real browser: `make lab`'s server, a lesson run, a slider moved.
 
+A learner's JupyterLab shows no instructor tools (nbgrader's menu, sidebar and Validate button)
+and no Jupyter news prompt.
+
 The server is the one `make lab` starts (`packlab lab`, on a free port with a random token and a
 fresh workspace); the browser is headless Chromium driven by Playwright. For lesson 02's budget
 slider and lesson 04's drop curve the test runs every cell from JupyterLab's Run menu, checks the
@@ -64,7 +67,12 @@ def budget_of(view) -> int:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     require_browser()  # before paying for a server
-    with lab_server(tmp_path_factory.mktemp("browser-lab")) as server:
+    tmp = tmp_path_factory.mktemp("browser-lab")
+    with lab_server(tmp) as server:
+        # lab_server turns the Jupyter news prompt off in its own settings; without that file
+        # this module sees what a learner sees (JupyterLab reads settings on each page load).
+        (tmp / "lab-settings" / "@jupyterlab" / "apputils-extension"
+         / "notification.jupyterlab-settings").unlink(missing_ok=True)
         yield server
 
 
@@ -210,4 +218,78 @@ def test_lesson_04_drop_curve_follows_the_budget(context, lab):
     page = open_and_run_all(context, lab, "lessons/04-honest-accounting.ipynb")
     cell, view = view_in(page, "drop_curve_view(docs_corpus(30))")
     check_view_follows_slider(cell, view, expected_for, changed, "lesson04-drop-curve")
+    page.close()
+
+
+# What the learner's screen shows: menus, side-bar tabs, the notebook's toolbar and pop-ups.
+SHOWN = """() => {
+    const texts = (selector) => [...document.querySelectorAll(selector)]
+        .map(e => (e.innerText || e.title || '').trim()).filter(Boolean);
+    const config = JSON.parse(document.getElementById('jupyter-config-data').textContent);
+    return {
+        menus: texts('.lm-MenuBar-itemLabel'),
+        tabs: texts('.jp-SideBar .lm-TabBar-tab').concat(
+            [...document.querySelectorAll('.jp-SideBar .lm-TabBar-tab')].map(t => t.title)),
+        toolbar: texts('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Toolbar'),
+        toasts: texts('.Toastify__toast'),
+        disabled: config.disabledExtensions || [],
+    };
+}"""
+
+
+def test_learners_see_no_instructor_tools_and_no_news_prompt(context, lab):
+    """`make lab` is for learners: nbgrader's tools and Jupyter's news prompt stay out of sight."""
+    exercise = "exercises/02-greedy-pack/02-greedy-pack.ipynb"
+    page = context.new_page()
+    page.goto(lab.url(f"/lab/tree/{exercise}"))
+    # Loaded, kernel idle: JupyterLab has restored, when the news prompt would have popped up.
+    page.wait_for_function(READY, arg=len(nbformat.read(lab.folder / exercise, as_version=4).cells))
+    shown = page.evaluate(SHOWN)
+    page.screenshot(path=screenshot_path("lab-learner-view"))
+    page.close()
+    assert "File" in shown["menus"] and "Nbgrader" not in shown["menus"], shown["menus"]
+    assert not [t for t in shown["tabs"] if "Assignment" in t], shown["tabs"]
+    assert not [t for t in shown["toolbar"] if "Validate" in t], shown["toolbar"]
+    assert not [t for t in shown["toasts"] if "news" in t.lower()], shown["toasts"]
+    # Switched off where JupyterLab loads its plugins, not merely hidden by a style.
+    assert {"@jupyter/nbgrader", "@jupyterlab/apputils-extension:announcements"} <= set(
+        shown["disabled"]), shown["disabled"]
+
+
+def test_a_quiz_explains_nothing_before_check_and_says_right_once(context, lab):
+    """Issue 10: the learner commits first; Check then explains the pick, with "Right" once."""
+    from test_quiz import leaked, plain
+
+    from packlab.course.quiz import questions
+
+    question = questions()["03-one-line-fix"]
+    notebook = "lessons/03-the-early-stop-trap.ipynb"
+    page = context.new_page()
+    page.goto(lab.url(f"/lab/tree/{notebook}"))
+    page.wait_for_function(READY, arg=len(nbformat.read(lab.folder / notebook, as_version=4).cells))
+    # Run only the cell that imports quiz, then the quiz's own cell (Ctrl+Enter in each).
+    for source in ("from packlab.course.quiz import quiz", f'quiz("{question.id}")'):
+        # Only the open lesson's cells: tabs restored from earlier tests hide theirs.
+        cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").filter(
+            has_text=source)
+        assert cell.count() == 1, f"no single cell with {source!r} in lesson 03"
+        cell.scroll_into_view_if_needed()
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Control+Enter")
+    view = cell.locator(".jp-OutputArea-output .widget-vbox").first
+    view.locator("button", has_text="Check").wait_for()
+    cell.screenshot(path=screenshot_path("issue10-lab-quiz-unchecked"))
+    before = page.content()
+    assert not leaked(before) and "answer=" not in before, "the page explains before Check"
+    feedback = view.locator(".widget-html-content").last
+    for option in sorted(question.options, key=lambda o: o.right):  # a wrong pick, then right
+        view.locator("label", has_text=option.text).click()
+        view.locator("button", has_text="Check").click()
+        verdict = "Right." if option.right else "Not quite."
+        feedback.filter(has_text=verdict).wait_for()
+        assert plain(option.why) in plain(feedback.inner_text())
+        assert leaked(page.content()) == [option.why], "Check explains the pick, nothing else"
+        shown = feedback.inner_text()
+        assert shown.count("Right") == option.right + option.why.count("Right"), shown
+    cell.screenshot(path=screenshot_path("issue10-lab-quiz-checked"))
     page.close()

@@ -1,11 +1,13 @@
 """`make lab`'s entry point, `packlab lab`, against a real JupyterLab server.
 
 One server (headless, on a free port, with a token, serving a fresh workspace) is shared by the
-tests of this module; its whole process group is killed afterwards.
+tests of this module; its whole process group is killed afterwards. It is started the way a
+learner types `make lab`: without the course's virtual environment on PATH.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import secrets
@@ -16,6 +18,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -24,6 +28,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("lab")]  # one server, o
 
 PACKLAB = Path(sys.executable).with_name("packlab")
 STARTUP_SECONDS = 60
+REPLY_SECONDS = 60  # a terminal's or a kernel's answer (2 busy cores)
 
 
 def free_port() -> int:
@@ -86,6 +91,10 @@ def server(tmp_path_factory):
     env.update(JUPYTER_PORT=str(port), JUPYTER_TOKEN=token,
                PACKLAB_WORKSPACE=str(tmp / "workspace"),
                JUPYTER_RUNTIME_DIR=str(tmp / "runtime"))
+    # `make lab` runs .venv/bin/packlab without activating the venv: PATH does not hold it.
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
+                                  if p and Path(p).resolve() != PACKLAB.parent.resolve())
+    env.pop("VIRTUAL_ENV", None)
     log = tmp / "server.log"
     running = Server(f"http://127.0.0.1:{port}", token, tmp / "workspace", log)
     with open(tmp / "stdout.log", "wb") as out, open(log, "wb") as err:
@@ -183,3 +192,98 @@ def test_server_runs_headless_and_as_root(server):
     assert f"--ServerApp.root_dir={server.folder}" in command
     # Reaching this point as root already shows --allow-root works; check it is asked for.
     assert ("--allow-root" in command) == (os.geteuid() == 0)
+
+
+def post_json(url: str, body: dict | None = None) -> dict:
+    request = urllib.request.Request(url, data=json.dumps(body or {}).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.load(answer)
+
+
+def delete(url: str) -> None:
+    urllib.request.urlopen(urllib.request.Request(url, method="DELETE"), timeout=30).close()
+
+
+async def _terminal_output(server: Server, name: str, line: str, until: str) -> str:
+    """Type ``line`` into terminal ``name`` over its websocket; the output up to ``until``."""
+    from tornado.websocket import websocket_connect
+
+    url = server.url(f"/terminals/websocket/{name}").replace("http://", "ws://", 1)
+    socket = await websocket_connect(url)
+    try:
+        socket.write_message(json.dumps(["stdin", line + "\r"]))
+        seen = ""
+        while until not in seen:
+            message = await socket.read_message()
+            if message is None:
+                break
+            kind, *content = json.loads(message)
+            if kind == "stdout":
+                seen += content[0]
+        return seen
+    finally:
+        socket.close()
+
+
+def test_terminal_runs_packlab(server):
+    """START.ipynb says to run `packlab hint 02` in a JupyterLab terminal: `packlab` is there."""
+    name = post_json(server.url("/api/terminals"))["name"]
+    try:
+        # The echo prints "all-done" only when it runs (the typed line shows "all""-done").
+        line = 'packlab --version; echo "VIRTUAL_ENV=$VIRTUAL_ENV"; echo all""-done'
+        seen = asyncio.run(asyncio.wait_for(
+            _terminal_output(server, name, line, "all-done"), REPLY_SECONDS))
+    finally:
+        delete(server.url(f"/api/terminals/{name}"))
+    assert "command not found" not in seen, seen
+    assert f"packlab {version('packlab')}" in seen, seen
+    assert f"VIRTUAL_ENV={sys.prefix}" in seen, seen
+
+
+async def _kernel_output(server: Server, kernel: str, code: str) -> str:
+    """Run ``code`` in ``kernel`` over its websocket (Jupyter's messaging protocol); its stdout."""
+    from tornado.websocket import websocket_connect
+
+    url = server.url(f"/api/kernels/{kernel}/channels").replace("http://", "ws://", 1)
+    socket = await websocket_connect(url)
+    msg_id = uuid.uuid4().hex
+    socket.write_message(json.dumps({
+        "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "test",
+                   "session": uuid.uuid4().hex, "version": "5.3"},
+        "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+        "content": {"code": code, "silent": False, "store_history": False,
+                    "user_expressions": {}, "allow_stdin": False, "stop_on_error": True},
+    }))
+    out = ""
+    try:
+        while True:
+            message = await socket.read_message()
+            if message is None:
+                return out
+            reply = json.loads(message)
+            if reply.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind, content = reply["msg_type"], reply["content"]
+            if kind == "stream":
+                out += content["text"]
+            elif kind == "error":
+                out += "\n".join(content["traceback"])
+            elif kind == "status" and content["execution_state"] == "idle":
+                return out
+    finally:
+        socket.close()
+
+
+def test_kernels_run_in_the_course_environment(server):
+    """A lesson's kernel is the venv's Python, and `!packlab ...` in a cell finds the command."""
+    kernel = post_json(server.url("/api/kernels"), {"name": "python3"})["id"]
+    code = ("import os, shutil, sys\n"
+            "print('prefix', sys.prefix)\n"
+            "print('packlab', shutil.which('packlab'))\n")
+    try:
+        out = asyncio.run(asyncio.wait_for(_kernel_output(server, kernel, code), REPLY_SECONDS))
+    finally:
+        delete(server.url(f"/api/kernels/{kernel}"))
+    assert f"prefix {sys.prefix}" in out, out
+    assert f"packlab {PACKLAB}" in out, out

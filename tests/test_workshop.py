@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import fcntl
+import html
 import json
 import os
 import re
@@ -25,13 +26,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from browser import Lab, _shut_down_kernels
 from nbclient import NotebookClient
 
-from packlab.course import slides, workshop
+from packlab.course import notes, slides, workshop
 from packlab.course.cli import cmd_demo, parser
 from packlab.course.manifest import load
 
-NOTES = "> 🗣 **Speaker notes"
+NOTES = "**Speaker notes"
 KEY_WIDGETS = ("budget_slider(", "break_vs_continue(", "drop_curve_view(")
 SCHEMAS = Path(sys.prefix) / "share" / "jupyter" / "lab" / "schemas"
 
@@ -85,8 +87,6 @@ def test_every_section_has_timed_speaker_notes_with_a_question():
         text = "\n".join(c.source for c in notes)
         assert "Ask the room" in text, f"no question for the room under {heading!r}"
         for cell in notes:
-            assert all(line.startswith(">") for line in cell.source.splitlines()), \
-                "speaker notes are one blockquote, so they stand out from the screen text"
             assert "speaker-notes" in cell.metadata.get("tags", [])
             assert cell.metadata["slideshow"]["slide_type"] == "notes"
     timed = [c.source for c in notebook.cells if c.source.startswith(NOTES)]
@@ -139,7 +139,7 @@ def test_demo_settings_are_valid_for_this_jupyterlab():
 def test_demo_prepares_the_notebook_and_the_font_override(tmp_path):
     folder = workshop.prepare(tmp_path / "ws")
     copy = folder / workshop.NOTEBOOK
-    assert copy.read_bytes() == workshop.PRESENTER.read_bytes()
+    assert copy.read_text() == projected()
     assert (folder / "START.ipynb").is_file()  # the lessons are at hand too
     assert (folder / "lessons" / "02-priority-then-greedy.ipynb").is_file()
     themes = (folder / workshop.SETTINGS / "user-settings" / "@jupyterlab" / "apputils-extension"
@@ -151,7 +151,51 @@ def test_demo_prepares_the_notebook_and_the_font_override(tmp_path):
     workshop.prepare(folder)
     assert "my_packer" in copy.read_text()
     workshop.prepare(folder, fresh=True)
-    assert copy.read_bytes() == workshop.PRESENTER.read_bytes()
+    assert copy.read_text() == projected()
+
+
+def projected() -> str:
+    """The presenter's notebook as the room sees it, without its speaker notes."""
+    return nbformat.writes(notes.without_notes(presenter())) + "\n"
+
+
+def test_the_room_sees_no_notes_and_the_presenter_gets_them_on_a_page_of_their_own(tmp_path):
+    source = presenter()
+    assert len(notes.notes(source)) >= 6
+    folder = workshop.prepare(tmp_path / "ws")
+    shown = nbformat.read(folder / workshop.NOTEBOOK, as_version=4)
+    assert not notes.notes(shown)
+    assert len(shown.cells) == len(source.cells) - len(notes.notes(source))
+    page = (folder / workshop.NOTES_PAGE).read_text()
+    for note in notes.notes(source):
+        shown_text = " ".join(page_text(page).split())
+        for line in note_lines(note):
+            assert line in shown_text, line
+    # No emoji: a projector's machine may have no emoji font (an icon would be an empty box).
+    for text in (page, (folder / workshop.NOTEBOOK).read_text(), workshop.PRESENTER.read_text()):
+        assert not [char for char in text if ord(char) > 0xFFFF]
+    # A copy from before notes had a page of their own loses them, and keeps live-coded cells.
+    old = presenter()
+    old.cells.append(nbformat.v4.new_code_cell("my_pack = greedy"))
+    nbformat.write(old, folder / workshop.NOTEBOOK)
+    workshop.prepare(folder)
+    kept = nbformat.read(folder / workshop.NOTEBOOK, as_version=4)
+    assert not notes.notes(kept) and kept.cells[-1].source == "my_pack = greedy"
+
+
+def page_text(page: str) -> str:
+    """What a browser shows of an HTML page, roughly: tags dropped, entities read."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def note_lines(text: str) -> set[str]:
+    """The words of each line of a note, markdown marks dropped (what a page shows of it)."""
+    lines = set()
+    for line in text.splitlines():
+        words = " ".join(re.sub(r"[*`]", "", re.sub(r"^\s*- ", "", line)).split())
+        if len(words) > 20:
+            lines.add(words)
+    return lines
 
 
 def test_demo_command_honours_port_token_headless_and_root(tmp_path):
@@ -165,7 +209,8 @@ def test_demo_command_honours_port_token_headless_and_root(tmp_path):
     environment = workshop.environment(tmp_path, {"PATH": "/usr/bin"})
     assert environment["JUPYTERLAB_SETTINGS_DIR"] == str(
         tmp_path / workshop.SETTINGS / "user-settings")
-    assert environment["PATH"] == "/usr/bin"
+    # The course's Python first, so the demo's terminals and kernels find `packlab`.
+    assert environment["PATH"].split(os.pathsep) == [str(Path(sys.executable).parent), "/usr/bin"]
 
 
 def test_packlab_demo_is_a_command():
@@ -212,7 +257,9 @@ def test_packlab_demo_serves_the_notebook_with_big_fonts(tmp_path):
             assert json.load(answer)["type"] == "notebook"
         with urllib.request.urlopen(f"{base}/?token={token}", timeout=10) as page:
             assert f"/lab/tree/{workshop.NOTEBOOK}" in page.url
+        projected_and_presenter_views(Lab(base, token, tmp_path / "ws", log))
     finally:
+        _shut_down_kernels(Lab(base, token, tmp_path / "ws", log))
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(process.pid, sig)
@@ -223,6 +270,99 @@ def test_packlab_demo_serves_the_notebook_with_big_fonts(tmp_path):
                 continue
 
 
+def smallest_label_px(figure) -> float:
+    """The font size, in the PNG's pixels, of the smallest tick or legend label of a figure."""
+    labels = [t for ax in figure.axes for t in ax.get_xticklabels() + ax.get_yticklabels()
+              if t.get_text()]
+    labels += [t for legend in [*figure.legends, *(ax.get_legend() for ax in figure.axes)]
+               if legend for t in legend.get_texts()]
+    return min(t.get_fontsize() for t in labels) * figure.dpi / 72
+
+
+def test_demo_figures_keep_their_width_and_grow_their_labels(monkeypatch):
+    from packlab.packing.examples import chat_parts
+    from packlab.views import plots, widgets
+
+    def drawn(scale: str) -> list:
+        monkeypatch.setenv(plots.SCALE_VARIABLE, scale)
+        views = [widgets.budget_slider(chat_parts(), budget=400), widgets.break_vs_continue()]
+        return [view.plot.figure for view in views]
+
+    for usual, demo in zip(drawn("1"), drawn(f"{22 / workshop.LAB_CONTENT_PX:.2f}"), strict=True):
+        assert round(demo.bbox.width) == round(usual.bbox.width)
+        assert smallest_label_px(usual) < 14 and smallest_label_px(demo) >= 19
+
+
+RUN_ALL_DONE = """() => {
+    const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
+    return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:$/.test(p.textContent.trim()))
+        && document.querySelectorAll('img.widget-image').length >= 6;
+}"""
+IMAGE_SIZES = """() => [...document.querySelectorAll('img.widget-image')].map(
+    img => [img.naturalWidth, img.naturalHeight, img.getBoundingClientRect().width])"""
+
+
+def projected_and_presenter_views(lab: Lab) -> None:
+    """Chromium at 1280×720 runs the projected notebook: no note text anywhere on it, plot labels
+    of at least 18 px on screen; the speaker-notes page, from the same server, shows every note."""
+    from browser import chromium, screenshot_path
+
+    note_text = [line for note in notes.notes(presenter()) for line in note_lines(note)]
+    with chromium() as context:
+        page = context.new_page()
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.goto(lab.url(f"/lab/tree/{workshop.NOTEBOOK}"))
+        page.wait_for_function("/\\| Idle/.test(document.querySelector('.jp-StatusBar-Widget')"
+                               "?.textContent || '')")
+        page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
+        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+        page.locator(".lm-Menu-item").filter(has=page.locator(
+            ".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$"))).click()
+        page.wait_for_function(RUN_ALL_DONE, timeout=180_000)
+        shown = " ".join(page.locator(".jp-Notebook").first.evaluate(
+            "n => n.textContent").split())
+        leaked = [line for line in note_text if line in shown]
+        assert not leaked, f"speaker notes on the projected screen: {leaked[:3]}"
+        assert "Speaker notes" not in shown and "Ask the room" not in shown
+        page.locator("img.widget-image").first.scroll_into_view_if_needed()
+        page.wait_for_timeout(1000)  # the notebook paints the cells scrolled into view
+        page.screenshot(path=screenshot_path("issue10-after-demo-projected"))
+        check_plot_labels(page.evaluate(IMAGE_SIZES))
+
+        notes_page = context.new_page()
+        notes_page.set_viewport_size({"width": 1280, "height": 720})
+        notes_page.goto(lab.url(f"/files/{workshop.NOTES_PAGE}"))
+        text = " ".join(notes_page.locator("body").inner_text().split())
+        missing = [line for line in note_text if line not in text]
+        assert not missing, f"notes missing from the presenter's page: {missing[:3]}"
+        notes_page.screenshot(path=screenshot_path("issue10-after-demo-speaker-notes"))
+
+
+def check_plot_labels(images: list) -> None:
+    """Each plot of the presenter's notebook, drawn here the way the demo's kernel draws it, has
+    the shown image's size, and its smallest tick and legend label is at least 18 px on screen."""
+    from packlab.packing.examples import chat_parts, docs_corpus
+    from packlab.packing.packers import greedy, stop_at_first_miss
+    from packlab.views import plots, widgets
+    from packlab.views.conversation import turn_view
+    from packlab.views.fitview import fit_view
+
+    scale = f"{22 / workshop.LAB_CONTENT_PX:.2f}"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(plots.SCALE_VARIABLE, scale)
+        parts = chat_parts()
+        views = [widgets.budget_slider(parts, budget=400), widgets.break_vs_continue(),
+                 widgets.break_vs_continue(parts, budget=59, packers=(stop_at_first_miss, greedy)),
+                 widgets.drop_curve_view(docs_corpus(30)), fit_view(), turn_view()]
+    assert len(images) == len(views)
+    for (width, height, shown), view in zip(images, views, strict=True):
+        figure = view.plot.figure
+        view.plot.png()
+        assert abs(width - figure.bbox.width) <= 1 and abs(height - figure.bbox.height) <= 1
+        smallest = smallest_label_px(figure) * shown / width
+        assert smallest >= 18, f"{type(view).__name__}: labels of {smallest:.1f} px on screen"
+
+
 # --------------------------------------------------------------------------- make slides
 
 
@@ -230,14 +370,28 @@ def _cell_ids(notebook) -> list[str]:
     return [c.metadata["slideshow"]["slide_type"] for c in notebook.cells]
 
 
-def test_each_heading_starts_a_slide_and_long_sections_are_split():
+def test_one_idea_per_slide_answers_after_the_question_and_notes_off_screen():
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    prose = " ".join(["Greedy walks the list once and takes each part whole."] * 6)
+    predict = code("print(greedy(three, 130))", metadata={"tags": ["hide-output"]})
+    predict.outputs = [nbformat.v4.new_output("stream", text="['sys', 'small']\n")]
+    notes_cell = md("Ask the room first.", metadata={"tags": ["speaker-notes"]})
     notebook = nbformat.v4.new_notebook(cells=[
-        md("# Title\n\nintro"), code("x = 1"), md("## 1. First"), md("short"),
-        code("\n".join(f"line{i}" for i in range(30))), md("### Predict"), md("## 2. Second"),
+        md(f"# Title\n\n{prose}\n\n{prose}\n\n{prose}\n\n{prose}"), code("x = 1"),
+        md("## 1. First\n\nThe order:\n\n- one\n- two"), predict, notes_cell,
+        code("\n".join(f"line{i}" for i in range(30))), md("## 2. Second"),
     ])
-    assert _cell_ids(slides.assign_slides(notebook)) == [
-        "slide", "-", "slide", "-", "subslide", "subslide", "slide"]
+    slides.assign_slides(notebook)
+    shown = [(c.cell_type, c.metadata["slideshow"]["slide_type"]) for c in notebook.cells]
+    assert shown == [
+        ("markdown", "slide"), ("markdown", "-"), ("markdown", "-"),  # title and two paragraphs
+        ("markdown", "subslide"), ("markdown", "-"), ("code", "-"),  # the rest: a new screen
+        ("markdown", "slide"), ("markdown", "-"),  # heading, then "The order:" with its list
+        ("code", "-"), ("code", "subslide"),  # the question; its answer on the next screen
+        ("markdown", "notes"), ("code", "subslide"), ("markdown", "slide")]
+    assert notebook.cells[7].source == "The order:\n\n- one\n- two"
+    assert not notebook.cells[8].outputs and notebook.cells[9].outputs
+    assert notebook.cells[9].metadata["transient"]["remove_source"]
 
 
 def test_a_widget_becomes_a_still_of_its_saved_state():
@@ -384,3 +538,57 @@ def test_slides_show_offline_in_a_real_browser(built):
         page.wait_for_function("document.querySelectorAll('mjx-container').length > 0")
     assert not outside, outside
     assert not problems, problems
+
+
+SLIDE_FIT = """() => Reveal.getSlides().map(slide => ({
+    where: JSON.stringify(Reveal.getIndices(slide)),
+    tall: slide.scrollHeight - slide.clientHeight, wide: slide.scrollWidth - slide.clientWidth,
+    cut: [...slide.querySelectorAll('pre')].filter(p => p.scrollWidth > p.clientWidth + 1).length,
+    text: slide.innerText}))"""
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("slides")
+def test_every_slide_fits_1280x720_and_shows_no_quiz_answer(built):
+    """Chromium lays out every slide of every deck at 1280×720: nothing overflows its slide, no
+    code line is cut, no slide's text holds a quiz explanation or a speaker note, no emoji."""
+    from browser import chromium, screenshot_path
+
+    from packlab.course.quiz import every_quiz_explanation
+
+    explanations = every_quiz_explanation()
+    assert explanations
+    _, paths = built
+    too_big, answers = [], []
+    with chromium() as context:
+        page = context.new_page()
+        page.set_viewport_size({"width": 1280, "height": 720})
+        for path in paths:
+            page.goto(path.as_uri())
+            page.wait_for_function("typeof Reveal !== 'undefined' && Reveal.isReady()")
+            page.add_style_tag(content=".reveal .slides section { display: block !important; }")
+            for slide in page.evaluate(SLIDE_FIT):
+                if slide["tall"] > 1 or slide["wide"] > 1 or slide["cut"]:
+                    too_big.append(f"{path.name} {slide['where']}: {slide['text'][:50]!r}")
+                text = " ".join(slide["text"].split())
+                answers += [f"{path.name}: {why[:40]}" for why in explanations
+                            if " ".join(why.split()) in text]
+            assert "🗣" not in path.read_text()
+        page.goto(f"{paths[1].as_uri()}#/5")
+        page.wait_for_timeout(500)
+        page.screenshot(path=screenshot_path("issue10-after-slides-02"))
+    assert not too_big, "\n".join(too_big)
+    assert not answers, answers
+
+
+def test_speaker_notes_go_to_the_notes_view_of_a_deck(tmp_path):
+    """A speaker-notes cell becomes reveal.js's <aside class="notes">, not slide text."""
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Title\n\nOn the slide."),
+        nbformat.v4.new_markdown_cell("Ask the room before sliding.",
+                                      metadata={"tags": ["speaker-notes"]})])
+    templates = slides.write_template(tmp_path / "templates")
+    page = slides.export(notebook, "deck", tmp_path, templates).read_text()
+    aside = page.split('<aside class="notes">', 1)[1].split("</aside>", 1)[0]
+    assert "Ask the room before sliding." in aside
+    assert page.count("Ask the room before sliding.") == 1

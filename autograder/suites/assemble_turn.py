@@ -421,6 +421,8 @@ AGENT = (SYSTEM, TOOLS, HISTORY, EVIDENCE, QUESTION)
 SYS = part("sys", 50)
 TOOL = [part("lookup", 30)]
 ASK = part("ask", 20)  # the required parts: 100 tokens
+SHORT_TURN = (SYS, TOOL, [msg("user-1", "user", 30), msg("user-2", "user", 30)],
+              [chunk("doc-a", 10, 0.1), chunk("doc-b", 10, 0.9)], ASK, 150)
 
 # --- properties -----------------------------------------------------------------------------------
 
@@ -529,8 +531,25 @@ SUITE = Suite(
             "The lesson's agent turn at budget 400, a budget everything fits in, and required "
             "parts too big for the budget.",
             (
+                TURN.about("the system prompt and then the tools come first, in the order "
+                           "given", {"prefix-unstable", "blocks-out-of-order"}, *AGENT, 400),
+                TURN.about("the question comes last", {"question-not-last"}, *AGENT, 400),
+                TURN.about("the history sent is an unbroken run of the newest messages, oldest "
+                           "first, with no holes",
+                           {"history-with-holes", "keeps-oldest-history", "history-out-of-order",
+                            "history-run-wrong"}, *AGENT, 400),
+                TURN.about("a tool call and its result are sent or dropped together",
+                           {"splits-pairs"}, *AGENT, 400),
+                TURN.about("evidence is weighed best score first, and a chunk that does not fit "
+                           "is skipped while the next still gets its chance",
+                           {"evidence-break", "evidence-by-input-order", "evidence-not-greedy"},
+                           *AGENT, 400),
+                TURN.about("every drop has the reason that fits it, in the order of the parts",
+                           {"wrong-reason", "dropped-order"}, *AGENT, 400),
                 case("the agent turn at budget 400: the newest history, the tool pair dropped "
                      "whole, the refunds chunk, a reason for every drop", *AGENT, 400),
+                TURN.about("kept evidence is placed by its score, not in the order it was "
+                           "retrieved", {"evidence-by-input-order"}, *AGENT, 900),
                 case("when everything fits, nothing is dropped and the evidence sits edges-first",
                      *AGENT, 900),
                 case("required parts needing 279 tokens in a budget of 250 raise a ValueError "
@@ -596,9 +615,9 @@ SUITE = Suite(
                     [*AGENT, 0], (279, 300, 400, 600, 800, 900)),
                 case("the agent turn at budget 800: the warranty chunk fits, two smaller chunks "
                      "do not", *AGENT, 800),
-                case("the arguments are left exactly as they were",
-                     SYS, TOOL, [msg("user-1", "user", 30), msg("user-2", "user", 30)],
-                     [chunk("doc-a", 10, 0.1), chunk("doc-b", 10, 0.9)], ASK, 150),
+                TURN.left_alone("the arguments are left exactly as they were", *SHORT_TURN),
+                case("the newest message fits and the older one does not; both small chunks "
+                     "fill the room left", *SHORT_TURN),
             ),
         ),
         Group(

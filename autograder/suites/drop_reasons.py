@@ -343,6 +343,24 @@ SUITE = Suite(
             "The lesson's example with both reasons, a budget that everything fits in, and a "
             "part bigger than the whole budget.",
             (
+                PACKER.well_formed("pack_with_reasons returns a dict with 'included', 'dropped' "
+                                   "and 'used'; each dropped entry has an id and a reason",
+                                   LESSON_EXAMPLE, 150),
+                PACKER.left_alone(UNCHANGED, LESSON_EXAMPLE, 150),
+                PACKER.about("the highest priority is weighed first, wherever it sits in the "
+                             "list", {"ignores-priority", "ties-reversed", "ties-not-input-order"},
+                             LESSON_EXAMPLE, 150),
+                PACKER.about("a part that does not fit is skipped and the walk goes on: "
+                             "'chunk-refunds' still goes in after 'chunk-warranty' is dropped",
+                             {"break-at-first-miss", "strict-less-than", "not-greedy"},
+                             LESSON_EXAMPLE, 150),
+                PACKER.about("both lists keep the input order, not the priority order",
+                             {"output-in-priority-order", "not-a-partition"}, LESSON_EXAMPLE, 150),
+                PACKER.about("each drop has its reason: 'chunk-warranty' (290 tokens) is "
+                             "single-chunk-too-large, bigger than the whole budget of 150; "
+                             "'memory' is over-budget, it lost to higher priorities",
+                             {"reason-against-remaining", "one-reason-only", "strict-too-large",
+                              "wrong-reason", "unknown-reason"}, LESSON_EXAMPLE, 150),
                 case("at a budget of 150 the 290-token chunk is too large and the memory lost "
                      "the competition", LESSON_EXAMPLE, 150),
                 case("when everything fits, nothing is dropped and used is the total",
@@ -382,7 +400,10 @@ SUITE = Suite(
                 case("priorities may be any numbers, fractions and negatives included",
                      ranked(("old", 40, -1), ("doc", 40, 0.5), ("sys", 40, 2.25),
                             ("tip", 40, 0.25)), 100),
-                case("the parts list is left exactly as it was",
+                PACKER.left_alone("the parts list is left exactly as it was",
+                                  ranked(("memo", 40, 1), ("doc", 90, 5), ("sys", 30, 9)), 80),
+                case("'doc' (90 tokens, more than the whole budget of 80) is dropped as "
+                     "single-chunk-too-large and the lower-priority 'memo' still goes in",
                      ranked(("memo", 40, 1), ("doc", 90, 5), ("sys", 30, 9)), 80),
             ),
         ),

@@ -435,6 +435,9 @@ def leaves_items_alone(call: Caller, args: list) -> None:
 
 NAN, INF = math.nan, math.inf
 
+REQUIRED_SHORT = [item("system", 300, 100, required=True), item("rag", 500, 90),
+                  item("latest", 320, 80, required=True)]
+
 SUITE = Suite(
     function=FUNCTION,
     reference=fit,
@@ -444,16 +447,26 @@ SUITE = Suite(
             "The lesson's agent request, a budget that everything fits in, and a required item "
             "that does not fit.",
             (
+                FIT.about("the reserve is held back: only budget − reserve = 550 tokens are "
+                          "packed", {"no-reserve"}, *args_of(AGENT, 700, 150, None)),
+                FIT.about("the highest priority is weighed first, wherever it sits in the list",
+                          {"ignores-priority", "unstable-ties"}, *args_of(AGENT, 700, 150, None)),
+                FIT.about("an item too big for what is left is excluded and the walk goes on",
+                          {"break-at-first-miss"}, *args_of(AGENT, 700, 150, None)),
+                FIT.about("included ids come back in input order, not in priority order",
+                          {"output-in-priority-order"}, *args_of(AGENT, 700, 150, None)),
                 case("the agent request at budget 700, reserve 150: required items, the tool pair "
                      "whole, then the rest by priority", AGENT, 700, 150),
                 case("when everything fits, every id is included in input order and the rest of "
                      "budget − reserve remains",
                      [item("system", 100, 100), item("turn", 60, 50), item("chunk", 40, 20)],
                      1000, 100),
+                FIT.about("a required item keeps its own priority's turn; it is not moved ahead "
+                          "of higher priorities", {"required-promoted"},
+                          *args_of(REQUIRED_SHORT, 1000, 150, None)),
                 case("a required item that does not fit raises a ValueError naming it, the "
                      "tokens it needs and is short, the budget and the reserve",
-                     [item("system", 300, 100, required=True), item("rag", 500, 90),
-                      item("latest", 320, 80, required=True)], 1000, 150),
+                     REQUIRED_SHORT, 1000, 150),
             ),
             visible=True,
         ),
@@ -517,35 +530,41 @@ SUITE = Suite(
                       10, 0, "words"),
                 case("two items with the same id are refused, naming the id",
                      [item("chunk-3", 10), item("chunk-3", 20)], 100),
-                case("a token count of NaN is refused, naming the item",
+                case("a token count of NaN is refused with a ValueError naming the item",
                      [item("sys", 10, 5), item("chunk-9", NAN, 1)], 100),
-                case("a negative token count is refused, naming the item",
+                case("a negative token count is refused with a ValueError naming the item",
                      [item("chunk-9", -50, 1), item("sys", 10, 5)], 100),
-                case("an infinite token count is refused, naming the item",
+                case("an infinite token count is refused with a ValueError naming the item",
                      [item("chunk-9", INF, 1)], 100),
-                case("a token count that is text is refused, naming the item",
+                case("a token count that is text is refused with a ValueError naming the item",
                      [item("chunk-9", "many", 1)], 100),
-                case("True is not a token count: it is refused, naming the item",
+                case("True is not a token count: it is refused with a ValueError naming the item",
                      [item("chunk-9", True, 1)], 100),
-                case("an infinite priority is refused, naming the item",
+                case("an infinite priority is refused with a ValueError naming the item",
                      [item("chunk-9", 10, INF)], 100),
-                case("an item with no tokens and content that is not text is refused, naming it",
+                case("an item with no tokens and content that is not text is refused with a "
+                     "ValueError naming it",
                      [{"id": "chunk-9", "content": 42}], 100),
-                case("a tokenizer that returns NaN is refused, naming the item",
+                case("a tokenizer that returns NaN is refused with a ValueError naming the item",
                      [item("chunk-9", content="some text")], 100, 0, "nan"),
-                case("a tokenizer that returns text instead of a number is refused, naming the "
-                     "item", [item("chunk-9", content="some text")], 100, 0, "not-a-number"),
-                case("a tokenizer that returns a negative count is refused, naming the item",
+                case("a tokenizer that returns text instead of a number is refused with a "
+                     "ValueError naming the item",
+                     [item("chunk-9", content="some text")], 100, 0, "not-a-number"),
+                case("a tokenizer that returns a negative count is refused with a ValueError "
+                     "naming the item",
                      [item("chunk-9", content="some text")], 100, 0, "negative"),
-                case("a pair group whose items have different priorities is refused, naming it",
+                case("a pair group whose items have different priorities is refused with a "
+                     "ValueError naming it",
                      [item("call", 10, 80, pair="lookup-2"), item("result", 10, 40,
                                                                   pair="lookup-2")], 100),
-                case("a pair group whose items disagree on required is refused, naming it",
+                case("a pair group whose items disagree on required is refused with a "
+                     "ValueError naming it",
                      [item("call", 10, 80, required=True, pair="lookup-2"),
                       item("result", 10, 80, pair="lookup-2")], 100),
-                case("a budget of 0 is refused", [item("sys", 10)], 0),
-                case("a negative reserve is refused", [item("sys", 10)], 100, -5),
-                case("a reserve as large as the budget is refused", [item("sys", 10)], 100, 100),
+                case("a budget of 0 is refused with a ValueError", [item("sys", 10)], 0),
+                case("a negative reserve is refused with a ValueError", [item("sys", 10)], 100, -5),
+                case("a reserve as large as the budget is refused with a ValueError",
+                     [item("sys", 10)], 100, 100),
             ),
         ),
         Group(

@@ -147,6 +147,9 @@ def case(name: str, tokens: dict[str, int], budget: int) -> Check:
     return PACK.case(name, parts_of(tokens), budget)
 
 
+LESSON_EXAMPLE = (parts_of({"sys": 100, "huge": 80, "small": 10}), 130)
+MIDDLE_MISS = (parts_of({"sys": 40, "doc": 90, "turn": 30}), 80)
+
 IN_ORDER = "the ids come from the input, each at most once, in input order"
 WITHIN_BUDGET = "the chosen parts never add up to more than the budget"
 FITS_AT_ITS_TURN = "each part is taken exactly when it still fits at its turn"
@@ -183,6 +186,16 @@ SUITE = Suite(
             "visible",
             "The lesson's example and a budget that everything fits in.",
             (
+                PACK.well_formed("pack returns a list of id strings such as 'sys', not the "
+                                 "parts themselves", *LESSON_EXAMPLE),
+                PACK.left_alone("the parts list is left as it was", *LESSON_EXAMPLE),
+                PACK.shows("the ids come back in input order, never sorted or reversed",
+                           keeps_input_order, *LESSON_EXAMPLE),
+                PACK.shows("a part is taken whole or not at all: the parts taken never add up "
+                           "to more than the budget of 130", stays_within_budget,
+                           *LESSON_EXAMPLE),
+                PACK.shows("'huge' (80 tokens) does not fit after 'sys' and is skipped; 'small' "
+                           "after it still fits and is taken", fits_at_its_turn, *LESSON_EXAMPLE),
                 case("parts of 100, 80 and 10 tokens in a budget of 130 keep 'sys' and 'small'",
                      {"sys": 100, "huge": 80, "small": 10}, 130),
                 case("when everything fits, every id comes back in input order",
@@ -206,8 +219,9 @@ SUITE = Suite(
                      {"doc": 500, "turn": 10, "note": 20, "ask": 30}, 100),
                 case("when every part is bigger than the budget, nothing is taken",
                      {"doc": 200, "log": 300}, 100),
-                case("the parts list is left exactly as it was",
-                     {"sys": 40, "doc": 90, "turn": 30}, 80),
+                PACK.left_alone("the parts list is left exactly as it was", *MIDDLE_MISS),
+                case("a part bigger than the budget is skipped and the part after it still "
+                     "goes in", {"sys": 40, "doc": 90, "turn": 30}, 80),
                 case("the answer lists ids such as 'sys', not the parts themselves",
                      {"sys": 10, "turn": 20}, 50),
                 case("small parts after a big one come back in input order, never sorted by size",

@@ -272,6 +272,10 @@ def case(name: str, spec: list[tuple[str, int, float]], limit: int,
     return PACKER.case(name, *args_of(chunks_of(spec), limit, min_span))
 
 
+TIGHT = args_of(chunks_of([("menu", 60, 0.1), ("faq", 100, 0.9), ("policy", 80, 0.7)]), 200, 80)
+CUT = args_of(chunks_of([("faq", 150, 0.9), ("runbook", 200, 0.8)]), 250, 80)
+
+
 # --- properties ------------------------------------------------------------------------------
 
 NAMES = ("faq", "doc-3", "runbook", "menu", "policy", "wiki-12", "ticket", "notes")
@@ -372,10 +376,22 @@ SUITE = Suite(
             "visible",
             "The lesson's kind of example: low scores fall off, everything fits, one chunk cut.",
             (
+                PACKER.well_formed("pack_evidence returns a list of dicts, each with 'id', "
+                                   "'text' and 'truncated'", *TIGHT),
+                PACKER.left_alone(UNCHANGED, *TIGHT),
+                PACKER.about("chunks are weighed best score first, not in input order or lowest "
+                             "first", {"ascending-score", "input-order", "ties-reversed",
+                                       "score-order"}, *TIGHT),
+                PACKER.about("with less than min_span characters left, a chunk that does not fit "
+                             "is skipped, not cut to a fragment", {"no-min-span"}, *TIGHT),
                 case("the low-score chunk falls off when the limit is tight",
                      [("menu", 60, 0.1), ("faq", 100, 0.9), ("policy", 80, 0.7)], 200),
                 case("when everything fits, every chunk is sent whole, best score first",
                      [("faq", 50, 0.4), ("policy", 70, 0.8), ("runbook", 30, 0.6)], 500),
+                PACKER.about("the limit counts the characters of the texts only, not the ids",
+                             {"counts-id-in-limit"}, *CUT),
+                PACKER.about("a cut keeps the start of the text, and says so with truncated "
+                             "True", {"keeps-the-end", "not-a-prefix", "truncated-flag"}, *CUT),
                 case("a chunk that does not fit is cut to the room left when min_span fits",
                      [("faq", 150, 0.9), ("runbook", 200, 0.8)], 250),
             ),
@@ -416,8 +432,11 @@ SUITE = Suite(
                 case("ids are not counted in the limit: texts adding up to the limit all fit",
                      [("troubleshooting/printer", 90, 0.9), ("policy/returns-and-refunds", 110,
                                                              0.7)], 200),
-                case("the chunks list is left exactly as it was",
-                     [("menu", 40, 0.1), ("faq", 90, 0.9), ("notes", 60, 0.4)], 120),
+                PACKER.left_alone("the chunks list is left exactly as it was",
+                                  *args_of(chunks_of([("menu", 40, 0.1), ("faq", 90, 0.9),
+                                                      ("notes", 60, 0.4)]), 120, 80)),
+                case("with 30 characters left, less than min_span, the chunks that do not fit "
+                     "are skipped", [("menu", 40, 0.1), ("faq", 90, 0.9), ("notes", 60, 0.4)], 120),
             ),
         ),
         Group(

@@ -146,6 +146,9 @@ def case(name: str, tokens: dict[str, int], budget: int) -> Check:
     return REPORT.case(name, parts_of(tokens), budget)
 
 
+LESSON_EXAMPLE = (parts_of({"sys": 100, "huge": 80, "a": 15, "b": 10}), 130)
+MIDDLE_MISS = (parts_of({"sys": 40, "doc": 90, "turn": 30}), 80)
+
 PARTITION = "every part is included or dropped exactly once, both lists in input order"
 HONEST_USED = "used is the sum of the included parts' tokens and within the budget"
 FITS_AT_ITS_TURN = "each part is included when it fits at its turn and dropped only when not"
@@ -194,6 +197,16 @@ SUITE = Suite(
             "visible",
             "The lesson's example, a budget that everything fits in, and an empty list.",
             (
+                REPORT.well_formed("pack_report returns a dict with the keys 'included', "
+                                   "'dropped' and 'used'; the lists hold ids such as 'sys', not "
+                                   "the parts themselves", *LESSON_EXAMPLE),
+                REPORT.left_alone("the parts list is left as it was", *LESSON_EXAMPLE),
+                REPORT.shows(PARTITION, partitions_in_order, *LESSON_EXAMPLE),
+                REPORT.shows("'huge' (80 tokens) does not fit after 'sys' and is dropped; 'a' and "
+                             "'b' after it still fit and are included", fits_at_its_turn,
+                             *LESSON_EXAMPLE),
+                REPORT.shows("used counts the included parts only (100 + 15 + 10 = 125), never "
+                             "the dropped ones", used_is_honest, *LESSON_EXAMPLE),
                 case("parts of 100, 80, 15 and 10 tokens in a budget of 130 drop only 'huge'",
                      {"sys": 100, "huge": 80, "a": 15, "b": 10}, 130),
                 case("when everything fits, nothing is dropped and used is the total",
@@ -207,6 +220,8 @@ SUITE = Suite(
             "Exact fits, zero budgets and zero-token parts, oversized parts, the order of both "
             "lists, what `used` counts, the input unchanged.",
             (
+                case("dropped ids are listed in input order, not reversed or sorted",
+                     {"sys": 50, "doc": 80, "turn": 70, "ask": 90, "log": 5}, 60),
                 case("a part that lands exactly on the budget is included",
                      {"sys": 60, "doc": 40}, 100),
                 case("with a budget of 0, only parts of 0 tokens are included",
@@ -217,8 +232,6 @@ SUITE = Suite(
                      {"doc": 500, "turn": 10, "note": 20, "ask": 30}, 100),
                 case("when every part is bigger than the budget, all are dropped and used is 0",
                      {"doc": 200, "log": 300}, 100),
-                case("dropped ids are listed in input order, not reversed or sorted",
-                     {"sys": 50, "doc": 80, "turn": 70, "ask": 90, "log": 5}, 60),
                 case("used counts the included parts only, never the dropped ones",
                      {"sys": 30, "doc": 400, "turn": 20}, 100),
                 case("the lists hold ids such as 'sys', not the parts themselves",
@@ -227,8 +240,9 @@ SUITE = Suite(
                      {"turn1": 30, "turn2": 30, "turn3": 30, "turn4": 30}, 90),
                 case("a part too big for the budget in the middle is dropped and the walk goes on",
                      {"sys": 20, "doc": 500, "turn": 20, "ask": 20}, 60),
-                case("the parts list is left exactly as it was",
-                     {"sys": 40, "doc": 90, "turn": 30}, 80),
+                REPORT.left_alone("the parts list is left exactly as it was", *MIDDLE_MISS),
+                case("a part bigger than the budget is dropped and the part after it is still "
+                     "included", {"sys": 40, "doc": 90, "turn": 30}, 80),
             ),
         ),
         Group(

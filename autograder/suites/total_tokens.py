@@ -72,6 +72,8 @@ def case(name: str, *tokens: int) -> Check:
     return TOTAL.case(name, parts_of(*tokens))
 
 
+LESSON_EXAMPLE = parts_of(100, 50, 25)
+
 # The arguments of a call: one generated list of parts.
 calls = st.lists(st.integers(0, 10_000), max_size=20).map(lambda t: [parts_of(*t)])
 
@@ -83,7 +85,11 @@ SUITE = Suite(
             "visible",
             "The lesson's example, a single part and an empty list.",
             (
-                case("three parts of 100, 50 and 25 tokens add up to 175", 100, 50, 25),
+                TOTAL.well_formed("total_tokens returns a whole number, an int (not a string, a "
+                                  "float or None)", LESSON_EXAMPLE),
+                TOTAL.left_alone("the parts list is left as it was", LESSON_EXAMPLE),
+                case("the total adds up every part's tokens, the first and the last included: "
+                     "100 + 50 + 25 = 175", 100, 50, 25),
                 case("a single part's total is its own tokens", 42),
                 case("an empty list costs nothing", ),
             ),

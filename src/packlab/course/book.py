@@ -1,8 +1,8 @@
 """The course as an HTML book (Jupyter Book 1.x), built offline from the course manifest.
 
 ``build(out_dir)`` lays out a staging folder ``out_dir/_build/source`` (never writing into
-lessons/ or exercises/): the book's config and pages from book/, a ``_toc.yml`` and a course map
-generated from course.toml, the instructors' section of the README, docs/jupyterhub.md, the
+lessons/ or exercises/): the book's config, pages and CSS from book/, a ``_toc.yml`` and a course
+map generated from course.toml, the instructors' section of the README, docs/jupyterhub.md, the
 lessons, executed here (in parallel, without widget state, failing on the first error), the
 released exercises (not executed: their answer cells raise NotImplementedError) and MathJax from
 the django-static-mathjax wheel. Then ``jupyter-book build --warningiserror`` writes the HTML to
@@ -175,6 +175,7 @@ def stage(source: Path, course: Course | None = None) -> None:
         shutil.rmtree(source)
     (source / "lessons").mkdir(parents=True)
     shutil.copy2(BOOK / "_config.yml", source / "_config.yml")
+    shutil.copytree(BOOK / "_static", source / "_static")  # the book's CSS, linked on every page
     (source / "_toc.yml").write_text(toc(course), encoding="utf-8")
     (source / "intro.md").write_text(
         _fill(BOOK / "intro.md", MAP_MARKER, course_map(course)), encoding="utf-8")

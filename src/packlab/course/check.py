@@ -2,7 +2,8 @@
 
 nbgrader's test cells and the learner's own runs both come here, so they print the same plain
 messages. A failing group raises `TestsFailed`, which Jupyter shows as the message alone (no
-traceback) while nbgrader still counts the cell as failed.
+traceback) while nbgrader still counts the cell as failed. `packlab check` and `packlab
+progress` use the same words, and find which exercise a notebook is from here.
 """
 
 from __future__ import annotations
@@ -10,10 +11,14 @@ from __future__ import annotations
 import contextlib
 import io
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
-from autograder.suite import GroupResult, in_process_caller, run_group
+from autograder import unwritten
+from autograder.suite import Failure, GroupResult, in_process_caller, run_group
 from autograder.suites import load
+from packlab.course.hints import hint_call, hint_command
+from packlab.course.manifest import Exercise
 from packlab.course.manifest import load as load_course
 
 
@@ -38,20 +43,43 @@ def _install_display() -> None:
         shell.set_custom_exc((TestsFailed,), _short_display)
 
 
+def failure_lines(failures: Iterable[Failure]) -> list[str]:
+    """The failures grouped by the mistake they point to: its paragraph once, then each check
+    with the call, what came back and what was expected."""
+    by_mistake: dict[tuple[str, str, str], list[Failure]] = {}
+    for failure in failures:
+        wrong = failure.misconception
+        by_mistake.setdefault((wrong.key, wrong.text, wrong.lesson), []).append(failure)
+    lines = []
+    for (key, text, lesson), group in by_mistake.items():
+        lines += ["", text, f"  revisit:   lessons/{lesson}.ipynb"]
+        if key == unwritten.KEY:  # every call raised the same: the checks waiting are enough
+            lines += [f"  ✗ {failure.check}" for failure in group]
+            continue
+        for failure in group:
+            lines += [f"  ✗ {failure.check}",
+                      f"      the call:  {failure.call}",
+                      f"      came back: {failure.got}",
+                      f"      expected:  {failure.expected}"]
+    return lines
+
+
 def summary(exercise: str, result: GroupResult, hidden: bool) -> str:
     """What passed and what failed, in words."""
     lines = [f"✓ {name}" for name in result.passed] if not hidden else []
-    lines += [failure.message() for failure in result.failures]
+    lines += failure_lines(result.failures)
     total = len(result.passed) + len(result.failures)
     if result.ok:
         lines.append("The check passed." if total == 1 else f"All {total} checks passed.")
     else:
-        lines.append(
-            f"{len(result.failures)} of {total} checks failed. Stuck? "
-            f"Run `packlab hint {exercise}` in a terminal, or "
-            f"`from packlab.course.hints import hint; hint(\"{exercise}\")` in a cell."
-        )
-    return "\n".join(lines)
+        found = load_course().exercise(exercise)
+        lines += ["", f"{len(result.failures)} of {total} checks failed."]
+        if all(map(unwritten.is_unwritten, result.failures)):
+            lines[-1] += (f" Write `{found.function}` in the answer cell above and run it, then "
+                          "run this cell again.")
+        lines[-1] += (f" Stuck? Run `{hint_command(found)}` in a terminal, or "
+                      f"`{hint_call(found)}` in a cell.")
+    return "\n".join(lines).lstrip("\n")
 
 
 def run_tests(exercise: str, func: Callable, group: str = "visible") -> None:
@@ -67,3 +95,49 @@ def run_tests(exercise: str, func: Callable, group: str = "visible") -> None:
     if not result.ok:
         raise TestsFailed("\n" + text)
     print(text)
+
+
+# --- which exercise a notebook is, and whether it was touched -----------------------------------
+
+def _nbgrader_cells(path: Path) -> dict[str, dict]:
+    """Each nbgrader cell of a notebook by its grade_id: its metadata and source (none when the
+    file is not a notebook)."""
+    import nbformat
+
+    try:
+        notebook = nbformat.read(path, as_version=4)
+        return {cell.metadata["nbgrader"]["grade_id"]: {**cell.metadata["nbgrader"],
+                                                       "source": cell.source}
+                for cell in notebook.cells if "grade_id" in cell.metadata.get("nbgrader", {})}
+    except Exception:  # noqa: BLE001 - any file may be given; the grader says why it is unreadable
+        return {}
+
+
+def _same_locked_cells(cells: dict[str, dict], exercise: Exercise) -> int:
+    """How many of the notebook's cells that are not answers read as the release's of that id."""
+    release = _nbgrader_cells(exercise.release)
+    return sum(1 for grade_id, meta in cells.items() if not meta.get("solution")
+               and release.get(grade_id, {}).get("source") == meta["source"])
+
+
+def exercise_of(path: Path) -> Exercise | None:
+    """The exercise a notebook is a copy of: by its nbgrader cells (the test cells' grade_id,
+    then which exercise's cells it shares), else by its file or folder name (None if none)."""
+    exercises = load_course().exercises
+    cells = _nbgrader_cells(path)
+    found = [e for e in exercises if all(e.grade_id(group) in cells for group in e.points)]
+    if len(found) > 1:
+        shared = {e.name: _same_locked_cells(cells, e) for e in found}
+        found = [e for e in found if shared[e.name] == max(shared.values())]
+    if len(found) == 1:
+        return found[0]
+    return next((e for e in exercises if e.name in (path.stem, path.parent.name)), None)
+
+
+def untouched(path: Path, exercise: Exercise) -> bool:
+    """Whether every answer cell of the notebook is still as the exercise was released."""
+    released = {k: v for k, v in _nbgrader_cells(exercise.release).items() if v.get("solution")}
+    mine = _nbgrader_cells(path)
+    return bool(released) and all(
+        mine.get(grade_id, {}).get("source", "").strip() == cell["source"].strip()
+        for grade_id, cell in released.items())

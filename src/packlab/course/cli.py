@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from dataclasses import fields
+from importlib.metadata import version
 from pathlib import Path
 
 # jsonschema (under nbformat) imports rfc3987-syntax, when it is installed, only to check the
@@ -47,7 +48,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
         command.append("--allow-root")
     console.print(f"Serving the course from {shown(folder)} (your own copies). "
                   "Stop with Ctrl-C.")
-    return subprocess.call(command)
+    return subprocess.call(command, env=workspace.server_environment())
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -57,23 +58,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return workshop.run(fresh=args.fresh, code_px=args.font_size)
 
 
-def _exercise_for(path: Path):
-    """The exercise a notebook belongs to, by its file or folder name (None if none)."""
-    for exercise in load().exercises:
-        if path.stem == exercise.name or path.parent.name == exercise.name:
-            return exercise
-    return None
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the visible tests on a saved exercise notebook and say what to do next."""
     from autograder.engine import grade_notebook
+    from autograder.unwritten import is_unwritten
+    from packlab.course.check import exercise_of, failure_lines
+    from packlab.course.hints import hint_command
 
     path = Path(args.notebook)
     if not path.is_file():
         console.print(f"There is no notebook at {shown(path)}. Save it, and give its path.")
         return 2
-    exercise = _exercise_for(path)
+    exercise = exercise_of(path)
     if exercise is None:
         names = ", ".join(e.name for e in load().exercises)
         console.print(f"{shown(path)} is not one of the exercises ({names}).")
@@ -89,12 +85,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     for group in result.groups:
         for name in group.passed:
             console.print(f"[green]✓[/] {shown(name)}")
-        for failure in group.failures:
-            console.print(shown(failure.message()).replace("✗", "[red]✗[/]", 1))
+    for line in failure_lines(failed):
+        console.print(shown(line).replace("✗", "[red]✗[/]", 1))
     if failed:
-        console.print(f"\n{len(failed)} check(s) failed. Next: read the first message above, "
-                      "fix your answer, save, and check again. "
-                      f"Stuck? `packlab hint {exercise.name[:2]}`")
+        task = (f"write `{exercise.function}` in its answer cell" if all(map(is_unwritten, failed))
+                else "read the first message above, fix your answer")
+        console.print(f"\n{len(failed)} check(s) failed. Next: {task}, save, and check again. "
+                      f"Stuck? `{hint_command(exercise)}`")
         return 1
     console.print("\nEvery check passed. Next: " + (
         "the hidden tests run when it is graded; try `packlab check --all` to run them now."
@@ -125,10 +122,12 @@ def cmd_hint(args: argparse.Namespace) -> int:
 
 
 def _status(result) -> str:
+    from autograder.unwritten import is_unwritten
+
     if result.error:
         return f"cannot be checked: {shown(result.error)}"
     failures = [f for g in result.groups for f in g.failures]
-    if failures and all("NotImplementedError" in f.got for f in failures):
+    if failures and all(is_unwritten(f) for f in failures):
         return "not started"
     if not failures:
         return "[green]passes every test[/]"
@@ -138,6 +137,7 @@ def _status(result) -> str:
 def cmd_progress(args: argparse.Namespace) -> int:
     """Grade the learner's own copies of the exercises and show where they stand."""
     from autograder.engine import grade_notebook
+    from packlab.course.check import untouched
 
     folder = Path(args.workspace) if args.workspace else workspace.default_folder()
     table = Table(title=f"Your progress ({shown(folder)})")
@@ -148,6 +148,8 @@ def cmd_progress(args: argparse.Namespace) -> int:
         copy = workspace.learner_copy(folder, exercise.release)
         if not copy.is_file():
             status = "not opened yet (run `make lab`)"
+        elif untouched(copy, exercise):
+            status = "not started"
         else:
             status = _status(grade_notebook(copy, exercise, "you", sandboxed=sandboxed))
         table.add_row(exercise.name, exercise.function, status)
@@ -257,6 +259,7 @@ def _limit_options(command: argparse.ArgumentParser) -> None:
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="packlab", description=__doc__)
+    top.add_argument("--version", action="version", version=f"%(prog)s {version('packlab')}")
     sub = top.add_subparsers(dest="command", required=True)
     sub.add_parser("lab", help="serve the course in JupyterLab").set_defaults(run=cmd_lab)
     demo = sub.add_parser("demo", help="serve the presenter's notebook, big fonts")

@@ -50,7 +50,17 @@ def format_hints(exercise: Exercise, hints: list[str]) -> str:
     return "\n".join(lines)
 
 
+def hint_command(exercise: Exercise) -> str:
+    """The terminal command that shows the next hint: the one form every message uses."""
+    return f"packlab hint {exercise.name[:2]}"
+
+
+def hint_call(exercise: Exercise) -> str:
+    """The same in a notebook cell."""
+    return f'from packlab.course.hints import hint; hint("{exercise.name[:2]}")'
+
+
 def hint(key: str, everything: bool = False) -> None:
-    """Print the next hint for an exercise (by name, number or function), e.g. ``hint("pack")``."""
+    """Print the next hint for an exercise (by name, number or function), e.g. ``hint("02")``."""
     exercise = load().exercise(key)
     print(format_hints(exercise, next_hints(exercise, everything)))

@@ -1,9 +1,12 @@
 """Static slides of every lesson (`make slides`): executed, reveal.js, every asset local.
 
-Each lesson is executed in a temporary folder (the course's notebooks are never written to), its
-cells are given slide types (every `#`/`##` heading starts a slide; the cells of a section go on
-vertical sub-slides of about one screen each), each live widget is replaced by a still of the state
-it was drawn in, and `jupyter nbconvert`'s reveal.js exporter writes `NN-slug.slides.html`.
+Each lesson is executed in a temporary folder (the course's notebooks are never written to) and
+cut into slides of one 1280 × 720 screen each: markdown into its blocks (a heading starts a slide,
+a paragraph or list joins it while it fits), a code cell with its picture, a view's picture and its
+summary apart when both do not fit, the output of a "predict the output" cell after the question,
+a quiz as its question and options only, speaker notes in reveal.js's notes view (key S). Each
+live widget is replaced by a still of the state it was drawn in, and `jupyter nbconvert`'s
+reveal.js exporter writes `NN-slug.slides.html`.
 
 Nothing is fetched when the slides are shown: reveal.js and MathJax come from the npm registry
 at build time (`npm pack`, cached in .cache/npm) and are copied next to the slides, and a small
@@ -17,12 +20,15 @@ from __future__ import annotations
 
 import argparse
 import base64
+import copy
 import html
 import json
 import math
 import multiprocessing
 import os
+import re
 import shutil
+import struct
 import subprocess
 import sys
 import tarfile
@@ -32,8 +38,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import nbformat
+from markdown_it import MarkdownIt
 
 from packlab.course.manifest import ROOT, Lesson, load
+from packlab.views.plots import SCALE_VARIABLE
 
 OUT = ROOT / "book" / "_build" / "slides"
 ASSETS = "_assets"
@@ -42,12 +50,10 @@ MATHJAX = ("mathjax", "3.2.2")
 THEME = "white"  # its font (Source Sans Pro) ships with reveal.js
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-SCREEN_LINES = 22  # about what one slide shows at the slides' font size
-WRAP = 90  # characters per line of prose on a slide
-IMAGE_LINES = 14  # a figure counts as this many lines
 STILL_NOTE = ("A still of a live widget: open the lesson in JupyterLab (<code>make lab</code>) "
               "to drive it.")
 CELL_SECONDS = 120
+FIGURE_SCALE = 1.5  # the figures' labels grow by this much (packlab.views.plots.figure_scale)
 
 
 class AssetsUnavailable(RuntimeError):
@@ -118,6 +124,24 @@ def vendor_assets(out: Path) -> Path:
 
 
 # --------------------------------------------------------------------------- slide structure
+#
+# A slide is 1280 × 720 pixels. Each markdown cell is cut into its blocks (a paragraph, a list, a
+# table, a code example); a heading starts a slide, and blocks and code cells join the current
+# slide while their estimated height still fits. A code cell's output that the lesson hides
+# (a "predict the output" cell, tagged hide-output) comes on the next slide, after the question.
+
+SLIDE_PX = 600  # estimated content height one slide holds (720 minus margins, with some slack)
+PROSE_PX, PROSE_CHARS = 40, 72  # per line of text at the slides' font size
+CODE_PX, CODE_CHARS = 30, 88  # per line of code (wrapped, never cut)
+IMAGE_PX = 400  # the most height a picture is given (CSS max-height)
+HEADING_PX = {1: 110, 2: 90, 3: 70}  # per line of a heading, with its margin
+HEADING_CHARS = {1: 40, 2: 50, 3: 60}
+ANSWER = "packlab_answer"  # marks the output of a "predict the output" cell: its own slide
+
+
+def _text_px(text: str, line_px: int = PROSE_PX, chars: int = PROSE_CHARS) -> int:
+    lines = sum(max(1, math.ceil(len(line) / chars)) for line in text.splitlines())
+    return lines * line_px + 24
 
 
 def _heading_level(cell) -> int:
@@ -129,42 +153,182 @@ def _heading_level(cell) -> int:
     return hashes if 0 < hashes <= 6 and first[hashes:hashes + 1] == " " else 0
 
 
-def _text_lines(text: str) -> int:
-    return sum(max(1, math.ceil(len(line) / WRAP)) for line in text.splitlines())
+def markdown_blocks(source: str) -> list[str]:
+    """A markdown text's top-level blocks; a block ending in ':' stays with the next one."""
+    if source.lstrip().startswith("<details"):
+        return [source]  # an answer to open: one block
+    lines = source.splitlines()
+    spans = [token.map for token in MarkdownIt("commonmark").enable("table").parse(source)
+             if token.level == 0 and token.map]
+    blocks: list[str] = []
+    for first, last in spans:
+        text = "\n".join(lines[first:last]).strip()
+        if blocks and blocks[-1].endswith(":") and not blocks[-1].startswith("#"):
+            blocks[-1] += "\n\n" + text
+        elif text:
+            blocks.append(text)
+    return [piece for block in blocks for piece in _list_screens(block)]
 
 
-def _screen_lines(cell) -> int:
-    """Roughly how many lines of a slide the cell fills (source and outputs)."""
+def _list_screens(block: str) -> list[str]:
+    """A list too long for one slide, cut between its items (anything else: as it is)."""
+    items = re.split(r"\n(?=(?:[-*+]|\d+\.) )", block)
+    if len(items) < 2 or _text_px(block) <= SLIDE_PX - max(HEADING_PX.values()):
+        return [block]
+    screens = [items[0]]
+    for item in items[1:]:
+        if _text_px(screens[-1] + "\n" + item) > SLIDE_PX - max(HEADING_PX.values()):
+            screens.append(item)
+        else:
+            screens[-1] += "\n" + item
+    return screens
+
+
+def _image_px(data: dict) -> int:
+    """The height a PNG output (or an HTML output holding one) takes on a slide."""
+    encoded = data.get("image/png") or _first_png(str(data.get("text/html", "")))
+    if not encoded:
+        return 0
+    header = base64.b64decode(encoded[:44])
+    width, height = struct.unpack(">II", header[16:24]) if len(header) >= 24 else (1, 0)
+    return min(IMAGE_PX, round(height * min(1.0, 1200 / max(width, 1))))
+
+
+def _first_png(text: str) -> str | None:
+    found = re.search(r"data:image/png;base64,([A-Za-z0-9+/=]{44})", text)
+    return found.group(1) if found else None
+
+
+def _output_px(output: dict) -> int:
+    data = output.get("data", {})
+    if output.get("output_type") == "stream":
+        return _text_px(output.get("text", ""), CODE_PX, CODE_CHARS)
+    if "text/html" in data:
+        page = re.sub(r"<(br|tr|li|p|div|h\d)\b[^>]*>", "\n", str(data["text/html"]))
+        lines = (" ".join(line.split()) for line in re.sub(r"<[^>]+>", " ", page).splitlines())
+        return _image_px(data) + _text_px("\n".join(line for line in lines if line), 28, 90)
+    if "image/png" in data:
+        return _image_px(data)
+    return _text_px(str(data.get("text/plain", "")), CODE_PX, CODE_CHARS)
+
+
+def _height(cell) -> int:
+    """Roughly how many pixels of a slide the cell fills (source and outputs)."""
     if cell.cell_type != "code":
-        return _text_lines(cell.source)
-    lines = len(cell.source.splitlines())
-    for output in cell.get("outputs", []):
-        data = output.get("data", {})
-        if output.get("output_type") == "stream":
-            lines += _text_lines(output.get("text", ""))
-        elif any(key.startswith("image/") for key in data) or "<img" in str(
-                data.get("text/html", "")):
-            lines += IMAGE_LINES
-        elif "text/html" in data:
-            lines += _text_lines(str(data["text/html"])) // 3
-        elif "text/plain" in data:
-            lines += _text_lines(str(data["text/plain"]))
-    return max(lines, 1)
+        level = _heading_level(cell)
+        if level:
+            title = cell.source.strip().split("\n", 1)[0]
+            return HEADING_PX.get(level, 60) * math.ceil(len(title) / HEADING_CHARS.get(level, 70))
+        return _text_px(cell.source)
+    shown = 0 if cell.metadata.get("transient", {}).get("remove_source") else _text_px(
+        cell.source, CODE_PX, CODE_CHARS)
+    return shown + sum(_output_px(output) for output in cell.get("outputs", []))
+
+
+def _is_quiz(cell) -> bool:
+    return any(str(output.get("data", {}).get("text/plain", "")).startswith("MultipleChoice")
+               for output in cell.get("outputs", []))
+
+
+def slide_cells(notebook: nbformat.NotebookNode) -> list:
+    """The cells a deck shows: markdown cut into blocks, quiz code hidden, hidden outputs moved
+    to a cell of their own (shown after the question)."""
+    cells = []
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and "speaker-notes" not in cell.metadata.get("tags", []):
+            cells += [nbformat.v4.new_markdown_cell(block) for block in markdown_blocks(
+                cell.source)]
+        elif cell.cell_type == "code" and "hide-output" in cell.metadata.get("tags", []):
+            answer = copy.deepcopy(cell)
+            answer.metadata["transient"] = {"remove_source": True}
+            answer.metadata[ANSWER] = True
+            cell.outputs = []
+            cells += [cell, answer] if answer.outputs else [cell]
+        elif _is_quiz(cell):
+            cell.metadata["transient"] = {"remove_source": True}
+            cells.append(cell)
+        else:
+            cells += _split_tall(_picture_apart(cell))
+    return cells
+
+
+def _picture_apart(cell):
+    """A view's static rendering cut in two outputs: its picture, then the rest (summary,
+    table, note), so that a slide too short for both can show them one after the other."""
+    if cell.cell_type != "code":
+        return cell
+    outputs = []
+    for output in cell.outputs:
+        page = str(output.get("data", {}).get("text/html", ""))
+        found = re.fullmatch(r'(<div class="packlab-static">)(<img[^>]*>)(.*)</div>', page,
+                             re.DOTALL)
+        if not found:
+            outputs.append(output)
+            continue
+        start, picture, rest = found.groups()
+        for part in (picture, rest):
+            piece = copy.deepcopy(output)
+            piece.data = {"text/html": f"{start}{part}</div>"}
+            outputs.append(piece)
+    cell.outputs = outputs
+    return cell
+
+
+def _screens(text: str | None) -> list[str | None]:
+    """Printed text cut into pieces of one screen each ([None] when there is no text)."""
+    if text is None:
+        return [None]
+    screens, rows, room = [""], 0, SLIDE_PX // CODE_PX - 2
+    for line in text.splitlines(keepends=True):
+        height = max(1, math.ceil(len(line.rstrip()) / CODE_CHARS))
+        if rows + height > room and screens[-1]:
+            screens.append("")
+            rows = 0
+        screens[-1] += line
+        rows += height
+    return screens
+
+
+def _split_tall(cell) -> list:
+    """A code cell too tall for one slide: its source with the outputs that fit beside it, then
+    the other outputs on slides of their own (long printed text cut into screens)."""
+    if cell.cell_type != "code" or not cell.outputs or _height(cell) <= SLIDE_PX:
+        return [cell]
+    pieces = [copy.deepcopy(cell)]
+    pieces[0].outputs = []
+    while cell.outputs and _height(pieces[0]) + _output_px(cell.outputs[0]) <= SLIDE_PX:
+        pieces[0].outputs.append(cell.outputs.pop(0))  # the code and its picture, together
+    for output in cell.outputs:
+        for text in _screens(output.get("text")):
+            piece = nbformat.v4.new_code_cell(metadata={"transient": {"remove_source": True}})
+            piece.outputs = [copy.deepcopy(output)]
+            if text is not None:
+                piece.outputs[0]["text"] = text
+            pieces.append(piece)
+    return pieces
+
+
+def _room(notebook, index: int) -> int:
+    """The height a slide holds; a little more just after a heading, rather than leave it alone."""
+    return SLIDE_PX + (100 if _heading_level(notebook.cells[index - 1]) else 0)
 
 
 def assign_slides(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Set each cell's `slideshow.slide_type`, in place.
+    """Cut the notebook into slides of one screen each: set `slideshow.slide_type`, in place.
 
-    `#`/`##` headings start a slide; `###` a sub-slide; other cells join the current (sub-)slide
-    while it has room for them and start a new sub-slide when it has not.
+    `#`/`##` headings start a slide; `###` and anything that no longer fits start a sub-slide
+    (a continuation of the section); a hidden output starts one of its own; speaker notes go to
+    reveal.js's notes view.
     """
+    notebook.cells = slide_cells(notebook) if notebook.cells else notebook.cells
     used = 0
     for index, cell in enumerate(notebook.cells):
-        size = _screen_lines(cell)
-        level = _heading_level(cell)
-        if index == 0 or level in (1, 2):
+        size, level = _height(cell), _heading_level(cell)
+        if "speaker-notes" in cell.metadata.get("tags", []):
+            kind = "notes"
+        elif index == 0 or level in (1, 2):
             kind, used = "slide", size
-        elif level == 3 or used + size > SCREEN_LINES:
+        elif level == 3 or cell.metadata.get(ANSWER) or used + size > _room(notebook, index):
             kind, used = "subslide", size
         else:
             kind, used = "-", used + size
@@ -310,13 +474,28 @@ window.MathJax = {
 {%- block html_head_css -%}
 <style type="text/css">
 .reveal .slides section > section, .reveal .slides > section:not(.stack) {
-  height: 100%; overflow-y: auto; text-align: left;
+  height: 100%; box-sizing: border-box; padding: 24px 48px; overflow: auto; text-align: left;
 }
+.reveal { font-size: 30px; }
+.reveal .jp-RenderedMarkdown { font-size: 28px; line-height: 1.4; }
 .reveal .slides section .jp-Cell { text-align: left; }
-.reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
-.reveal img { max-width: 100%; max-height: 560px; margin: 0; }
+.reveal .slides h1, .reveal .slides h2, .reveal .slides h3 {
+  text-transform: none; margin-bottom: 16px;
+}
+.reveal h1 { font-size: 54px; } .reveal h2 { font-size: 44px; } .reveal h3 { font-size: 36px; }
+.reveal p, .reveal ul, .reveal ol, .reveal table { margin: 0 0 14px; }
+.reveal pre, .reveal .jp-InputArea-editor pre, .reveal .jp-OutputArea-output pre {
+  font-size: 20px; line-height: 1.4; white-space: pre-wrap; overflow-wrap: anywhere;
+  width: 100%; box-shadow: none; margin: 0;
+}
+.reveal code { font-size: 0.9em; }
+.reveal .jp-RenderedHTMLCommon table { font-size: 22px; }
+.reveal .slides img { max-width: 100%; max-height: 400px !important; width: auto; margin: 0; }
+.reveal .packlab-static-note, .packlab-still-note { font-size: 18px !important; }
+.reveal .packlab-static, .reveal .packlab-still { font-size: 18px; line-height: 1.25; }
+.reveal .packlab-static table { font-size: 16px !important; margin: 0; }
 .packlab-still { border-left: 4px solid #0072b2; padding-left: 10px; }
-.packlab-still-note { font-size: 15px; color: #555; margin: 4px 0; }
+.packlab-still-note { color: #555; margin: 4px 0; }
 .packlab-still-row { display: flex; align-items: center; gap: 8px; }
 .packlab-still-row input[type=range] { flex: 1; }
 .packlab-still-options { list-style: none; margin: 0; padding-left: 0; }
@@ -327,10 +506,11 @@ window.MathJax = {
 <script src="{{ resources.reveal.url_prefix }}/plugin/notes/notes.js"></script>
 <script>
 Reveal.initialize({
-  controls: true, progress: true, history: true, hash: true, center: false,
+  controls: true, progress: true, history: true, hash: true, center: false, margin: 0,
+  navigationMode: "linear",
   transition: "{{ resources.reveal.transition or 'slide' }}",
   slideNumber: "{{ resources.reveal.number or 'c/t' }}",
-  width: {{ resources.reveal.width or 1200 }}, height: {{ resources.reveal.height or 860 }},
+  width: {{ resources.reveal.width or 1280 }}, height: {{ resources.reveal.height or 720 }},
   plugins: [RevealNotes]
 });
 </script>
@@ -355,9 +535,11 @@ def execute(path: Path, workdir: Path) -> nbformat.NotebookNode:
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
+    # Drawn for a projector, as in `make demo`: larger labels in pictures of the same width.
+    env = {**os.environ, SCALE_VARIABLE: str(FIGURE_SCALE)}
     NotebookClient(notebook, timeout=CELL_SECONDS, kernel_name="python3",
                    store_widget_state=True,
-                   resources={"metadata": {"path": str(workdir)}}).execute()
+                   resources={"metadata": {"path": str(workdir)}}).execute(env=env)
     return notebook
 
 
@@ -371,7 +553,7 @@ def export(notebook: nbformat.NotebookNode, name: str, out: Path, templates: Pat
     exporter = SlidesExporter(
         extra_template_basedirs=[str(templates)], template_name=TEMPLATE_NAME,
         reveal_url_prefix=f"{ASSETS}/reveal.js", reveal_theme=THEME, reveal_number="c/t",
-        reveal_width="1200", reveal_height="860",
+        reveal_width="1280", reveal_height="720",
         exclude_input_prompt=True, exclude_output_prompt=True,
     )
     body, _ = exporter.from_notebook_node(
@@ -397,7 +579,7 @@ def index_page(lessons: Sequence[Lesson], built: Sequence[Path], title: str) -> 
             f"<title>{html.escape(title)}: slides</title></head>\n"
             f'<body style="font-family:sans-serif;font-size:20px;max-width:50em;margin:2em auto">'
             f"<h1>{html.escape(title)}: slides</h1>\n<ol>\n{rows}\n</ol>\n"
-            "<p>Arrow keys move between slides (down for the rest of a section), <kbd>S</kbd> "
+            "<p>Arrow keys or the space bar move from slide to slide, <kbd>S</kbd> "
             "opens the speaker view, <kbd>Esc</kbd> the overview. The widgets are stills: "
             "<code>make demo</code> or <code>make lab</code> to drive them live.</p>"
             "</body></html>\n")

@@ -1,29 +1,35 @@
 """`make demo`: the presenter's notebook in JupyterLab, with fonts a projector can carry.
 
 `prepare` puts the presenter's notebook (workshop/presenter.ipynb) into the learner's workspace,
-next to the lessons, and writes a JupyterLab settings folder for this launch only: larger code,
-content and UI fonts, line numbers in code cells, no news or update checks (the room may be
-offline). `run` serves JupyterLab at that notebook the way `packlab lab` does (JUPYTER_PORT,
-JUPYTER_TOKEN, JUPYTER_IP honoured; headless and as root), with JUPYTERLAB_SETTINGS_DIR and
-JUPYTERLAB_WORKSPACES_DIR pointing at that folder, so the presenter's own JupyterLab settings are
-neither used nor changed.
+next to the lessons, without its speaker notes (the room sees that notebook); the notes go to a
+page of their own, workshop/speaker-notes.html, for the presenter's second window. It also writes
+a JupyterLab settings folder for this launch only: larger code, content and UI fonts, line
+numbers in code cells, no news or update checks (the room may be offline). `run` serves
+JupyterLab at that notebook the way `packlab lab` does (JUPYTER_PORT, JUPYTER_TOKEN, JUPYTER_IP
+honoured; headless and as root), with JUPYTERLAB_SETTINGS_DIR and JUPYTERLAB_WORKSPACES_DIR
+pointing at that folder, so the presenter's own JupyterLab settings are neither used nor
+changed; its kernels get PACKLAB_FIGURE_SCALE, so the figures grow with the fonts.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from packlab.course import workspace
+import nbformat
+
+from packlab.course import notes, workspace
 from packlab.course.manifest import ROOT
+from packlab.views.plots import SCALE_VARIABLE
 
 PRESENTER = ROOT / "workshop" / "presenter.ipynb"
 NOTEBOOK = "workshop/presenter.ipynb"  # where it lands in the workspace, and the URL path
 SETTINGS = ".presenter"  # hidden folder in the workspace: user settings and layouts of the demo
+NOTES_PAGE = "workshop/speaker-notes.html"  # the presenter's own window; the room never sees it
+LAB_CONTENT_PX = 14  # JupyterLab's usual text size: the demo's figures grow by code_px / this
 
 # CSS variables the theme manager may override (schema apputils-extension/themes.json, "overrides").
 FONT_SIZES = {"code-font-size": 22, "content-font-size1": 22, "ui-font-size1": 18}
@@ -63,21 +69,28 @@ def prepare(folder: Path | None = None, fresh: bool = False,
             code_px: int = FONT_SIZES["code-font-size"]) -> Path:
     """The learner's workspace plus the presenter's notebook and the demo's settings.
 
-    An existing copy of the presenter's notebook is kept (it may hold live-coded cells) unless
-    ``fresh`` is true.
+    The copy the room sees has no speaker notes; they go to a page of their own (NOTES_PAGE),
+    made from the same notebook. An existing copy is kept (it may hold live-coded cells), minus
+    any notes, unless ``fresh`` is true.
     """
     folder = workspace.prepare(folder)
     copy = folder / NOTEBOOK
+    source = nbformat.read(PRESENTER, as_version=4)
     if fresh or not copy.exists():
         copy.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(PRESENTER, copy)
+        nbformat.write(notes.without_notes(source), copy)
+    elif notes.notes(kept := nbformat.read(copy, as_version=4)):
+        nbformat.write(notes.without_notes(kept), copy)
+    (folder / NOTES_PAGE).write_text(
+        notes.notes_page(source, "Speaker notes: packing the context window, live"),
+        encoding="utf-8")
     write_settings(folder / SETTINGS, code_px)
     return folder
 
 
 def environment(folder: Path, base: dict[str, str] | None = None) -> dict[str, str]:
-    """The server's environment: JupyterLab reads its settings from the demo's folder."""
-    env = dict(os.environ if base is None else base)
+    """The course server's environment, with JupyterLab's settings in the demo's folder."""
+    env = workspace.server_environment(base)
     env["JUPYTERLAB_SETTINGS_DIR"] = str(folder / SETTINGS / "user-settings")
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(folder / SETTINGS / "workspaces")
     return env
@@ -107,7 +120,11 @@ def run(folder: Path | None = None, fresh: bool = False,
         code_px: int = FONT_SIZES["code-font-size"]) -> int:
     """Prepare the demo and serve it until Ctrl-C."""
     folder = prepare(folder, fresh=fresh, code_px=code_px)
+    port = os.environ.get("JUPYTER_PORT", "8888")
     print(f"Presenter's notebook: {folder / NOTEBOOK} (fonts {code_px}px; settings for this "
-          f"launch only, in {folder / SETTINGS}). Run all cells before the room arrives. "
-          "Stop with Ctrl-C.", flush=True)
-    return subprocess.call(command(folder), env=environment(folder))
+          f"launch only, in {folder / SETTINGS}). Run all cells before the room arrives.\n"
+          f"Speaker notes, for your own screen: http://127.0.0.1:{port}/files/{NOTES_PAGE} "
+          f"(or {folder / NOTES_PAGE}). Stop with Ctrl-C.", flush=True)
+    env = environment(folder)
+    env[SCALE_VARIABLE] = f"{code_px / LAB_CONTENT_PX:.2f}"  # the kernels' figures follow the fonts
+    return subprocess.call(command(folder), env=env)

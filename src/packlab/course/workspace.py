@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import nbformat
@@ -15,6 +16,29 @@ import nbformat
 from packlab.course.manifest import ROOT, Course, load
 
 START = "START.ipynb"
+# Jupyter config read by the course's JupyterLab only (added to JUPYTER_CONFIG_PATH): its
+# labconfig/page_config.json turns off nbgrader's instructor tools and the Jupyter news prompt.
+LAB_CONFIG = Path(__file__).with_name("lab_config")
+
+
+def server_environment(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of the course's JupyterLab server, its terminals and its kernels."""
+    # The venv's bin/ first on PATH and VIRTUAL_ENV set, as `activate` does: `packlab hint 02`
+    # works in a JupyterLab terminal (and `!packlab` in a cell) without activating anything.
+    # The course's Jupyter config is added for this server only; the user's own is untouched.
+    env = dict(os.environ if base is None else base)
+    bin_dir = str(Path(sys.executable).parent)
+    env["PATH"] = _first(bin_dir, env.get("PATH", ""))
+    if sys.prefix != sys.base_prefix:
+        env["VIRTUAL_ENV"] = sys.prefix
+    env["JUPYTER_CONFIG_PATH"] = _first(str(LAB_CONFIG), env.get("JUPYTER_CONFIG_PATH", ""))
+    return env
+
+
+def _first(folder: str, search_path: str) -> str:
+    """``search_path`` (os.pathsep-separated) with ``folder`` first, and only there."""
+    rest = [entry for entry in search_path.split(os.pathsep) if entry and entry != folder]
+    return os.pathsep.join([folder, *rest])
 
 
 def default_folder() -> Path:

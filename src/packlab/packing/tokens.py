@@ -153,3 +153,40 @@ def measure_table(rows: list[dict]) -> str:
         lines.append(f"{row['kind']:<14} {row['chars']:>5} {row['tokens']:>6} "
                      f"{row['estimate']:>7} {row['error_pct']:>+6.0f}%")
     return "\n".join(lines)
+
+
+# How OpenAI renders tool (function) definitions before counting them, as estimated by the OpenAI
+# cookbook's `num_tokens_for_tools` for gpt-4 and gpt-3.5-turbo (cl100k): fixed overheads per
+# function, per property and per enum value, plus the tokens of short "name:description" lines.
+# Not the JSON you send: the cookbook calls its result an estimate, not a timeless guarantee.
+TOOL_FUNCTION_START = 10
+TOOL_PROPERTIES_START = 3
+TOOL_PROPERTY = 3
+TOOL_ENUM_START = -3
+TOOL_ENUM_ITEM = 3
+TOOLS_END = 12
+
+
+def _line(*fields: str) -> int:
+    return count_tokens(":".join(field.removesuffix(".") for field in fields))
+
+
+def _function_tokens(function: dict) -> int:
+    total = TOOL_FUNCTION_START + _line(function["name"], function.get("description", ""))
+    properties = function.get("parameters", {}).get("properties", {})
+    if properties:
+        total += TOOL_PROPERTIES_START
+    for name, spec in properties.items():
+        total += TOOL_PROPERTY + _line(name, spec.get("type", ""), spec.get("description", ""))
+        if "enum" in spec:
+            total += TOOL_ENUM_START + sum(TOOL_ENUM_ITEM + count_tokens(str(value))
+                                           for value in spec["enum"])
+    return total
+
+
+def openai_tool_tokens(functions: list[dict]) -> int:
+    """Estimated tokens OpenAI's gpt-4 / gpt-3.5 models charge for these function definitions
+    (each ``{"name", "description", "parameters"}``), rendered the cookbook's way; 0 for none."""
+    if not functions:
+        return 0
+    return sum(_function_tokens(function) for function in functions) + TOOLS_END

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -26,6 +27,8 @@ from packlab.views.plots import BLUE, GREY, ORANGE, SKIPPED_FACE, VERMILLION, _P
 Assembler = Callable[..., dict]
 
 COLOURS = {"prefix": GREY, "history": BLUE, "evidence": ORANGE, "question": VERMILLION}
+FONT = 10  # points: 10 pt in the book too, where the figure is shown at its width in inches
+NUMBER_ROWS = (1.4, 1.65)  # heights of the rows of block numbers above the blocks sent
 
 
 @dataclass(frozen=True)
@@ -63,11 +66,12 @@ def _copy(value):
 
 
 class TurnPlot(_Plot):
-    """The request as sent, one block per part in send order, coloured by kind; below it, the
-    dropped parts."""
+    """The request as sent, one numbered block per part in send order, coloured by kind; below
+    it, the dropped parts. The numbers are the order the summary lists the parts in."""
 
     def __init__(self, turn: dict, state: TurnState):
-        super().__init__(10.0, 2.9)
+        super().__init__(static.BOOK_INCHES, 3.3,
+                         margins=dict(left=0.15, right=0.98, bottom=0.3, top=0.9))
         self.ax = self.axes[0]
         self.parts = parts_by_id(turn)
         self.kind = kinds(turn)
@@ -78,33 +82,27 @@ class TurnPlot(_Plot):
             Patch(color=COLOURS["evidence"], label="evidence"),
             Patch(color=COLOURS["question"], label="question"),
             Patch(facecolor=SKIPPED_FACE, hatch="///", label="dropped (edge: its kind)"),
-        ], loc="outside lower center", ncols=5, fontsize=8, frameon=False)
+        ], loc="lower center", ncols=3, fontsize=FONT, frameon=False, borderaxespad=0.2,
+            columnspacing=1.2, handlelength=1.5)
         self.update(state)
 
     def update(self, state: TurnState) -> None:
         ax = self.ax
         ax.clear()
-        ax.set_ylim(-0.7, 2.1)
+        ax.set_ylim(-0.6, 2.0)
         ax.set_xlim(0, max(self.total, state.budget, 1) * 1.02)
-        ax.set_yticks([1, 0], ["sent, in\nthis order", "dropped"])
+        ax.set_yticks([1, 0], ["sent, in\nthis order", "dropped"], fontsize=FONT)
         ax.tick_params(axis="y", length=0)
-        ax.set_xlabel("tokens")
+        ax.tick_params(axis="x", labelsize=FONT)
+        ax.set_xlabel("tokens", fontsize=FONT)
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)
         ax.axvline(state.budget, color="black", lw=2, ls="--")
         if state.error:
-            ax.set_title(f"nothing is sent: {state.error[:90]}", fontsize=9, loc="left")
+            ax.set_title(textwrap.shorten(f"nothing is sent: {state.error}", 75,
+                                          placeholder=" … (below)"), fontsize=FONT, loc="left")
             return
-        left, labelled = 0, 0
-        for part_id in state.order:
-            tokens = self.parts.get(part_id, {}).get("tokens", 0)
-            colour = COLOURS.get(self.kind.get(part_id, ""), "#DDDDDD")
-            ax.barh(1, tokens, left=left, height=0.7, color=colour, edgecolor="white")
-            if tokens >= 0.035 * self.total:  # room for a label: stagger them on three levels
-                ax.text(left + tokens / 2, 1.38 + 0.22 * (labelled % 3), part_id, ha="center",
-                        va="bottom", fontsize=7)
-                labelled += 1
-            left += tokens
+        self._sent(state.order)
         left = 0
         for entry in state.dropped:
             tokens = self.parts.get(entry.get("id"), {}).get("tokens", 0)
@@ -113,7 +111,30 @@ class TurnPlot(_Plot):
             bar[0].set_hatch("///")
             left += tokens
         ax.set_title(f"budget {state.budget}: {len(state.order)} parts sent, {state.used} tokens "
-                     f"used, {len(state.dropped)} dropped", fontsize=10, loc="left")
+                     f"used, {len(state.dropped)} dropped", fontsize=FONT + 1, loc="left")
+
+    def _sent(self, order: list[str]) -> None:
+        """The blocks sent, in order, each numbered above it where its number has room."""
+        left, placed = 0, [[] for _ in NUMBER_ROWS]
+        renderer = self.figure.canvas.get_renderer()
+        for number, part_id in enumerate(order, start=1):
+            tokens = self.parts.get(part_id, {}).get("tokens", 0)
+            colour = COLOURS.get(self.kind.get(part_id, ""), "#DDDDDD")
+            self.ax.barh(1, tokens, left=left, height=0.7, color=colour, edgecolor="white")
+            label = self.ax.text(left + tokens / 2, NUMBER_ROWS[0], str(number), ha="center",
+                                 va="bottom", fontsize=FONT)
+            self._find_room(label, renderer, placed)
+            left += tokens
+
+    def _find_room(self, label, renderer, placed: list[list]) -> None:
+        """Put ``label`` on the first row of numbers where it touches no other; else drop it."""
+        for row, boxes in zip(NUMBER_ROWS, placed, strict=True):
+            label.set_y(row)
+            box = label.get_window_extent(renderer).expanded(1.3, 1.0)
+            if not any(box.overlaps(other) for other in boxes):
+                boxes.append(box)
+                return
+        label.remove()
 
 
 class TurnView(widgets.VBox):
@@ -147,7 +168,7 @@ class TurnView(widgets.VBox):
         if s.error:
             return ('<div style="color:#8a1c00;background:#fff1e6;padding:4px 8px;'
                     f'border-radius:4px">⚠ {html.escape(s.error)}</div>')
-        order = " → ".join(html.escape(str(i)) for i in s.order)
+        order = " → ".join(f"{n} {html.escape(str(i))}" for n, i in enumerate(s.order, 1))
         rows = "".join(f"<li><code>{html.escape(str(d.get('id')))}</code>: "
                        f"{html.escape(str(d.get('reason')))}</li>" for d in s.dropped)
         dropped = f"<ul style='margin:0'>{rows}</ul>" if rows else " <i>nothing</i>"

@@ -102,9 +102,16 @@ class FitPlot(_Plot):
     used, free and held back for the reply."""
 
     def __init__(self, items: Sequence[dict], state: FitState):
-        super().__init__(9.0, 0.9 + 0.32 * (len(items) + 2))
+        super().__init__(static.BOOK_INCHES, 1.2 + 0.32 * (len(items) + 2))
         self.ax = self.axes[0]
         self.items = list(items)
+        self.figure.legend(handles=[
+            Patch(facecolor=BLUE, label="included"),
+            Patch(facecolor=SKIPPED_FACE, label="excluded"),
+            Patch(facecolor="white", edgecolor=VERMILLION, linewidth=1.6, label="required"),
+            Patch(facecolor="#F2F2F2", edgecolor="#555555", label="free"),
+            Patch(facecolor=GREY, hatch="xx", edgecolor="white", label="reserve"),
+        ], loc="outside lower center", ncols=5, fontsize=9.5, frameon=False)
         self.update(state)
 
     def update(self, state: FitState) -> None:
@@ -136,7 +143,7 @@ class FitPlot(_Plot):
                 edgecolor="#555555", height=0.8)
         ax.barh([window_row], [state.reserve], left=usable, color=GREY, hatch="xx",
                 edgecolor="white", height=0.8)
-        ax.set_yticks(list(rows) + [window_row], labels + ["the window"], fontsize=8)
+        ax.set_yticks(list(rows) + [window_row], labels + ["the window"], fontsize=9.5)
         ax.set_xlim(0, max(state.budget, tokens.max(initial=1)) * 1.02)
         ax.set_xlabel("tokens")
         for side in ("top", "right"):
@@ -148,13 +155,6 @@ class FitPlot(_Plot):
                      f"{state.reserve}) · {len(state.included)} included, "
                      f"{len(state.excluded)} excluded")
         ax.set_title(title, fontsize=10, loc="left")
-        ax.legend(handles=[
-            Patch(facecolor=BLUE, label="included"),
-            Patch(facecolor=SKIPPED_FACE, label="excluded"),
-            Patch(facecolor="white", edgecolor=VERMILLION, linewidth=1.6, label="required"),
-            Patch(facecolor="#F2F2F2", edgecolor="#555555", label="free"),
-            Patch(facecolor=GREY, hatch="xx", edgecolor="white", label="reserve"),
-        ], loc="lower right", fontsize=8, frameon=False)
 
 
 def number(value) -> str:

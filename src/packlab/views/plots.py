@@ -12,6 +12,7 @@ moving one overlaps it (tests compare both renderings pixel by pixel).
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from collections.abc import Mapping, Sequence
@@ -25,6 +26,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, PathPatch, Rectangle
 from matplotlib.path import Path
+from matplotlib.text import Text
 
 from packlab.packing.curves import CurvePoint, PackState
 from packlab.packing.evidence import SKIPPED, TRUNCATED, WHOLE
@@ -35,17 +37,48 @@ BLUE, ORANGE, VERMILLION, GREEN, GREY = "#0072B2", "#E69F00", "#D55E00", "#009E7
 EVIDENCE_COLOURS = {WHOLE: BLUE, TRUNCATED: ORANGE, SKIPPED: "#DDDDDD"}  # by decision
 SKIPPED_FACE = "#F6DCA8"
 LABEL_LIMIT = 24  # write ids on the bars only when there are at most this many parts
+BOOK_INCHES = 688 / 96  # packlab.views.static.BOOK_INCHES: shown in the book at its own size
+# Set by `make demo` (packlab.course.workshop): how much larger than usual the projector's fonts
+# are. Figures keep their size in pixels and draw everything in them this much larger.
+SCALE_VARIABLE = "PACKLAB_FIGURE_SCALE"
+DEMO_SMALLEST_PT = 10.0  # in a demo, smaller texts (bar labels, small legends) grow to this
+
+
+def figure_scale() -> float:
+    """The demo's figure scale from the environment: 1 outside a demo, at most 3."""
+    try:
+        scale = float(os.environ.get(SCALE_VARIABLE, "1"))
+    except ValueError:
+        return 1.0
+    return min(max(scale, 1.0), 3.0)
+
+
+def _projector_texts(figure: Figure) -> None:
+    """In a demo, no text is smaller than matplotlib's body text."""
+    for text in figure.findobj(Text):
+        if text.get_fontsize() < DEMO_SMALLEST_PT:
+            text.set_fontsize(DEMO_SMALLEST_PT)
 
 
 class _Plot:
     """A figure on its own Agg canvas: never opens a window, renders to PNG bytes."""
 
     def __init__(self, width: float, height: float, margins: dict | None = None, **grid):
-        """One column of axes; fixed ``margins`` (figure fractions) skip the layout engine."""
-        layout = None if margins else "constrained"
-        self.figure = Figure(figsize=(width, height), dpi=100, layout=layout)
+        """One column of axes; fixed ``margins`` (figure fractions) skip the layout engine.
+
+        In a demo (``figure_scale() > 1``) the figure keeps its width in pixels but has fewer
+        inches at a higher dpi, so every text and line is larger; the layout engine then finds
+        margins that fit the larger labels, once (the first ``png``), and keeps them.
+        """
+        scale = figure_scale()
+        self._projector = scale > 1
+        self._lay_out_once = bool(margins) and scale > 1
+        layout = None if margins and scale == 1 else "constrained"
+        # A little taller than before, in pixels: the larger labels need the room.
+        self.figure = Figure(figsize=(width / scale, height / scale**0.5), dpi=100 * scale,
+                             layout=layout)
         FigureCanvasAgg(self.figure)
-        if margins:
+        if margins and scale == 1:
             self.figure.subplots_adjust(**margins)
         self.axes = self.figure.subplots(squeeze=False, **grid)[:, 0]
         self._moving: list[Artist] = []
@@ -54,6 +87,8 @@ class _Plot:
 
     def _freeze_layout(self) -> None:
         """Lay out once, then keep the positions: later renders skip the layout engine."""
+        if self._projector:
+            _projector_texts(self.figure)
         self.figure.canvas.draw()
         self.figure.set_layout_engine("none")
 
@@ -89,10 +124,15 @@ class _Plot:
 
     def png(self) -> bytes:
         """Render the figure as PNG bytes."""
+        if self._projector:
+            _projector_texts(self.figure)
         if self._moving:
             self._draw_moving()
         else:
             self.figure.canvas.draw()
+        if self._lay_out_once:
+            self.figure.set_layout_engine("none")
+            self._lay_out_once = False
         return png_bytes(np.asarray(self.figure.canvas.buffer_rgba()), self.figure.dpi)
 
     def _repr_png_(self) -> bytes:
@@ -197,7 +237,7 @@ class PackingPlot(_Plot):
     """Every part end to end in input order, taken or skipped; below it, the window as sent."""
 
     def __init__(self, parts: Sequence[Part], state: PackState):
-        super().__init__(9.0, 3.4)
+        super().__init__(BOOK_INCHES, 4.2)
         self.ax = ax = self.axes[0]
         self.ids = [p["id"] for p in parts]
         self.position = {key: i for i, key in enumerate(self.ids)}
@@ -220,6 +260,7 @@ class PackingPlot(_Plot):
         self._decorate(parts)
         self.update(state)
         self._freeze_layout()
+        self._thin_labels()
         moving = (self.taken, self.skipped, self.unknown, self.window, self.sent, self.budget_line)
         self._animate(*moving, self.title)
 
@@ -246,18 +287,23 @@ class PackingPlot(_Plot):
             self._label_bars()
 
     def _label_bars(self) -> None:
-        """Write each id above its bar, slanted so that neighbours do not overlap."""
-        for key, box in zip(self.ids, self.boxes, strict=True):
-            self.ax.text(
-                (box[0, 0] + box[2, 0]) / 2,
-                1.4,
-                key,
-                ha="left",
-                va="bottom",
-                fontsize=8,
-                rotation=40,
-                rotation_mode="anchor",
-            )
+        """Write each id upright above its bar."""
+        self.bar_labels = [
+            self.ax.text((box[0, 0] + box[2, 0]) / 2, 1.42, key, ha="center", va="bottom",
+                         fontsize=9.5, rotation=90)
+            for key, box in zip(self.ids, self.boxes, strict=True)
+        ]
+
+    def _thin_labels(self) -> None:
+        """Drop each id that would touch the one before it (the summary lists them all)."""
+        renderer = self.figure.canvas.get_renderer()
+        last = None
+        for label in getattr(self, "bar_labels", []):
+            box = label.get_window_extent(renderer)
+            if last is not None and box.x0 < last.x1 + 1:
+                label.remove()
+            else:
+                last = box
 
     def update(self, state: PackState) -> None:
         """Show ``state``: recolour the parts, refill the window, move the budget line."""
@@ -274,7 +320,7 @@ class PackingPlot(_Plot):
         self.budget_line.set_xdata([state.budget, state.budget])
         self.ax.set_xlim(0, max(self.total, state.budget, state.used, 1) * 1.02)
         self.title = self.figure.suptitle(
-            _packing_title(state, len(self.ids)), fontsize=11, x=0.01, ha="left"
+            _packing_title(state, len(self.ids)), fontsize=11, x=0.01, ha="left", wrap=True
         )
 
 
@@ -352,7 +398,7 @@ class ComparisonPlot(_Plot):
         states: Sequence[PackState],
     ):
         margins = dict(left=0.19, right=0.97, bottom=0.09, top=0.94, hspace=0.35)
-        super().__init__(8.0, 5.0, margins, nrows=2, height_ratios=[3, 1.3])
+        super().__init__(BOOK_INCHES, 5.0, margins, nrows=2, height_ratios=[3, 1.3])
         self.names = list(curves)
         self.total = max(sum(p["tokens"] for p in parts), 1)
         self.colours = [VERMILLION, BLUE, GREEN, ORANGE][: len(self.names)]
@@ -386,7 +432,7 @@ class ComparisonPlot(_Plot):
         ax.set_xlabel("budget (tokens)")
         ax.set_ylabel("tokens used")
         ax.grid(alpha=0.3)
-        ax.legend(loc="upper left", fontsize=9)
+        ax.legend(loc="upper left", fontsize=9.5)
         self.line = ax.axvline(0, color="black", lw=1.5, ls="--")
 
     def _draw_bars(self) -> None:
@@ -400,7 +446,7 @@ class ComparisonPlot(_Plot):
             ax.add_patch(Rectangle((0, r - 0.35), 0, 0.7, facecolor=c))
             for r, c in zip(rows, self.colours, strict=True)
         ]
-        self.labels = [ax.text(0, r, "", va="center", fontsize=9) for r in rows]
+        self.labels = [ax.text(0, r, "", va="center", fontsize=9.5) for r in rows]
         ax.set_yticks(list(rows), self.names)
         ax.set_ylim(len(self.names) - 0.5, -0.5)
         ax.set_xlabel("tokens in the window (grey: budget left unused)")
@@ -421,7 +467,8 @@ class ComparisonPlot(_Plot):
             label.set_x(max(budget, state.used) + top * 0.01)
             label.set_text(state.error or f"used {state.used}, unused {state.remaining}")
             label.set_ha("left")
-        self.axes[0].set_title(_comparison_title(self.names, states), fontsize=11, loc="left")
+        self.axes[0].set_title(_comparison_title(self.names, states), fontsize=10, loc="left",
+                               wrap=True)
 
 
 def _comparison_title(names: Sequence[str], states: Sequence[PackState]) -> str:

@@ -30,7 +30,8 @@ class ScorePlot:
     """One stacked horizontal bar per item (its signals), oldest at the top; packed ones marked."""
 
     def __init__(self, scores: Sequence[ItemScore], packed: set[str] | None):
-        self.figure = Figure(figsize=(9.0, 0.42 * max(len(scores), 1) + 1.3), dpi=100,
+        self.figure = Figure(figsize=(static.BOOK_INCHES, 0.42 * max(len(scores), 1) + 1.3),
+                             dpi=100,
                              layout="constrained")
         FigureCanvasAgg(self.figure)
         self.ax = self.figure.subplots()
@@ -58,16 +59,16 @@ class ScorePlot:
             if packed is None:
                 status = ""
             label = f"#{rank[s.id]}  {s.tokens} tok  {status}"
-            ax.text(right * 1.02, row, label, va="center", fontsize=8,
+            ax.text(right * 1.02, row, label, va="center", fontsize=9.5,
                     color="black" if taken else "#777777")
-        ax.set_yticks(rows, [("★ " if s.pinned else "") + s.id for s in scores], fontsize=9)
+        ax.set_yticks(rows, [("★ " if s.pinned else "") + s.id for s in scores], fontsize=9.5)
         ax.set_ylim(len(scores) - 0.5, -0.5)
         ax.set_xlim(min([0.0] + [s.priority for s in scores]), right * 1.35)
         ax.set_xlabel("score (★ = pinned: packed first, whatever its score)")
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
         ax.legend(handles=[Patch(color=c, label=n) for n, c in SIGNALS], loc="lower right",
-                  fontsize=8, ncols=4, frameon=False, bbox_to_anchor=(1.0, 1.0))
+                  fontsize=9.5, ncols=4, frameon=False, bbox_to_anchor=(1.0, 1.0))
 
     def png(self) -> bytes:
         import io

@@ -16,13 +16,22 @@ import html
 import io
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from packlab.packing.evidence import SKIPPED
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 NOTE_CLASS = "packlab-static-note"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 LAB = "open this lesson in JupyterLab (<code>make lab</code>)"
 CURVE_FRACTIONS = (0.75, 0.50, 0.25, 0.10)  # budgets marked on a static drop curve
+# The book shows a picture at most this many CSS pixels wide: its content column in a window
+# 1280 pixels wide (measured in chromium on the built book; tests/test_static_pictures.py sizes
+# every label by it).
+BOOK_WIDTH_PX = 688
+BOOK_INCHES = BOOK_WIDTH_PX / 96  # a figure this wide (at 96 CSS pixels an inch) is not shrunk
 
 
 SHOWN_IDS = 12  # ids listed by name in a summary before "… and N more"
@@ -60,6 +69,16 @@ def note(what: str, action: str = "slide it") -> str:
             f"{what} — {LAB} to {action}.</p>")
 
 
+def figure_img(figure: Figure, alt: str, png: bytes | None = None) -> str:
+    """A figure as an ``<img>``: every static picture is made here. ``png`` is the figure as the
+    view last drew it; without it the figure is drawn now."""
+    if png is None:
+        buffer = io.BytesIO()
+        figure.canvas.print_png(buffer)
+        png = buffer.getvalue()
+    return img(png, alt)
+
+
 def _plain(markup: str) -> str:
     """A summary's HTML as one line of text (tags dropped, entities decoded)."""
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", markup.replace("<br>", " · "))).split())
@@ -68,7 +87,8 @@ def _plain(markup: str) -> str:
 def _picture(view, alt: str, what: str, action: str = "slide it") -> tuple[str, str]:
     """The common case: a view with an ``image`` widget (PNG) and a ``summary`` widget (HTML)."""
     summary = view.summary.value
-    body = img(view.image.value, alt) + f"<div>{summary}</div>" + note(what, action)
+    body = (figure_img(view.plot.figure, alt, view.image.value) + f"<div>{summary}</div>"
+            + note(what, action))
     return body, f"{type(view).__name__}: {_plain(summary)}"
 
 
@@ -104,7 +124,7 @@ def relevance_view(view) -> tuple[str, str]:
                     "type another query and slide the budget")
 
 
-def evidence_png(decisions: Sequence, limit: int, min_span: int) -> bytes:
+def evidence_figure(decisions: Sequence, limit: int, min_span: int) -> Figure:
     """One bar per chunk, best score first: characters sent (coloured by the decision) and not
     sent (hatched), with the decision written next to it."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -112,7 +132,8 @@ def evidence_png(decisions: Sequence, limit: int, min_span: int) -> bytes:
 
     from packlab.views.plots import EVIDENCE_COLOURS
 
-    figure = Figure(figsize=(8.0, 0.42 * len(decisions) + 1.3), dpi=100, layout="constrained")
+    figure = Figure(figsize=(BOOK_INCHES, 0.42 * len(decisions) + 1.3), dpi=100,
+                    layout="constrained")
     FigureCanvasAgg(figure)
     ax = figure.subplots()
     rows = list(range(len(decisions)))[::-1]
@@ -123,24 +144,22 @@ def evidence_png(decisions: Sequence, limit: int, min_span: int) -> bytes:
                 color="#F6DCA8", hatch="///", edgecolor="white")
         word = "skipped" if decision.status == SKIPPED else decision.status
         ax.text(decision.length + longest * 0.02, row, f"{word} ({decision.kept} sent)",
-                va="center", fontsize=8)
-    ax.set_yticks(rows, [f"{d.id} ({d.score:.2f})" for d in decisions], fontsize=8)
+                va="center", fontsize=9.5)
+    ax.set_yticks(rows, [f"{d.id} ({d.score:.2f})" for d in decisions], fontsize=9.5)
     ax.set_xlim(0, longest * 1.35)
     ax.set_xlabel("characters (coloured: sent; hatched: not sent)")
     ax.set_title(f"limit {limit} characters, min_span {min_span}: chunks best score first",
                  fontsize=10, loc="left")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    buffer = io.BytesIO()
-    figure.canvas.print_png(buffer)
-    return buffer.getvalue()
+    return figure
 
 
 def evidence_view(view) -> tuple[str, str]:
     limit, min_span = view.limit.value, view.min_span.value
     summary = view.summary.value
-    picture = "" if view.error or not view.decisions else img(
-        evidence_png(view.decisions, limit, min_span),
+    picture = "" if view.error or not view.decisions else figure_img(
+        evidence_figure(view.decisions, limit, min_span),
         f"Each chunk whole, cut or skipped at limit {limit} and min_span {min_span}")
     body = (picture + view.table.value + f"<div>{summary}</div>"
             + note(f"Static table at limit {limit} and min_span {min_span}", "slide them"))
@@ -168,7 +187,7 @@ def _marked(curve: Sequence, total: int, fractions: Sequence[float]) -> list:
     return chosen
 
 
-def curve_png(curve: Sequence, n: int, total: int, marked: Sequence) -> bytes:
+def curve_figure(curve: Sequence, n: int, total: int, marked: Sequence) -> Figure:
     """A drop curve drawn once, with a marker and a label at each of the ``marked`` points."""
     import numpy as np
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -176,7 +195,7 @@ def curve_png(curve: Sequence, n: int, total: int, marked: Sequence) -> bytes:
 
     from packlab.views.plots import BLUE, VERMILLION
 
-    figure = Figure(figsize=(8.0, 3.6), dpi=100, layout="constrained")
+    figure = Figure(figsize=(BOOK_INCHES, 3.6), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)
     ax = figure.subplots()
     x = np.array([p.budget for p in curve], dtype=float)
@@ -188,7 +207,7 @@ def curve_png(curve: Sequence, n: int, total: int, marked: Sequence) -> bytes:
         ax.plot([point.budget], [point.kept], "o", color=VERMILLION, ms=7, zorder=5)
         share = 100 * point.budget / max(total, 1)
         ax.annotate(f"{share:.0f}%: lost {len(point.lost)}", (point.budget, point.kept),
-                    xytext=(6, -14), textcoords="offset points", fontsize=9)
+                    xytext=(6, -14), textcoords="offset points", fontsize=9.5)
     ax.set_xlim(0, max(total, 1))
     ax.set_ylim(0, max(n, 1) * 1.08)
     ax.set_xlabel("budget (tokens)")
@@ -197,9 +216,7 @@ def curve_png(curve: Sequence, n: int, total: int, marked: Sequence) -> bytes:
     ax.set_title(f"parts kept (of {n}) at every budget; marked: "
                  + ", ".join(f"{f:.0%}" for f in CURVE_FRACTIONS) + " of all tokens",
                  fontsize=10, loc="left")
-    buffer = io.BytesIO()
-    figure.canvas.print_png(buffer)
-    return buffer.getvalue()
+    return figure
 
 
 def _lost_row(point, n: int, total: int) -> str:
@@ -217,7 +234,7 @@ def _curve(view) -> tuple[str, str]:
     marked = _marked(view.curve, total, CURVE_FRACTIONS)
     rows = "".join(_lost_row(point, n, total) for point in marked)
     body = (
-        img(curve_png(view.curve, n, total, marked),
+        figure_img(curve_figure(view.curve, n, total, marked),
             f"Drop curve: parts kept at every budget, marked at {len(marked)} budgets")
         + "<table style='font-size:13px'><tr><th align='left'>budget</th>"
         + f"<th align='left'>what the packer keeps and loses</th></tr>{rows}</table>"
@@ -242,14 +259,9 @@ def drop_reasons_view(view) -> tuple[str, str]:
 
 
 def multiple_choice(view) -> tuple[str, str]:
-    items = []
-    for option, why in view.options.items():
-        verdict = "✓ Right." if option == view.answer else "✗ Not quite."
-        items.append(f"<li><details><summary>{html.escape(option)}</summary>"
-                     f"<p><b>{verdict}</b> {html.escape(why)}</p></details></li>")
-    title = view.children[0].value  # the question, already escaped HTML
-    body = (f"<p>{title}</p><ol>{''.join(items)}</ol>"
-            + note("Pick an answer before you open an option to read why it is right or wrong",
-                   "check your pick with the button"))
-    text = "MultipleChoice: " + " | ".join(view.options)
-    return body, text
+    """The question and its options only: which one is right, and why, stays in the kernel."""
+    options = [option.text for option in view.question.options]
+    items = "".join(f"<li>{html.escape(option)}</li>" for option in options)
+    body = (f"<p><b>{html.escape(view.question.question)}</b></p><ol>{items}</ol>"
+            + note("Pick an answer", "check it and read why each option is right or wrong"))
+    return body, "MultipleChoice: " + " | ".join(options)

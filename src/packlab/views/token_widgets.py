@@ -76,7 +76,7 @@ def tokens_html(pieces: Sequence[Piece], limit: int = SHOWN_TOKENS) -> str:
         colour = TOKEN_COLOURS[index % 2] if whole else PARTIAL_COLOUR
         border = "1px solid #bbb" if whole else "1px dashed #777"
         inner = _show_whitespace(piece.text) if whole else (
-            f'<span style="font-size:80%;color:#444">{html.escape(piece.label)}</span>')
+            f'<span style="font-size:12px;color:#444">{html.escape(piece.label)}</span>')
         tip = f"token {piece.token}: {piece.raw!r}" + ("" if whole else " (part of a character)")
         spans.append(
             f'<span title="{html.escape(tip)}" style="background:{colour};border:{border};'
@@ -161,7 +161,7 @@ class EstimateErrorPlot(_Plot):
     """One bar per kind of text: how far ⌈chars / 4⌉ is from the real count, in %."""
 
     def __init__(self, rows: Sequence[dict]):
-        super().__init__(8.0, 0.45 * len(rows) + 1.4)
+        super().__init__(static.BOOK_INCHES, 0.45 * len(rows) + 1.6)
         ax = self.axes[0]
         kinds = [row["kind"] for row in rows][::-1]
         errors = [row["error_pct"] for row in rows][::-1]
@@ -173,14 +173,14 @@ class EstimateErrorPlot(_Plot):
                 f"{error:+.0f}%  ({row['estimate']} vs {row['tokens']})",
                 (error, bar.get_y() + bar.get_height() / 2),
                 xytext=(4 if error >= 0 else -4, 0), textcoords="offset points",
-                ha="left" if error >= 0 else "right", va="center", fontsize=8,
+                ha="left" if error >= 0 else "right", va="center", fontsize=9.5,
             )
         ax.axvline(0, color="black", lw=1)
         low = min([*errors, 0.0])
         high = max([*errors, 0.0])
         ax.set_xlim(low - 45, high + 45)
         ratio = rows[0].get("ratio", 4.0) if rows else 4.0
-        ax.set_xlabel(f"error of ⌈chars / {ratio:g}⌉ in % of the real cl100k count "
+        ax.set_xlabel(f"error of ⌈chars / {ratio:g}⌉ in % of the real cl100k count\n"
                       "(left of 0: under-estimate, the dangerous side)")
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)

@@ -1,0 +1,52 @@
+"""How many words of prose each lesson asks a learner to read (a script, not a test).
+
+Prose is the text of the markdown cells, without fenced code blocks (code, printed output and
+answers in ``` fences are not prose). Words are runs of characters between whitespace.
+
+Run: .venv/bin/python benchmarks/lesson_words.py [--rev REV]
+     (--rev reads the lessons as git revision REV has them, e.g. HEAD, for a before/after table)
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+
+import nbformat
+
+from packlab.course.manifest import ROOT, load
+
+FENCE = re.compile(r"^```.*?^```[^\n]*$", re.S | re.M)
+
+
+def prose_words(notebook: nbformat.NotebookNode) -> int:
+    """Words in the notebook's markdown cells, fenced code blocks left out."""
+    cells = (cell.source for cell in notebook.cells if cell.cell_type == "markdown")
+    return sum(len(FENCE.sub("", source).split()) for source in cells)
+
+
+def read(path: str, rev: str | None) -> nbformat.NotebookNode:
+    """The notebook at ``path`` (relative to the repo), from the work tree or from git ``rev``."""
+    if rev is None:
+        return nbformat.read(ROOT / path, as_version=4)
+    text = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout
+    return nbformat.reads(text, as_version=4)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rev", help="a git revision to read the lessons from")
+    rev = parser.parse_args().rev
+    total = 0
+    for lesson in load().lessons:
+        path = str(lesson.path.relative_to(ROOT))
+        words = prose_words(read(path, rev))
+        total += words
+        print(f"{lesson.slug:<40} {words:>6}")
+    print(f"{'total':<40} {total:>6}")
+
+
+if __name__ == "__main__":
+    main()
