@@ -8,8 +8,9 @@ graders grade the same files, one after the other, with their default time limit
 
 * nbgrader: 30 s per cell (``ExecutePreprocessor.timeout``), interrupting the kernel and going
   on with the next cell; an endless loop in the function costs it its three test cells.
-* packlab: the defaults of `autograder.isolation.Limits` (seconds per call of the student's
-  function, for the notebook's own cells and per submission; fresh sandboxes after a timeout).
+* packlab: the defaults of `autograder.isolation.Limits` (CPU seconds and seconds per call of the
+  student's function, for the notebook's own cells and per submission; fresh sandboxes after a
+  timeout).
   A test group stops at its first timeout: the group has failed whatever comes after.
 
 The script checks that both give the same score to every (student, assignment), prints a
@@ -190,8 +191,8 @@ def main() -> int:
         print("  " + ", ".join(f"{k}: {v}" for k, v in sorted(tally.items())))
         limits = Limits()
         print(f"time limits: each tool's defaults (nbgrader 30 s per cell; packlab "
-              f"{limits.call_seconds:g} s per call, {limits.setup_seconds:g} s setup, "
-              f"{limits.restarts} restarts)")
+              f"{limits.call_cpu_seconds:g} s of CPU and {limits.call_seconds:g} s in all per "
+              f"call, {limits.setup_seconds:g} s setup, {limits.restarts} restarts)")
 
         print("packlab:", flush=True)
         packlab_s, ours = run_packlab(course, course / "graded")

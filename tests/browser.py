@@ -46,6 +46,14 @@ FLAGS = [
 ]
 ARTIFACTS = ROOT / "test-artifacts" / "screenshots"  # gitignored; CI keeps it as an artifact
 WAIT_MS = 60_000  # longest wait for one thing to appear (2 cores, tests in parallel)
+# A page function: the open notebook shows all its ``cells`` and its kernel is idle.
+NOTEBOOK_READY = """(cells) => {
+    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+    const bar = document.querySelector('.jp-StatusBar-Widget');
+    return panel !== null && bar !== null
+        && panel.querySelectorAll('.jp-Notebook .jp-Cell').length === cells
+        && /\\| Idle/.test(bar.textContent);
+}"""
 
 
 def in_ci() -> bool:

@@ -18,7 +18,14 @@ import time
 
 import nbformat
 import pytest
-from browser import WAIT_MS, chromium, lab_server, require_browser, screenshot_path
+from browser import (
+    NOTEBOOK_READY,
+    WAIT_MS,
+    chromium,
+    lab_server,
+    require_browser,
+    screenshot_path,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser-lab")]
 
@@ -39,13 +46,6 @@ ALL_RUN = """() => {
     return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:$/.test(p.textContent.trim()));
 }"""
 
-READY = """(cells) => {
-    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-    const bar = document.querySelector('.jp-StatusBar-Widget');
-    return panel !== null && bar !== null
-        && panel.querySelectorAll('.jp-Notebook .jp-Cell').length === cells
-        && /\\| Idle/.test(bar.textContent);
-}"""
 
 
 def plain(fragment: str) -> str:
@@ -90,7 +90,7 @@ def open_and_run_all(context, lab, notebook: str):
     cells = len(nbformat.read(lab.folder / notebook, as_version=4).cells)
     # The whole notebook is loaded and its kernel is up (the toolbar's indicator says "idle"
     # before any kernel exists: the status bar's "No Kernel | Initializing" is the truth).
-    page.wait_for_function(READY, arg=cells)
+    page.wait_for_function(NOTEBOOK_READY, arg=cells)
     panel.locator(".jp-Notebook").click(position={"x": 5, "y": 5})  # the notebook has focus
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-item").filter(
@@ -243,7 +243,8 @@ def test_learners_see_no_instructor_tools_and_no_news_prompt(context, lab):
     page = context.new_page()
     page.goto(lab.url(f"/lab/tree/{exercise}"))
     # Loaded, kernel idle: JupyterLab has restored, when the news prompt would have popped up.
-    page.wait_for_function(READY, arg=len(nbformat.read(lab.folder / exercise, as_version=4).cells))
+    cells = len(nbformat.read(lab.folder / exercise, as_version=4).cells)
+    page.wait_for_function(NOTEBOOK_READY, arg=cells)
     shown = page.evaluate(SHOWN)
     page.screenshot(path=screenshot_path("lab-learner-view"))
     page.close()
@@ -266,7 +267,8 @@ def test_a_quiz_explains_nothing_before_check_and_says_right_once(context, lab):
     notebook = "lessons/03-the-early-stop-trap.ipynb"
     page = context.new_page()
     page.goto(lab.url(f"/lab/tree/{notebook}"))
-    page.wait_for_function(READY, arg=len(nbformat.read(lab.folder / notebook, as_version=4).cells))
+    cells = len(nbformat.read(lab.folder / notebook, as_version=4).cells)
+    page.wait_for_function(NOTEBOOK_READY, arg=cells)
     # Run only the cell that imports quiz, then the quiz's own cell (Ctrl+Enter in each).
     for source in ("from packlab.course.quiz import quiz", f'quiz("{question.id}")'):
         # Only the open lesson's cells: tabs restored from earlier tests hide theirs.

@@ -7,26 +7,19 @@ import re
 
 import nbformat
 import pytest
-from browser import WAIT_MS, chromium, lab_server, require_browser, screenshot_path
+from browser import NOTEBOOK_READY, WAIT_MS, chromium, lab_server, require_browser, screenshot_path
 
 from packlab.course.manifest import load
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser-lab")]
 
-LOADED = """(cells) => {
-    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
-    const bar = document.querySelector('.jp-StatusBar-Widget');
-    return panel !== null && bar !== null
-        && panel.querySelectorAll('.jp-Notebook .jp-Cell').length === cells
-        && /\\| Idle/.test(bar.textContent);
-}"""
 
 
 def visible_check_output(page, folder, notebook: str):
     """Open ``notebook``, run every cell, and return its visible test cell once it has output."""
     page.goto(folder.url(f"/lab/tree/{notebook}"))
     cells = len(nbformat.read(folder.folder / notebook, as_version=4).cells)
-    page.wait_for_function(LOADED, arg=cells)
+    page.wait_for_function(NOTEBOOK_READY, arg=cells)
     page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").click(
         position={"x": 5, "y": 5})
     page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
