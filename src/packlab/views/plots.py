@@ -319,9 +319,17 @@ class PackingPlot(_Plot):
         self.window.set_width(state.budget)
         self.budget_line.set_xdata([state.budget, state.budget])
         self.ax.set_xlim(0, max(self.total, state.budget, state.used, 1) * 1.02)
-        self.title = self.figure.suptitle(
-            _packing_title(state, len(self.ids)), fontsize=11, x=0.01, ha="left", wrap=True
-        )
+        title = _packing_title(state, len(self.ids))
+        self.title = self.figure.suptitle(title, fontsize=11, x=0.01, ha="left",
+                                          wrap=_may_not_fit(title, self._projector))
+
+
+WRAP_AFTER = 80  # characters: a shorter title fits the figure's width unwrapped
+
+
+def _may_not_fit(title: str, projector: bool) -> bool:
+    """Should matplotlib wrap this title? Wrapping measures it word by word at every draw."""
+    return projector or len(title) > WRAP_AFTER
 
 
 def _packing_title(state: PackState, n: int) -> str:
@@ -467,8 +475,9 @@ class ComparisonPlot(_Plot):
             label.set_x(max(budget, state.used) + top * 0.01)
             label.set_text(state.error or f"used {state.used}, unused {state.remaining}")
             label.set_ha("left")
-        self.axes[0].set_title(_comparison_title(self.names, states), fontsize=10, loc="left",
-                               wrap=True)
+        title = _comparison_title(self.names, states)
+        self.axes[0].set_title(title, fontsize=10, loc="left",
+                               wrap=_may_not_fit(title, self._projector))
 
 
 def _comparison_title(names: Sequence[str], states: Sequence[PackState]) -> str:
