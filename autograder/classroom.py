@@ -2,22 +2,33 @@
 
 Each submission is graded in its own worker process (which runs the student's code in a sandbox
 of its own), and its results are written as soon as it is done. A rerun skips what is already
-written unless forced, so a killed run resumes where it stopped.
+written unless forced, so a killed run resumes where it stopped; a `Regrade` grades again just
+the students, assignments or test groups it names.
+
+After the tests come the dates and corrections (`autograder.corrections`): the late penalty,
+from nbgrader's timestamp.txt and the due date, then the instructor's override. They are worked
+out again on every run, for every submission, from the grader's record of it
+(`autograder.record`): changing a due date or an override never runs a student's code again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
-from autograder import isolation, report
+from autograder import isolation, late, record, report, submission
+from autograder.corrections import Corrections, number
 from autograder.engine import Result, confinement, grade_notebook
 from autograder.isolation import Limits
-from packlab.course.manifest import load
+from autograder.overrides import Key, Override
+from autograder.record import Graded
+from packlab.course.manifest import Exercise, load
 
 
 @dataclass(frozen=True)
@@ -97,19 +108,54 @@ def discover(submitted: Path) -> list[Task]:
     return tasks
 
 
-def grade_task(task: Task, limits: Limits, sandboxed: bool = True) -> Result:
+@dataclass(frozen=True)
+class Regrade:
+    """What to grade again (`packlab grade --student/--assignment/--group`); empty: as usual."""
+
+    students: frozenset[str] = frozenset()
+    assignments: frozenset[str] = frozenset()
+    groups: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.students or self.assignments or self.groups)
+
+    def picks(self, task: Task) -> bool:
+        return (not self.students or task.student in self.students) and \
+            (not self.assignments or task.assignment in self.assignments)
+
+
+def grade_task(task: Task, limits: Limits, sandboxed: bool = True,
+               groups: tuple[str, ...] | None = None) -> Result:
+    """Grade one task (every test group, or just ``groups``); never raises."""
     exercise = load().exercise(task.assignment) if task.problem is None else None
     if exercise is None:
         return Result(task.student, task.assignment, error=task.problem,
                       max_score=_max_score(task.assignment),
                       sandbox=confinement(sandboxed))
     try:
-        return grade_notebook(task.notebook, exercise, task.student, limits,
+        return grade_notebook(task.notebook, exercise, task.student, limits, groups=groups,
                               sandboxed=sandboxed)
     except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the class
         return Result(task.student, task.assignment, max_score=exercise.max_score,
                       error=f"the grader failed on this submission ({type(exc).__name__}: {exc})",
                       sandbox=confinement(sandboxed))
+
+
+def grade_one(task: Task, limits: Limits, sandboxed: bool = True,
+              groups: tuple[str, ...] | None = None) -> Graded:
+    """`grade_task`, with each of the student's cells that failed to run named by its place in
+    the notebook and its first line ("cell 3 (`def pack(parts, budget)`)"), its code kept."""
+    result = grade_task(task, limits, sandboxed, groups)
+    if task.notebook is None or result.error:
+        return Graded(result, [])
+    cells = submission.student_cells(task.notebook, load().exercise(task.assignment))
+    notes, failed = [], []
+    for note in result.notes:
+        named = submission.cell_problem(note.removeprefix(report.RAN).removesuffix("."), cells) \
+            if note.startswith(report.RAN) else None
+        notes.append(f"{report.RAN}{named.problem}." if named else note)
+        failed += [named] if named else []
+    return Graded(dataclasses.replace(result, notes=notes), failed)
 
 
 def _max_score(assignment: str) -> int:
@@ -139,10 +185,21 @@ def _results(out: Path, task: Task) -> dict | None:
 def _row(data: dict) -> dict:
     """The grades.csv row of one results.json document (``sandbox``: bubblewrap or none)."""
     extra = data["extra_data"]
+    lateness = extra.get("late") or {}
+    adjustment = extra.get("adjustment") or {}
+    raw = extra.get("raw_score", data["score"])
+    after_late = number(max(0, raw - lateness.get("penalty", 0)))
+    days = lateness.get("late_days")
     return {"student": extra["student"], "assignment": extra["assignment"],
             "score": data["score"], "max_score": extra["max_score"],
-            "status": "not graded" if extra["error"] else "graded", "reason": extra["error"] or "",
-            "sandbox": extra.get("sandbox", "bubblewrap")}
+            "status": "not graded" if extra["error"] else "graded",
+            "reason": extra["error"] or extra.get("problem") or "",
+            "sandbox": extra.get("sandbox", "bubblewrap"),
+            "raw_score": raw, "submitted_at": lateness.get("submitted_at", ""),
+            "due": lateness.get("due", ""), "late_days": "" if days is None else days,
+            "late_penalty": lateness.get("penalty", 0), "late_note": lateness.get("note", ""),
+            "adjustment": number(data["score"] - after_late) if adjustment else "",
+            "adjustment_reason": adjustment.get("reason", "")}
 
 
 def _unwritten(task: Task, sandboxed: bool) -> dict:
@@ -153,14 +210,67 @@ def _unwritten(task: Task, sandboxed: bool) -> dict:
             "sandbox": confinement(sandboxed)}
 
 
+@dataclass(frozen=True)
+class Dates:
+    """What dates and corrections are judged by: the course's exercises, the gradebook's due
+    dates and the overrides."""
+
+    exercises: dict[str, Exercise]
+    gradebook: dict[str, datetime]
+    overrides: dict[Key, Override] | None  # None: keep each submission's last override
+
+    def corrections(self, task: Task, result: Result, stored: dict | None) -> Corrections:
+        """The late penalty and override of one graded task."""
+        exercise = self.exercises.get(task.assignment)
+        if exercise is None:
+            lateness = late.Lateness()
+        else:
+            due, source = ((self.gradebook[exercise.name], late.FROM_GRADEBOOK)
+                           if exercise.name in self.gradebook else (exercise.due, late.FROM_COURSE))
+            folder = task.notebook.parent if task.notebook else None
+            lateness = late.assess(folder, due, source, exercise.late_policy,
+                                   0 if result.error else result.score, result.max_score)
+        if self.overrides is not None:
+            override = self.overrides.get((task.student, task.assignment))
+        else:
+            override = Override.from_dict((stored or {}).get("extra_data", {}).get("adjustment"))
+        return Corrections(lateness, override)
+
+
+def _due_dates(gradebook: str | None, course_id: str) -> dict[str, datetime]:
+    """The gradebook's due dates (none when there is no gradebook, or no such SQLite file)."""
+    if gradebook is None:
+        return {}
+    from sqlalchemy.engine import make_url
+
+    url = make_url(gradebook)
+    if url.drivername.startswith("sqlite") and not (url.database and Path(url.database).is_file()):
+        return {}
+    return late.gradebook_due_dates(gradebook, course_id)
+
+
+def _stored(data: dict | None) -> dict | None:
+    """The dates and corrections a results.json was written with."""
+    if data is None:
+        return None
+    extra = data["extra_data"]
+    return {"late": extra.get("late"), "adjustment": extra.get("adjustment")}
+
+
 def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool = False,
                 limits: Limits | None = None,
                 progress: Callable[[Iterator, int], Iterator] | None = None,
-                sandboxed: bool = True) -> list[dict]:
+                sandboxed: bool = True, regrade: Regrade = Regrade(),
+                overrides: dict[Key, Override] | None = None,
+                gradebook: str | None = None, course_id: str = "") -> list[dict]:
     """Grade everything under ``submitted`` into ``out``; return the grades.csv rows.
 
     With ``sandboxed`` (the default) grading refuses to start (`isolation.SandboxUnavailable`)
     unless bubblewrap works here; ``sandboxed=False`` grades without one, and says so everywhere.
+    ``regrade`` grades again just what it names and keeps every other result. ``overrides``
+    replaces every submission's override (None keeps them); ``gradebook`` is the URL of
+    nbgrader's gradebook (of the course ``course_id``) whose due dates come before course.toml's
+    (`late.GradebookUnreadable` when it cannot be read).
 
     Also writes the class's summary.md, class.json and class.png; `report.summary(rows)` is
     the text to print.
@@ -169,14 +279,37 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
     if sandboxed:
         isolation.require_sandbox()  # fail closed: no sandbox, no grading
     tasks = discover(submitted)
+    dates = Dates({e.name: e for e in load().exercises}, _due_dates(gradebook, course_id),
+                  overrides)
     report.remove_partial(out)  # what a killed run was writing when it died
-    todo = [t for t in tasks if force or _results(out, t) is None]
+    records = {t: record.read(out, t.student, t.assignment) for t in tasks}
+    todo = [t for t in tasks if regrade.picks(t) and (
+        force or regrade or records[t] is None or _results(out, t) is None)]
+
+    def groups(task: Task) -> tuple[str, ...] | None:
+        old = records[task]
+        return regrade.groups if regrade.groups and old and not old.result.error else None
+
     jobs = max(1, jobs or os.cpu_count() or 1)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(grade_task, task, limits, sandboxed) for task in todo]
+        futures = {pool.submit(grade_one, task, limits, sandboxed, groups(task)): task
+                   for task in todo}
         finished = as_completed(futures)
         for future in progress(finished, len(futures)) if progress else finished:
-            report.write_submission(out, future.result())
+            task, graded = futures[future], future.result()
+            if groups(task) and not graded.result.error:
+                graded = record.merged(records[task], graded)
+            stored = _results(out, task)
+            record.write(out, graded)
+            records[task] = graded
+            report.write_submission(out, graded.result,
+                                    dates.corrections(task, graded.result, stored), graded.cells)
+    for task in set(tasks) - set(todo):  # dates and corrections: write again what changed
+        graded, stored = records[task], _results(out, task)
+        if graded is not None and stored is not None:
+            fixes = dates.corrections(task, graded.result, stored)
+            if fixes.to_dict() != _stored(stored):
+                report.write_submission(out, graded.result, fixes, graded.cells)
     results = [_results(out, t) for t in tasks]
     rows = [_row(data) if data else _unwritten(task, sandboxed)
             for task, data in zip(tasks, results, strict=True)]

@@ -17,7 +17,7 @@ class GroupScore:
     name: str
     description: str
     visible: bool
-    points: int
+    points: int | float  # a fraction only under the exercise's proportional partial credit
     max_points: int
     passed: list[str]
     failures: list[Failure]
@@ -29,7 +29,7 @@ class Result:
 
     student: str
     assignment: str
-    score: int = 0
+    score: int | float = 0
     max_score: int = 0
     groups: list[GroupScore] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -68,11 +68,12 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
             if groups is not None and group.name not in groups:
                 continue
             outcome = run_group(group, caller)
-            points = exercise.points[group.name] if outcome.ok else 0
+            points = exercise.earned(group.name, len(outcome.passed),
+                                     len(outcome.passed) + len(outcome.failures))
             result.groups.append(GroupScore(group.name, group.description, group.visible, points,
                                             exercise.points[group.name], outcome.passed,
                                             outcome.failures))
         result.notes += [f"When your notebook's code ran, {p}." for p in box.problems]
         result.output = box.output_tail()
-    result.score = sum(g.points for g in result.groups)
+    result.score = round(sum(g.points for g in result.groups), 2)
     return result

@@ -20,8 +20,11 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from autograder import corrections as dates
+from autograder.corrections import Corrections
 from autograder.engine import GroupScore, Result
 from autograder.escape import for_csv, for_markdown
+from autograder.submission import CellProblem
 
 GROUP_TITLES = {"visible": "Visible tests", "edge-cases": "Hidden tests: edge cases",
                 "properties": "Hidden tests: properties"}
@@ -69,7 +72,7 @@ def remove_partial(out: Path) -> list[Path]:
     """Delete the temp files a killed run left (never read as results); return them."""
     if not out.is_dir():
         return []
-    found = [p for pattern in (".results.json.*", ".feedback.html.*")
+    found = [p for pattern in (".results.json.*", ".feedback.html.*", ".graded.json.*")
              for p in out.glob(f"{STUDENTS}/*/*/{pattern}")]
     found += [p for pattern in (".grades.csv.*", ".summary.md.*", ".class.json.*",
                                 ".class.png.*") for p in out.glob(pattern)]
@@ -152,17 +155,37 @@ def _fitted(render, result: Result, cut_line: str):
     return render(least, cut_line)
 
 
-def summary_lines(result: Result) -> list[str]:
+def summary_lines(result: Result, corrections: Corrections | None = None) -> list[str]:
+    """The headline of a submission's results: its final score, dates and corrections, notes."""
     head = [NO_SANDBOX] if result.sandbox == "none" else []
+    fixes = corrections or Corrections()
+    said = dates.lines(result.score, result.max_score, fixes) if corrections else []
     if result.error:
-        return [*head, f"Not graded: {result.error}"]
-    lines = [*head, f"Score: {result.score} / {result.max_score}"]
+        return [*head, f"Not graded: {result.error}", *said]
+    final = dates.scored(result.score, result.max_score, fixes).final
+    lines = [*head, f"Score: {final} / {result.max_score}", *said]
     lines += [f"Note: {note}" for note in result.notes]
     return lines
 
 
-def gradescope(result: Result) -> dict:
+RAN = "When your notebook's code ran, "  # how the engine's notes on failing cells begin
+
+
+def problem(result: Result) -> str:
+    """Why a graded submission lost marks when its own code could not run (for grades.csv's
+    reason), or ""."""
+    if result.error or result.score >= result.max_score:
+        return ""
+    said = [note.removeprefix(RAN).removesuffix(".") for note in result.notes
+            if note.startswith(RAN)]
+    return _cut("; ".join(said), LIMITS["field"]) if said else ""
+
+
+def gradescope(result: Result, corrections: Corrections | None = None) -> dict:
     """The Gradescope autograder schema: score, output, tests[] — plus our own data.
+
+    ``score`` is the final score (after a late penalty and an override, `corrections`); the
+    tests' own is ``extra_data.raw_score``, and ``extra_data.late`` and ``.adjustment`` say why.
 
     At most `MAX_BYTES` as written (``json.dumps(..., indent=2)``): what does not fit is cut,
     and the output says so.
@@ -173,6 +196,8 @@ def gradescope(result: Result) -> dict:
     groups = [{"group": g.name, "passed": not g.failures,
                "misconceptions": list(dict.fromkeys(f.misconception.key for f in g.failures))}
               for g in result.groups]
+    fixes = corrections or Corrections()
+    scored = dates.scored(result.score, result.max_score, fixes)
 
     def render(shown: Result, cut: str | None) -> dict:
         tests = []
@@ -186,31 +211,56 @@ def gradescope(result: Result) -> dict:
                 or "All checks passed.",
                 "visibility": "visible" if group.visible else "after_published",
             })
-        lines = summary_lines(shown) + ([cut] if cut else [])
-        return {"score": shown.score, "output": "\n".join(lines), "tests": tests,
+        lines = summary_lines(shown, corrections) + ([cut] if cut else [])
+        return {"score": scored.final, "output": "\n".join(lines), "tests": tests,
                 "extra_data": {"student": shown.student, "assignment": shown.assignment,
                                "max_score": shown.max_score, "error": shown.error,
                                "notes": shown.notes, "sandbox": shown.sandbox,
-                               "groups": groups}}
+                               "groups": groups, "raw_score": scored.raw,
+                               "problem": problem(shown) or None, **fixes.to_dict()}}
 
     return _fitted(render, result, "(These results were cut to 200 KB.)")
 
 
-def feedback_html(result: Result) -> str:
-    """A page a learner can read: per failing check the call, what came back and why.
+def feedback_html(result: Result, corrections: Corrections | None = None,
+                  cells: list[CellProblem] | tuple = ()) -> str:
+    """A page a learner can read: per failing check the call, what came back and why; the
+    dates and corrections; the student's cells that failed to run, the failing line marked.
 
     At most `MAX_BYTES`: what does not fit is cut, and the page says so.
     """
-    return _fitted(_page, result, "(This page was cut to 200 KB.)")
+    def render(shown: Result, cut: str | None) -> str:
+        return _page(shown, cut, corrections, cells[:SHOWN_CELLS] if cut is None else cells[:1])
+
+    return _fitted(render, result, "(This page was cut to 200 KB.)")
 
 
-def _page(result: Result, cut: str | None) -> str:
+SHOWN_CELLS = 3  # failing cells shown on a page, with their code
+
+
+def _code(cell: CellProblem) -> str:
+    """One failing cell's code, numbered, its failing line marked."""
+    esc = html.escape
+    rows = []
+    for number, line in enumerate(cell.lines, cell.first_line):
+        mark = number == cell.marked
+        rows.append(f"<span{' class=bad' if mark else ''}>{'→' if mark else ' '} "
+                    f"{number:>3} | {esc(line)}</span>")
+    code = "\n".join(rows)
+    return f"<h3>{esc(cell.problem)}</h3><pre class=code>{code}</pre>"
+
+
+def _page(result: Result, cut: str | None, corrections: Corrections | None = None,
+          cells: list[CellProblem] | tuple = ()) -> str:
     esc = html.escape
     parts = [f"<h1>{esc(result.assignment)} — feedback for {esc(result.student)}</h1>"]
     if result.sandbox == "none":
         parts.append(f"<p><b>{esc(NO_SANDBOX)}</b></p>")
-    parts += [f"<p>{esc(line)}</p>" for line in summary_lines(result)
+    parts += [f"<p>{esc(line)}</p>" for line in summary_lines(result, corrections)
               if line != NO_SANDBOX]
+    if cells:
+        parts.append("<h2>Your code that did not run</h2>")
+        parts += [_code(cell) for cell in cells]
     for group in result.groups:
         title = GROUP_TITLES.get(group.name, group.name)
         parts.append(f"<h2>{esc(title)}: {group.points} / {group.max_points}</h2>")
@@ -231,20 +281,26 @@ def _page(result: Result, cut: str | None) -> str:
     if cut:
         parts.append(f"<p><i>{esc(cut)}</i></p>")
     style = ("body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.4}"
-             "dt{font-weight:bold}code{background:#f3f3f3}")
+             "dt{font-weight:bold}code{background:#f3f3f3}"
+             "pre.code{background:#f6f6f6;padding:.5em}.bad{background:#fdd;font-weight:bold}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(result.assignment)}"
             f"</title><style>{style}</style></head><body>{''.join(parts)}</body></html>\n")
 
 
-def write_submission(out: Path, result: Result) -> None:
+def write_submission(out: Path, result: Result, corrections: Corrections | None = None,
+                     cells: list[CellProblem] | tuple = ()) -> None:
     """OUT/students/<student>/<assignment>/feedback.html and results.json for one result."""
     folder = submission_folder(out, result.student, result.assignment)
-    write_atomically(folder / "feedback.html", feedback_html(result))
+    write_atomically(folder / "feedback.html", feedback_html(result, corrections, cells))
     # results.json last: its presence means this submission is done (a rerun resumes after it).
-    write_atomically(folder / "results.json", json.dumps(gradescope(result), indent=2) + "\n")
+    write_atomically(folder / "results.json",
+                     json.dumps(gradescope(result, corrections), indent=2) + "\n")
 
 
-GRADES_FIELDS = ["student", "assignment", "score", "max_score", "status", "reason", "sandbox"]
+GRADES_FIELDS = ["student", "assignment", "score", "max_score", "status", "reason", "sandbox",
+                 # dates and corrections (`autograder.corrections`): score is after them
+                 "raw_score", "submitted_at", "due", "late_days", "late_penalty", "late_note",
+                 "adjustment", "adjustment_reason"]
 
 
 def write_grades(out: Path, rows: list[dict]) -> None:

@@ -15,6 +15,7 @@ syntax error.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -99,8 +100,8 @@ def _with_body_read(source: str, python: str, as_python: Callable[[str], str]) -
     return f"get_ipython().run_cell_magic({name!r}, {line!r}, {body_python!r})\n"
 
 
-def read(path: Path, exercise: Exercise) -> StudentCode:
-    """The code cells to run for this submission, in order, and notes on what was changed."""
+def _notebook(path: Path):
+    """The notebook at ``path``; `Ungradable` when it cannot be read or is empty."""
     try:
         notebook = nbformat.read(path, as_version=4)
     except Exception as exc:  # nbformat raises several kinds for a broken file
@@ -109,23 +110,34 @@ def read(path: Path, exercise: Exercise) -> StudentCode:
     if not any(cell.get("source", "").strip() for cell in notebook.cells):
         raise Ungradable("the notebook is empty: it has no cells with anything in them (is it "
                          "the right file?)")
+    return notebook
+
+
+def _students(notebook, owned: dict[str, str]) -> list[tuple[int, str]]:
+    """The student's code cells (every code cell the course does not own), in order: each
+    one's place in the notebook (counting every cell from 1) and its source as written."""
+    return [(position, cell.source) for position, cell in enumerate(notebook.cells, 1)
+            if cell.get("cell_type") == "code" and _grade_id(cell) not in owned]
+
+
+def read(path: Path, exercise: Exercise) -> StudentCode:
+    """The code cells to run for this submission, in order, and notes on what was changed."""
+    notebook = _notebook(path)
     owned = _course_cells(exercise.release)
     code = StudentCode(cells=[])
     as_python = None
     seen: dict[str, int] = {}
     edited: set[str] = set()
     for cell in notebook.cells:
-        if cell.get("cell_type") != "code":
-            continue
         grade_id = _grade_id(cell)
-        if grade_id in owned:
-            seen[grade_id] = seen.get(grade_id, 0) + 1
-            if cell.source != owned[grade_id] and grade_id not in edited:
-                edited.add(grade_id)
-                code.notes.append(f"The course's cell `{grade_id}` had been edited; the original "
-                                  "was used.")
+        if cell.get("cell_type") != "code" or grade_id not in owned:
             continue
-        source = cell.source
+        seen[grade_id] = seen.get(grade_id, 0) + 1
+        if cell.source != owned[grade_id] and grade_id not in edited:
+            edited.add(grade_id)
+            code.notes.append(f"The course's cell `{grade_id}` had been edited; the original "
+                              "was used.")
+    for _, source in _students(notebook, owned):
         if "%" in source or "!" in source or "?" in source:  # else plain Python: skip IPython
             as_python = as_python or _ipython_reader()
             source = as_python(source)
@@ -139,3 +151,54 @@ def read(path: Path, exercise: Exercise) -> StudentCode:
             code.notes.append(f"The course's test cell `{grade_id}` was missing; the original was "
                               "used.")
     return code
+
+
+# --- naming the cell a problem came from ------------------------------------------------------
+# The worker numbers the cells it ran ("cell 1 has a syntax error on line 3: ..."); a learner
+# knows their notebook. A problem names the cell by its place in the notebook and its first line,
+# and the feedback shows its code with the failing line marked. (The worker's words are the
+# student's to forge: a number that names no cell is left as it was.)
+
+SHOWN_LINES = 12  # lines of a failing cell shown around the failing line
+LINE_CHARS = 160
+FIRST_LINE_CHARS = 60
+_PROBLEM = re.compile(r"cell (\d+) (has a syntax error on line (\d+): .*|raised .*)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class CellProblem:
+    """A student's cell that failed to run: what happened, and the code around it."""
+
+    problem: str  # e.g. "cell 2 (`def pack(parts, budget)`) has a syntax error on line 1: ..."
+    position: int  # the cell's place in the notebook, counting every cell from 1
+    first_line: int  # the line number of lines[0]
+    lines: list[str]  # some of the cell's lines, each cut to LINE_CHARS
+    marked: int | None = None  # the failing line's number, when known
+
+
+def student_cells(path: Path, exercise: Exercise) -> list[tuple[int, str]]:
+    """The cells `read` runs, in its order: (place in the notebook, source as written)."""
+    try:
+        return _students(_notebook(path), _course_cells(exercise.release))
+    except Ungradable:
+        return []
+
+
+def _first_line(source: str) -> str:
+    line = next((text.strip() for text in source.splitlines() if text.strip()), "")
+    return line if len(line) <= FIRST_LINE_CHARS else line[:FIRST_LINE_CHARS] + "…"
+
+
+def cell_problem(problem: str, cells: list[tuple[int, str]]) -> CellProblem | None:
+    """The worker's ``problem`` ("cell 1 raised ...") about the student's ``cells``, named."""
+    match = _PROBLEM.fullmatch(problem)
+    if match is None or not 1 <= int(match[1]) <= len(cells):
+        return None
+    position, source = cells[int(match[1]) - 1]
+    lines = source.splitlines() or [""]
+    marked = int(match[3]) if match[3] and 1 <= int(match[3]) <= len(lines) else None
+    start = max(1, min((marked or 1) - SHOWN_LINES // 2, len(lines) - SHOWN_LINES + 1))
+    shown = [line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + " …"
+             for line in lines[start - 1:start - 1 + SHOWN_LINES]]
+    named = f"cell {position} (`{_first_line(source)}`) {match[2]}"
+    return CellProblem(named, position, start, shown, marked)

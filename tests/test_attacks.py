@@ -104,7 +104,8 @@ GALLERY_SAYS = {
     "catches_the_cpu_timer": (TIMEOUT, "1 second while calling pack",
                               "not called: earlier in this group"),
     "long_sleep": (TIMEOUT, "5 seconds while running your notebook's cells"),
-    "sys_exit_at_import": (NO_FUNCTION, "cell 1 raised SystemExit: 0"),
+    "sys_exit_at_import": (NO_FUNCTION, "(`# attack: sys.exit(0) before anything else, hoping "
+                           "no test r…`) raised SystemExit: 0"),
     "sys_exit_at_call": ("it raised SystemExit: 0",),
     "os_exit_at_import": (DIED, "exited with code 0"),
     "os_exit_at_call": (DIED, "exited with code 0", "not called: earlier in this group"),

@@ -5,10 +5,16 @@ gradebook holds the test cells and their checksums), a handful of students submi
 solution, the untouched release, gallery mutants, and a student who gutted a locked test cell),
 one `nbgrader autograde` grades them all, and every gradebook score must equal
 `grade_notebook(...).score` for the same submitted notebook — cell by cell and in total.
+
+One exercise (`PROPORTIONAL`) is graded under the proportional partial-credit policy instead of
+the course's default: nbgrader's kernels read a course.toml saying so (PACKLAB_COURSE_TOML), and
+its test cells output the partial score, which nbgrader reads as the cell's credit.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -19,6 +25,8 @@ from conftest import EXERCISES, submit, with_answer
 
 from autograder import gallery
 from autograder.engine import grade_notebook
+from packlab.course import manifest
+from packlab.course.manifest import PROPORTIONAL as PROPORTIONAL_CREDIT
 from packlab.course.manifest import ROOT, Exercise
 from packlab.course.release import NBGRADER, nbgrader_env, release
 
@@ -31,6 +39,20 @@ pytestmark = pytest.mark.slow
 # first PER_ASSIGNMENT of them that are not its starter code (that one is the release already).
 PER_ASSIGNMENT = 3
 TAMPERED = "tampered"  # the release, with its visible test cell replaced by `pass`
+PROPORTIONAL = "02-greedy-pack"  # graded with proportional partial credit, by both graders
+
+
+def proportional_course(folder: Path, exercise: Exercise) -> tuple[Exercise, dict[str, str]]:
+    """The exercise under proportional credit, and the environment that tells nbgrader's
+    kernels so: a copy of course.toml whose course-wide default is proportional."""
+    toml = folder / "course.toml"
+    text, found = re.subn(r"^partial_credit = .*$", f'partial_credit = "{PROPORTIONAL_CREDIT}"',
+                          manifest.MANIFEST.read_text(encoding="utf-8"), count=1, flags=re.M)
+    toml.write_text(text, encoding="utf-8")
+    assert found and manifest.load(toml).exercise(exercise.name).partial_credit == \
+        PROPORTIONAL_CREDIT
+    return (dataclasses.replace(exercise, partial_credit=PROPORTIONAL_CREDIT),
+            {"PACKLAB_COURSE_TOML": str(toml)})
 
 
 def mutant_names(exercise: Exercise) -> list[str]:
@@ -105,12 +127,16 @@ def test_nbgrader_and_packlab_give_the_same_scores(tmp_path, exercise):
 
     class_ = students(exercise)
     paths = {s: submit(course_dir / "submitted", s, exercise, nb) for s, nb in class_.items()}
+    policy_env = {}
+    if exercise.name == PROPORTIONAL:
+        exercise, policy_env = proportional_course(tmp_path, exercise)
 
     # One autograde for the whole class; packlab grades the same files while it runs.
     autograde = subprocess.Popen(
         [str(NBGRADER), "autograde", exercise.name, "--force",
          "--Autograde.create_student=True"],
-        cwd=course_dir, env=nbgrader_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        cwd=course_dir, env={**nbgrader_env(), **policy_env}, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
     )
     try:
@@ -128,7 +154,7 @@ def test_nbgrader_and_packlab_give_the_same_scores(tmp_path, exercise):
     for student, result in ours.items():
         assert result.error is None, f"{student}: packlab could not grade it: {result.error}"
         by_cell = {exercise.grade_id(g.name): g.points for g in result.groups}
-        if totals[student] != result.score or any(
+        if round(totals[student], 2) != result.score or any(
                 cells[student, gid] != pts for gid, pts in by_cell.items()):
             rows = "\n".join(f"    {gid:<24} nbgrader {cells[student, gid]:>4}  packlab {pts:>2}"
                              for gid, pts in by_cell.items())
@@ -149,3 +175,6 @@ def test_nbgrader_and_packlab_give_the_same_scores(tmp_path, exercise):
     assert any("had been edited" in note for note in ours[TAMPERED].notes)
     for name in mutant_names(exercise):
         assert ours[name].score < exercise.max_score, f"{name} got full marks"
+    if exercise.partial_credit == PROPORTIONAL_CREDIT:  # some cell got part of its points
+        assert any(0 < cells[s, gid] < exercise.points[group] for s in class_
+                   for group, gid in ((g, exercise.grade_id(g)) for g in exercise.points)), cells

@@ -82,19 +82,33 @@ def summary(exercise: str, result: GroupResult, hidden: bool) -> str:
     return "\n".join(lines).lstrip("\n")
 
 
-def run_tests(exercise: str, func: Callable, group: str = "visible") -> None:
-    """Run one test group of an exercise's suite against ``func`` and print the result."""
+def run_tests(exercise: str, func: Callable, group: str = "visible") -> float | None:
+    """Run one test group of an exercise's suite against ``func`` and print the result.
+
+    A group that fails raises `TestsFailed` (no points), except under the exercise's
+    proportional partial credit when some checks passed: then the points earned are returned,
+    and a test cell ending in this call shows them as its value, which nbgrader reads as the
+    cell's partial credit (`nbgrader.utils.determine_grade`).
+    """
     _install_display()
-    suite_group = load(load_course().exercise(exercise).suite).group(group)
+    found = load_course().exercise(exercise)
+    suite_group = load(found.suite).group(group)
     # What the learner's code writes to stderr (warnings included) would make nbgrader fail the
     # cell whatever the checks say; the sandboxed grader ignores it too, so both agree.
     with contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = run_group(suite_group, in_process_caller(func))
     text = summary(exercise, result, hidden=not suite_group.visible)
-    if not result.ok:
+    if result.ok:
+        print(text)
+        return None
+    checks = len(result.passed) + len(result.failures)
+    earned = found.earned(group, len(result.passed), checks)
+    if not earned:
         raise TestsFailed("\n" + text)
-    print(text)
+    print(f"{text}\nPartial credit: {len(result.passed)} of {checks} checks passed, so this "
+          f"cell earns {earned} of {found.points[group]} points (the number below).")
+    return float(earned)
 
 
 # --- which exercise a notebook is, and whether it was touched -----------------------------------

@@ -1,8 +1,9 @@
-"""The `packlab` command: lab, check, hint, progress, grade, release, gradescope."""
+"""The `packlab` command: lab, check, hint, progress, grade, release, gradescope, export, bundle."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
@@ -164,6 +165,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from autograder import report
     from autograder.classroom import grade_class
     from autograder.isolation import Limits, SandboxUnavailable
+    from autograder.late import GradebookUnreadable
 
     submitted, out = Path(args.submitted), Path(args.out)
     if not submitted.is_dir():
@@ -171,24 +173,137 @@ def cmd_grade(args: argparse.Namespace) -> int:
                       "(expected SUBMITTED/<student>/<assignment>/).")
         return 2
     limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)})
+    corrections = _corrections(args, submitted)
+    if corrections is None:
+        return 2
     if args.no_sandbox:
         console.print(NO_SANDBOX_WARNING)
     try:
         rows = grade_class(submitted, out, jobs=args.jobs, force=args.force, limits=limits,
                            progress=lambda it, n: track(it, total=n, description="Grading",
                                                         console=console),
-                           sandboxed=not args.no_sandbox)
+                           sandboxed=not args.no_sandbox, **corrections)
     except SandboxUnavailable as exc:
         console.print(f"[bold red]Not grading.[/] {shown(exc)}")
         return 2
+    except GradebookUnreadable as exc:
+        console.print(f"[bold red]Not grading.[/] {shown(exc)}")
+        return 2
+    _said_overrides(corrections["overrides"], rows)
     console.print(shown(report.summary(rows)))
     if args.no_sandbox:
         console.print(NO_SANDBOX_WARNING)
     console.print(f"Results: {shown(out / 'grades.csv')}, feedback per student in "
                   f"{shown(out / report.STUDENTS)}, and the class picture "
                   f"{shown(out / 'class.png')}.")
+    if not _to_gradebook(args.gradebook, submitted, out, rows):
+        return 1
     ungraded = [r for r in rows if r["status"] != "graded" and r["reason"] != report.NO_SUBMISSION]
     return 1 if ungraded else 0
+
+
+def _corrections(args: argparse.Namespace, submitted: Path) -> dict | None:
+    """grade_class's ``regrade``, ``overrides`` and ``gradebook`` from the options; None
+    (having said why) when they cannot be used."""
+    from autograder import gradebook, overrides
+    from autograder.classroom import Regrade
+
+    known = sorted({group for e in load().exercises for group in e.points})
+    groups = [g for g in args.group if g not in known]
+    if groups:
+        console.print(f"There is no test group {shown(groups[0])}: --group takes one of "
+                      f"{', '.join(known)}.")
+        return None
+    students = [s for s in args.student if not (submitted / s).is_dir()]
+    if students:
+        console.print(f"No folder {shown(submitted / students[0])}: --student takes a folder "
+                      "name from SUBMITTED.")
+        return None
+    try:
+        assignments = frozenset(_assignment(name, submitted) for name in args.assignment)
+    except KeyError as exc:
+        console.print(shown(exc.args[0]))
+        return None
+    found: dict | None = None
+    if args.overrides:
+        try:
+            found, problems = overrides.read(Path(args.overrides))
+        except overrides.OverridesUnreadable as exc:
+            console.print(f"[bold]Not grading:[/] {shown(exc)}")
+            return None
+        for line in problems:
+            console.print(f"[bold red]Override not applied:[/] {shown(line)}")
+    try:
+        target = gradebook.find(submitted, args.gradebook)
+    except Exception:  # noqa: BLE001 - said after grading, when the scores are written there
+        target = None
+    return {"regrade": Regrade(frozenset(args.student), assignments, tuple(args.group)),
+            "overrides": found, "gradebook": target.url if target else None,
+            "course_id": target.course_id if target else ""}
+
+
+def _assignment(name: str, submitted: Path) -> str:
+    """An assignment folder's name as given, else the course's exercise it names ("02")."""
+    for folder in submitted.iterdir():
+        with contextlib.suppress(OSError):
+            if (folder / name).is_dir():
+                return name
+    return load().exercise(name).name
+
+
+def _said_overrides(found: dict | None, rows: list[dict]) -> None:
+    """Name each override that matched no submission."""
+    from autograder.overrides import unmatched
+
+    for line in unmatched(found or {}, rows):
+        console.print(f"[bold red]Override not applied:[/] {shown(line)}")
+
+
+def _regrade_options(grade: argparse.ArgumentParser) -> None:
+    """`packlab grade --student/--assignment/--group` and `--overrides`."""
+    group = grade.add_argument_group(
+        "regrading and corrections",
+        "--student, --assignment and --group (each repeatable) grade again just those "
+        "submissions or test groups; every other result is kept, and grades.csv and the "
+        "summary are written again from all of them.")
+    group.add_argument("--student", action="append", default=[], metavar="STUDENT",
+                       help="regrade this student's submissions")
+    group.add_argument("--assignment", action="append", default=[], metavar="ASSIGNMENT",
+                       help="regrade this assignment (name or number, e.g. 02)")
+    group.add_argument("--group", action="append", default=[],
+                       help="regrade only this test group: visible, edge-cases or properties")
+    group.add_argument("--overrides", metavar="FILE.csv",
+                       help="CSV of corrections (student, assignment, points or score, reason), "
+                       "applied after grading and any late penalty, shown to the student; it "
+                       "replaces the overrides of earlier runs (without it they are kept)")
+
+
+def _to_gradebook(url: str | None, submitted: Path, out: Path, rows: list[dict]) -> bool:
+    """Write the scores into nbgrader's gradebook (``url``, or the course's), and say so."""
+    from autograder import gradebook
+
+    try:
+        target = gradebook.find(submitted, url)
+        if target is None:
+            return True  # not an nbgrader course: grades.csv is the gradebook
+        written = gradebook.record(target, submitted, out, rows)
+    except gradebook.NoGradebook as exc:  # fails only when asked for by --gradebook
+        console.print(f"Not written to nbgrader's gradebook: {shown(exc)}")
+        return url is None
+    except Exception as exc:  # noqa: BLE001 - a config, database or file error: say which
+        console.print(f"[bold red]Not written to nbgrader's gradebook:[/] {shown(exc)}")
+        return False
+    for line in gradebook.summary(target, written):
+        console.print(shown(line))
+    return True
+
+
+def _gradebook_option(grade: argparse.ArgumentParser) -> None:
+    """`packlab grade --gradebook URL`: nbgrader's gradebook to write the scores into."""
+    grade.add_argument("--gradebook", metavar="URL",
+                       help="nbgrader gradebook to write the scores into, e.g. "
+                       "sqlite:///course/gradebook.db (default: that of the nbgrader course "
+                       "SUBMITTED is in, when its folder holds nbgrader_config.py)")
 
 
 NO_SANDBOX_WARNING = ("[bold red]WARNING: grading WITHOUT a sandbox (--no-sandbox).[/] Every "
@@ -257,6 +372,84 @@ def _limit_options(command: argparse.ArgumentParser) -> None:
                            help=LIMIT_HELP[field.name])
 
 
+LMS_NEXT = {
+    "canvas": "In Canvas: Grades, Import, choose this file, and check the preview (Canvas "
+              "matches students by SIS Login ID, then name; columns by assignment title).",
+    "moodle": "In Moodle: Grades, Import, CSV file; on the preview map from \"Email address\" "
+              "to \"Email address\" and each column to its grade item.",
+}
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write the gradebook CSV that Canvas or Moodle imports, students mapped by a roster."""
+    from autograder import lms
+    from autograder.report import write_atomically
+
+    pairs = [item.rpartition("=") for item in args.canvas_id]
+    if not all(name and sep for name, sep, _ in pairs):
+        console.print("--canvas-id takes ASSIGNMENT=ID, e.g. --canvas-id 02-greedy-pack=1234.")
+        return 2
+    try:
+        result = lms.export(Path(args.out), Path(args.roster), args.lms,
+                            {name: number for name, _, number in pairs})
+        write_atomically(Path(args.to), result.text)
+    except (lms.InputError, OSError) as exc:
+        console.print(f"[bold]Not exported:[/] {shown(exc)}")
+        return 2
+    for line in result.notes:
+        console.print(f"Note: {shown(line)}")
+    for line in result.lost:
+        console.print(f"[bold red]Left out:[/] {shown(line)}")
+    console.print(f"Wrote {shown(args.to)}: {result.grades} grade(s) for {args.lms}. "
+                  + LMS_NEXT[args.lms])
+    return 1 if result.lost else 0
+
+
+def cmd_bundle(args: argparse.Namespace) -> int:
+    """Gather each student's feedback pages into a folder (or zip) of their own."""
+    from autograder.bundle import bundle
+    from autograder.lms import InputError
+
+    try:
+        result = bundle(Path(args.out), Path(args.to), zipped=args.zip)
+    except (InputError, OSError) as exc:
+        console.print(f"[bold]No bundles written:[/] {shown(exc)}")
+        return 2
+    for line in result.problems:
+        console.print(f"Left out: {shown(line)}")
+    console.print(f"Wrote {len(result.written)} bundle(s) in {shown(args.to)}, one per "
+                  "student, each with index.html listing the scores.")
+    return 1 if result.problems else 0
+
+
+def _handing_back(sub: argparse._SubParsersAction) -> None:
+    """`packlab export` (grades for Canvas or Moodle) and `packlab bundle` (feedback)."""
+    export = sub.add_parser(
+        "export", help="write OUT/grades.csv as a Canvas or Moodle gradebook CSV",
+        description="Write the gradebook CSV that Canvas or Moodle imports. Students are "
+        "mapped through a roster CSV with the columns id (the nbgrader student id), name and "
+        "email; for Canvas it may add canvas_id, sis_user_id, sis_login_id and section. Grades "
+        "of students missing from the roster, and roster entries without grades, are listed.")
+    export.add_argument("out", metavar="OUT", help="the folder `packlab grade --out` wrote")
+    export.add_argument("--roster", required=True, help="CSV with the columns id, name, email")
+    export.add_argument("--lms", required=True, choices=["canvas", "moodle"],
+                        help="the learning platform that imports the file")
+    export.add_argument("--to", required=True, metavar="FILE.csv", help="the CSV file to write")
+    export.add_argument("--canvas-id", action="append", default=[], metavar="ASSIGNMENT=ID",
+                        help="the Canvas assignment id of an assignment (its column is then "
+                        "titled 'ASSIGNMENT (ID)'; without it Canvas matches the title)")
+    export.set_defaults(run=cmd_export)
+    bundles = sub.add_parser(
+        "bundle", help="one folder (or zip) of feedback per student",
+        description="Gather OUT/students/<student>/<assignment>/ feedback.html and "
+        "results.json into FOLDER/<student>/ with an index.html of the scores.")
+    bundles.add_argument("out", metavar="OUT", help="the folder `packlab grade --out` wrote")
+    bundles.add_argument("--to", required=True, metavar="FOLDER",
+                         help="the folder to write the bundles in")
+    bundles.add_argument("--zip", action="store_true", help="write FOLDER/<student>.zip instead")
+    bundles.set_defaults(run=cmd_bundle)
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="packlab", description=__doc__)
     top.add_argument("--version", action="version", version=f"%(prog)s {version('packlab')}")
@@ -293,6 +486,8 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument("--no-sandbox", action="store_true",
                        help="grade even where bubblewrap cannot build a sandbox: the students' "
                        "code then runs with your rights (every output says so)")
+    _gradebook_option(grade)
+    _regrade_options(grade)
     _limit_options(grade)
     grade.set_defaults(run=cmd_grade)
     sub.add_parser("release", help="regenerate exercises/ with nbgrader").set_defaults(
@@ -304,6 +499,7 @@ def parser() -> argparse.ArgumentParser:
     gradescope.add_argument("assignment", help="name or number, e.g. 02-greedy-pack or 02")
     gradescope.add_argument("--out", help="the zip to write (default: ASSIGNMENT-gradescope.zip)")
     gradescope.set_defaults(run=cmd_gradescope)
+    _handing_back(sub)
     return top
 
 

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-MANIFEST = ROOT / "course.toml"
+# PACKLAB_COURSE_TOML names another manifest (a test tries a policy in nbgrader's own kernels).
+MANIFEST = Path(os.environ.get("PACKLAB_COURSE_TOML") or ROOT / "course.toml")
+
+# How a test group that fails some of its checks scores (course.toml's `partial_credit`).
+ALL_OR_NOTHING = "all-or-nothing"  # the group's points when every check passes, else 0
+PROPORTIONAL = "proportional"  # the points times the share of the group's checks that passed
+POLICIES = (ALL_OR_NOTHING, PROPORTIONAL)
+
+
+@dataclass(frozen=True)
+class LatePolicy:
+    """What late work costs (course.toml's `late_policy`): nothing, a share of the points per
+    day late (a started day counts), and/or everything after a cutoff."""
+
+    per_day: float = 0.0  # share of the exercise's points taken off per day late
+    zero_after: datetime | None = None  # handed in after this: the score is 0
 
 
 @dataclass(frozen=True)
@@ -34,6 +51,23 @@ class Exercise:
     leaves_out: str
     hints: tuple[str, ...]
     starter: str | None = None
+    partial_credit: str = ALL_OR_NOTHING
+    due: datetime | None = None  # course.toml's `due` (nbgrader's gradebook may give one too)
+    late_policy: LatePolicy = LatePolicy()
+
+    def earned(self, group: str, passed: int, checks: int) -> int | float:
+        """The points a test group earns when ``passed`` of its ``checks`` pass.
+
+        Proportional credit is rounded to two decimals: the notebook's test cell prints the same
+        number for nbgrader, so both graders agree to the last digit.
+        """
+        points = self.points[group]
+        if passed >= checks:
+            return points
+        if self.partial_credit == ALL_OR_NOTHING:
+            return 0
+        share = round(points * passed / checks, 2)
+        return int(share) if share.is_integer() else share
 
     @property
     def max_score(self) -> int:
@@ -85,12 +119,59 @@ def load(path: Path = MANIFEST) -> Course:
     """Read course.toml."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     lessons = tuple(Lesson(**entry) for entry in data["lessons"])
+    default = data["course"].get("partial_credit", ALL_OR_NOTHING)
     exercises = tuple(
-        Exercise(**{**entry, "hints": tuple(entry["hints"])}) for entry in data["exercises"]
+        Exercise(**{"partial_credit": default, **entry, "hints": tuple(entry["hints"])})
+        for entry in data["exercises"]
     )
+    for exercise in exercises:
+        if exercise.partial_credit not in POLICIES:
+            raise ValueError(f"{path.name}: exercise {exercise.name} has partial_credit = "
+                             f"{exercise.partial_credit!r}; it must be one of "
+                             f"{', '.join(map(repr, POLICIES))}.")
+    exercises = tuple(_dated(e, data["course"].get("late_policy", "none"), path.name)
+                      for e in exercises)
     return Course(
         title=data["course"]["title"],
         tagline=data["course"]["tagline"],
         lessons=lessons,
         exercises=exercises,
     )
+
+
+def _when(value: object, where: str) -> datetime:
+    """A date from course.toml (a TOML date-time or an ISO 8601 string), in UTC.
+
+    A date without a time zone is taken as UTC, as nbgrader takes it.
+    """
+    try:
+        when = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    except ValueError:
+        raise ValueError(f"{where}: {value!r} is not a date and time such as "
+                         "\"2026-12-01T17:00:00+00:00\".") from None
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+
+
+def _late_policy(value: object, where: str) -> LatePolicy:
+    """`late_policy`: "none", { per_day = 0.1 }, { zero_after = DATE } or both keys."""
+    if value == "none":
+        return LatePolicy()
+    if not isinstance(value, dict) or not value or set(value) - {"per_day", "zero_after"}:
+        raise ValueError(f"{where}: late_policy must be \"none\", {{ per_day = 0.1 }}, "
+                         f"{{ zero_after = \"2026-12-08T17:00:00+00:00\" }} or both keys; "
+                         f"got {value!r}.")
+    per_day = value.get("per_day", 0.0)
+    if isinstance(per_day, bool) or not isinstance(per_day, int | float) or not 0 <= per_day <= 1:
+        raise ValueError(f"{where}: late_policy's per_day is the share of the points taken off "
+                         f"per day late, from 0 to 1 (0.1 is 10 %); got {per_day!r}.")
+    cutoff = value.get("zero_after")
+    return LatePolicy(float(per_day), None if cutoff is None else _when(cutoff, where))
+
+
+def _dated(exercise: Exercise, default_policy: object, manifest: str) -> Exercise:
+    """The exercise with its `due` date and `late_policy` read (the course's policy by default)."""
+    where = f"{manifest}: exercise {exercise.name}"
+    due = None if exercise.due is None else _when(exercise.due, where)
+    policy = exercise.late_policy
+    policy = _late_policy(default_policy if policy == LatePolicy() else policy, where)
+    return replace(exercise, due=due, late_policy=policy)

@@ -1,0 +1,84 @@
+"""The autograded notebook `nbgrader generate_feedback` renders, for one packlab graded.
+
+nbgrader's feedback page is autograded/<student>/<assignment>/<notebook>.ipynb shown with the
+gradebook's scores. packlab runs no student code on the trusted side, so it writes that notebook
+as nbgrader's autograde lays it out: the course's cells as released (edits to them are not kept,
+as nbgrader's OverwriteCells does), the student's answer cells and own code cells, and in each
+test cell packlab's messages for its group as the cell's output. Hidden test code is never in it
+(the released cells have none). A submission that cannot be read gets the released notebook with
+the reason it was not graded on top.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
+
+from autograder.escape import for_markdown
+from autograder.report import write_atomically
+from packlab.course.manifest import Exercise
+
+MAX_CELLS = 500  # of the student's cells, at most this many are kept
+MAX_SOURCE = 20_000  # characters of one of the student's cells
+
+
+def _grade_id(cell) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def _bounded(source: object) -> str:
+    text = str(source)
+    if len(text) <= MAX_SOURCE:
+        return text
+    return f"{text[:MAX_SOURCE]}\n# … ({len(text) - MAX_SOURCE:,} more characters were cut)"
+
+
+def _student_cells(path: Path) -> list | None:
+    """The submitted notebook's cells, or None when it cannot be read."""
+    try:
+        return list(nbformat.read(path, as_version=4).cells)
+    except Exception:  # noqa: BLE001 - nbformat raises several kinds for a broken file
+        return None
+
+
+def merged(released: list, submitted: list) -> list:
+    """The cells in the student's order: the course's as released (once each; any the student
+    deleted at the end), answer cells with the student's code, the student's own code cells."""
+    course = {_grade_id(cell): cell for cell in released if _grade_id(cell)}
+    seen: set[str] = set()
+    cells = []
+    for cell in submitted[:MAX_CELLS]:
+        grade_id = _grade_id(cell)
+        if grade_id in course:
+            if grade_id in seen:
+                continue
+            seen.add(grade_id)
+            kept = copy.deepcopy(course[grade_id])
+            if kept.metadata["nbgrader"].get("solution"):
+                kept.source = _bounded(cell.get("source", ""))
+            cells.append(kept)
+        elif cell.get("cell_type") == "code":
+            cells.append(new_code_cell(_bounded(cell.get("source", ""))))
+    return cells + [copy.deepcopy(c) for g, c in course.items() if g not in seen]
+
+
+def write(path: Path, exercise: Exercise, submitted: Path, row: dict,
+          tests: list[dict]) -> None:
+    """Write the autograded notebook of one grades.csv ``row``; ``tests`` are its results.json
+    tests (each with its ``group``), none when it was not graded."""
+    notebook = nbformat.read(exercise.release, as_version=4)
+    cells = _student_cells(submitted) if tests else None
+    if cells is None:
+        reason = row["reason"] or "the notebook could not be read"
+        notebook.cells.insert(0, new_markdown_cell(f"**Not graded:** {for_markdown(reason)}"))
+    else:
+        notebook.cells = merged(notebook.cells, cells)
+    messages = {exercise.grade_id(test["group"]): test["output"] for test in tests}
+    for cell in notebook.cells:
+        if _grade_id(cell) in messages:
+            cell.outputs = [new_output("stream", name="stdout", text=messages[_grade_id(cell)])]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, nbformat.writes(notebook))

@@ -1,0 +1,168 @@
+"""Late work: nbgrader's timestamp.txt against the due date (course.toml's, or the gradebook's
+first), and the late policy — shown in grades.csv, feedback.html and results.json.
+
+The class is graded by the `packlab grade` command with a course.toml of the term's dates
+(PACKLAB_COURSE_TOML); the gradebook's due date by nbgrader's own `Gradebook`.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from conftest import COURSE, submit, with_answer
+
+from autograder import report
+from autograder.classroom import grade_class
+from autograder.isolation import Limits
+from packlab.course.manifest import MANIFEST, load
+
+PACKLAB = Path(sys.executable).parent / "packlab"
+FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
+TOTAL, PACK = COURSE.exercise("01"), COURSE.exercise("02")
+DUE = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
+CUTOFF = DUE + timedelta(days=3)
+OLD_COLUMNS = ["student", "assignment", "score", "max_score", "status", "reason", "sandbox"]
+
+
+def stamp(folder: Path, when: datetime | str | None) -> None:
+    """Write timestamp.txt as nbgrader's exchange does ("%Y-%m-%d %H:%M:%S.%f %Z")."""
+    if when is not None:
+        text = when if isinstance(when, str) else when.strftime("%Y-%m-%d %H:%M:%S.%f %Z")
+        (folder / "timestamp.txt").write_text(text)
+
+
+def term_manifest(path: Path) -> Path:
+    """course.toml with due dates: 01 loses 10 % a day, 02 gets 0 after a cutoff."""
+    text = MANIFEST.read_text(encoding="utf-8")
+    for name, lines in ((TOTAL.name, 'due = "2026-12-01T17:00:00+00:00"\n'
+                                     "late_policy = { per_day = 0.1 }\n"),
+                        (PACK.name, "due = 2026-12-01T17:00:00Z\n"
+                                    'late_policy = { zero_after = "2026-12-04T17:00:00Z" }\n')):
+        entry = f'name = "{name}"\n'
+        assert entry in text
+        text = text.replace(entry, entry + lines)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def term(tmp_path_factory):
+    base = tmp_path_factory.mktemp("term")
+    submitted, out = base / "submitted", base / "out"
+    right_total, right_pack = with_answer(TOTAL, None), with_answer(PACK, None)
+    for student, when in (("early", DUE - timedelta(days=1)),
+                          ("late2", DUE + timedelta(days=1, minutes=1)),
+                          ("nostamp", None), ("garbage", "next tuesday-ish <b>"),
+                          ("huge", "2026-12-09 " + "9" * 5000)):
+        stamp(submit(submitted, student, TOTAL, right_total).parent, when)
+    stamp(submit(submitted, "early", PACK, right_pack).parent, DUE)
+    stamp(submit(submitted, "late2", PACK, right_pack).parent, CUTOFF + timedelta(seconds=1))
+    env = {**os.environ, "PACKLAB_COURSE_TOML": str(term_manifest(base / "course.toml"))}
+    done = subprocess.run([str(PACKLAB), "grade", str(submitted), "--out", str(out),
+                           "--jobs", "2", "--call-seconds", "1", "--setup-seconds", "5"],
+                          env=env, capture_output=True, text=True, timeout=300)
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {(r["student"], r["assignment"]): r for r in csv.DictReader(handle)}
+    return out, rows, done
+
+
+def results(out: Path, student: str, assignment: str) -> dict:
+    return json.loads((report.submission_folder(out, student, assignment)
+                       / "results.json").read_text())
+
+
+def page(out: Path, student: str, assignment: str) -> str:
+    return html.unescape((report.submission_folder(out, student, assignment)
+                          / "feedback.html").read_text())
+
+
+def test_the_old_columns_stay_first_and_new_ones_follow(term):
+    out, rows, done = term
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    header = (out / "grades.csv").read_text().splitlines()[0].split(",")
+    assert header[:len(OLD_COLUMNS)] == OLD_COLUMNS
+    assert {"submitted_at", "due", "late_days", "late_penalty", "late_note"} <= set(header)
+
+
+def test_a_penalty_per_day_late_counts_started_days(term):
+    out, rows, _ = term
+    row = rows["late2", TOTAL.name]
+    assert (row["score"], row["raw_score"], row["late_days"], row["late_penalty"]) == \
+        ("2.4", "3", "2", "0.6")  # 1 day and 1 minute late: 2 days, 10 % of 3 points each
+    assert row["submitted_at"] == "2026-12-02T17:01:00+00:00"
+    assert row["due"] == "2026-12-01T17:00:00+00:00"
+    data = results(out, "late2", TOTAL.name)
+    assert data["score"] == 2.4 and data["extra_data"]["raw_score"] == 3
+    assert data["extra_data"]["late"]["penalty"] == 0.6
+    text = page(out, "late2", TOTAL.name)
+    for said in ("Score: 2.4 / 3", "Handed in: 2026-12-02 17:01:00 UTC.",
+                 "Due: 2026-12-01 17:00:00 UTC (from course.toml).",
+                 "2 days late: 0.6 points off (10 % of the points per day late"):
+        assert said in text, said
+
+
+def test_on_time_costs_nothing(term):
+    _, rows, _ = term
+    row = rows["early", TOTAL.name]
+    assert (row["score"], row["late_days"], row["late_penalty"], row["late_note"]) == \
+        ("3", "0", "0", "on time")
+
+
+@pytest.mark.parametrize("student,note", [
+    ("nostamp", "no timestamp.txt in the submission, so it is not counted late"),
+    ("garbage", "timestamp.txt does not hold a date nbgrader can read, so it is not counted late"),
+    ("huge", "timestamp.txt does not hold a date nbgrader can read, so it is not counted late")])
+def test_a_missing_or_unreadable_timestamp_is_never_a_penalty(term, student, note):
+    out, rows, _ = term
+    row = rows[student, TOTAL.name]
+    assert (row["score"], row["late_penalty"], row["late_days"], row["submitted_at"]) == \
+        ("3", "0", "", "")
+    assert row["late_note"] == note
+    text = page(out, student, TOTAL.name)
+    assert f"Lateness: {note}." in text
+    assert "<b>" not in text and "99999" not in text  # the file's text is never shown
+
+
+def test_after_the_cutoff_the_score_is_zero(term):
+    out, rows, _ = term
+    late, early = rows["late2", PACK.name], rows["early", PACK.name]
+    assert (late["score"], late["raw_score"], late["late_days"]) == ("0", "5", "4")
+    assert "after the cutoff (2026-12-04T17:00:00+00:00)" in late["late_note"]
+    assert (early["score"], early["late_note"]) == ("5", "on time")  # due to the second
+    assert results(out, "late2", PACK.name)["score"] == 0
+
+
+def test_a_bad_late_policy_is_named(tmp_path):
+    path = tmp_path / "course.toml"
+    path.write_text(MANIFEST.read_text(encoding="utf-8").replace(
+        'late_policy = "none"', "late_policy = { per_day = 10 }", 1), encoding="utf-8")
+    with pytest.raises(ValueError, match="per_day is the share of the points"):
+        load(path)
+
+
+def test_the_gradebooks_due_date_comes_first(tmp_path, monkeypatch):
+    """nbgrader's gradebook has 01 due two days before this hand-in; course.toml has no date."""
+    from nbgrader.api import Gradebook
+
+    monkeypatch.setenv("PATH", f"{PACKLAB.parent}{os.pathsep}{os.environ['PATH']}")  # alembic
+
+    submitted, out = tmp_path / "submitted", tmp_path / "out"
+    stamp(submit(submitted, "ada", TOTAL, with_answer(TOTAL, None)).parent,
+          DUE + timedelta(days=2))
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url) as gradebook:
+        gradebook.add_assignment(TOTAL.name, duedate=DUE.replace(tzinfo=None))
+    (row,) = grade_class(submitted, out, jobs=1, limits=FAST, gradebook=url)
+    assert (row["due"], row["late_days"], row["score"]) == \
+        ("2026-12-01T17:00:00+00:00", 2, TOTAL.max_score)  # the course's policy: no penalty
+    assert "Due: 2026-12-01 17:00:00 UTC (from nbgrader's gradebook)." in page(out, "ada",
+                                                                                TOTAL.name)
+    assert row["late_note"] == "2 days late (no penalty)"
