@@ -24,7 +24,9 @@ from autograder.isolation import Limits
 from autograder.sandbox import Sandbox
 
 pytestmark = pytest.mark.xdist_group("ordinary-user")  # one ordinary user: one test at a time
-LIMITS = Limits(call_seconds=60, setup_seconds=30, submission_seconds=120)
+# The probe walks the filesystem: more CPU time than a student's call may use.
+LIMITS = Limits(call_seconds=60, call_cpu_seconds=30, setup_seconds=30,
+                submission_seconds=120)
 
 PROBE = r'''
 import errno, os, socket
@@ -103,7 +105,7 @@ AS_USER_SCRIPT = r'''
 import json, sys
 from autograder.isolation import Limits
 from autograder.sandbox import Sandbox
-limits = Limits(call_seconds=60, setup_seconds=30, submission_seconds=120)
+limits = Limits(call_seconds=60, call_cpu_seconds=30, setup_seconds=30, submission_seconds=120)
 probe, markers = sys.argv[1], json.loads(sys.argv[2])
 with Sandbox([probe], limits) as box:
     facts = box.call("probe", [markers, int(sys.argv[3])]).value
