@@ -133,7 +133,7 @@ def vendor_assets(out: Path) -> Path:
 SLIDE_PX = 600  # estimated content height one slide holds (720 minus margins, with some slack)
 PROSE_PX, PROSE_CHARS = 40, 72  # per line of text at the slides' font size
 CODE_PX, CODE_CHARS = 30, 88  # per line of code (wrapped, never cut)
-IMAGE_PX = 400  # the most height a picture is given (CSS max-height)
+IMAGE_PX = 480  # the most height a picture is given (CSS max-height)
 HEADING_PX = {1: 110, 2: 90, 3: 70}  # per line of a heading, with its margin
 HEADING_CHARS = {1: 40, 2: 50, 3: 60}
 ANSWER = "packlab_answer"  # marks the output of a "predict the output" cell: its own slide
@@ -490,7 +490,7 @@ window.MathJax = {
 }
 .reveal code { font-size: 0.9em; }
 .reveal .jp-RenderedHTMLCommon table { font-size: 22px; }
-.reveal .slides img { max-width: 100%; max-height: 400px !important; width: auto; margin: 0; }
+.reveal .slides img { max-width: 100%; max-height: 480px !important; width: auto; margin: 0; }
 .reveal .packlab-static-note, .packlab-still-note { font-size: 18px !important; }
 .reveal .packlab-static, .reveal .packlab-still { font-size: 18px; line-height: 1.25; }
 .reveal .packlab-static table { font-size: 16px !important; margin: 0; }
