@@ -166,8 +166,7 @@ class TurnView(widgets.VBox):
     def _summary(self) -> str:
         s = self.state
         if s.error:
-            return ('<div style="color:#8a1c00;background:#fff1e6;padding:4px 8px;'
-                    f'border-radius:4px">⚠ {html.escape(s.error)}</div>')
+            return static.problem_html(s.error)
         order = " → ".join(f"{n} {html.escape(str(i))}" for n, i in enumerate(s.order, 1))
         rows = "".join(f"<li><code>{html.escape(str(d.get('id')))}</code>: "
                        f"{html.escape(str(d.get('reason')))}</li>" for d in s.dropped)

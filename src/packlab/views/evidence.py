@@ -106,10 +106,8 @@ class EvidenceView(widgets.VBox):
         except Exception as exc:  # noqa: BLE001 - a learner's packer may raise anything
             self.error = f"{type(exc).__name__}: {exc}"
             self.decisions, self.packed = [], []
-            self.table.value = (
-                '<div style="color:#8a1c00;background:#fff1e6;padding:4px 8px">'
-                f"⚠ at limit {limit}, min_span {min_span}: {html.escape(self.error)}</div>"
-            )
+            self.table.value = static.problem_html(
+                f"at limit {limit}, min_span {min_span}: {self.error}")
             self.summary.value = ""
             return
         self.error = None

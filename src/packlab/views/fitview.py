@@ -198,8 +198,7 @@ class FitView(widgets.VBox):
     def _summary(self) -> str:
         s = self.state
         if s.error:
-            return ('<div style="color:#8a1c00;background:#fff1e6;padding:4px 8px;'
-                    f'border-radius:4px">⚠ {html.escape(s.error)}</div>')
+            return static.problem_html(s.error)
         return (f"<b>used</b> {number(s.used)} · <b>remaining</b> {number(s.remaining)} of "
                 f"budget {s.budget} − reserve {s.reserve}<br>"
                 f"<b>included</b> ({len(s.included)}): {_ids(s.included)}<br>"

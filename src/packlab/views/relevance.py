@@ -129,8 +129,7 @@ class RelevanceView(widgets.VBox):
 
     def _summary(self) -> str:
         if self.error:
-            return ('<div style="color:#8a1c00;background:#fff1e6;padding:4px 8px">'
-                    f"⚠ {html.escape(self.error)}</div>")
+            return static.problem_html(self.error)
         r = self.result
         ids = ", ".join(html.escape(str(key)) for key in r["included"]) or "<i>none</i>"
         return (f"<b>packed</b> (in chronological order): {ids}<br>"

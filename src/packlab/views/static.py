@@ -37,6 +37,12 @@ BOOK_INCHES = BOOK_WIDTH_PX / 96  # a figure this wide (at 96 CSS pixels an inch
 SHOWN_IDS = 12  # ids listed by name in a summary before "… and N more"
 
 
+def problem_html(message: str) -> str:
+    """A warning box for a learner's function that failed (``message`` is escaped)."""
+    return ('<div style="color:#8a1c00;background:#fff1e6;padding:4px 8px;border-radius:4px">'
+            f"⚠ {html.escape(message)}</div>")
+
+
 def ids_html(ids: Sequence[str]) -> str:
     """Ids as escaped HTML, cut after ``SHOWN_IDS`` names."""
     if not ids:

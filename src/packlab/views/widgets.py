@@ -27,13 +27,6 @@ from packlab.views.plots import ComparisonPlot, DropCurvePlot, PackingPlot
 from packlab.views.static import ids_html
 
 
-def _problem(message: str) -> str:
-    return (
-        '<div style="color:#8a1c00;background:#fff1e6;padding:4px 8px;border-radius:4px">'
-        f"⚠ {html.escape(message)}</div>"
-    )
-
-
 def _budget_slider(total: int, value: int) -> widgets.IntSlider:
     return widgets.IntSlider(
         value=value,
@@ -77,7 +70,7 @@ class BudgetView(widgets.VBox):
     def _summary(self) -> str:
         s = self.state
         if s.error:
-            return _problem(s.error)
+            return static.problem_html(s.error)
         over = f" — <b>over budget by {-s.remaining}</b>" if s.remaining < 0 else ""
         return (
             f"<b>used</b> {s.used} of {s.budget} tokens · <b>remaining</b> {s.remaining}{over}<br>"
@@ -128,7 +121,7 @@ class DropCurveView(widgets.VBox):
     def _summary(self) -> str:
         p = self.state
         if p.error:
-            return _problem(f"at budget {p.budget}: {p.error}")
+            return static.problem_html(f"at budget {p.budget}: {p.error}")
         return f"<b>lost at budget {p.budget}</b> ({len(p.lost)}): {ids_html(p.lost)}"
 
 
@@ -183,7 +176,7 @@ class ComparisonView(widgets.VBox):
         rows = []
         for name, s in zip(self.names, self.states, strict=True):
             if s.error:
-                rows.append(_problem(f"{name}: {s.error}"))
+                rows.append(static.problem_html(f"{name}: {s.error}"))
             else:
                 rows.append(
                     f"<b>{html.escape(name)}</b>: used {s.used}, left unused {s.remaining}, "
