@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 
-.PHONY: lab test lint release bench clean demo slides book
+.PHONY: lab test lint release bench clean demo slides book student
 
 $(READY): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ test: $(READY)
 ## Regenerate exercises/ from solutions/ with nbgrader (never edit exercises/ by hand).
 release: $(READY)
 	$(BIN)/packlab release
+
+## The student install in build/student/: no solutions, hidden tests or galleries (pip install -e it).
+student: $(READY)
+	$(BIN)/packlab student-build build/student
 
 ## Speed figures for the README (not a test).
 bench: $(READY)

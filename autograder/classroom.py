@@ -1,7 +1,8 @@
 """Grading a class: every SUBMITTED/<student>/<assignment>/<notebook>.ipynb, in parallel.
 
 Each submission is graded in its own worker process (which runs the student's code in a sandbox
-of its own), and its results are written as soon as it is done. A rerun skips what is already
+of its own), here or on a Dask cluster's workers (`autograder.cluster`), and its results are
+written here as soon as it is done. A rerun skips what is already
 written unless forced, so a killed run resumes where it stopped; a `Regrade` grades again just
 the students, assignments or test groups it names.
 
@@ -17,12 +18,14 @@ import dataclasses
 import json
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
-from autograder import isolation, late, record, report, submission
+from autograder import cluster, isolation, late, record, report, submission
 from autograder.corrections import Corrections, number
 from autograder.engine import Result, confinement, grade_notebook
 from autograder.isolation import Limits
@@ -262,7 +265,8 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
                 progress: Callable[[Iterator, int], Iterator] | None = None,
                 sandboxed: bool = True, regrade: Regrade = Regrade(),
                 overrides: dict[Key, Override] | None = None,
-                gradebook: str | None = None, course_id: str = "") -> list[dict]:
+                gradebook: str | None = None, course_id: str = "",
+                scheduler: str | None = None) -> list[dict]:
     """Grade everything under ``submitted`` into ``out``; return the grades.csv rows.
 
     With ``sandboxed`` (the default) grading refuses to start (`isolation.SandboxUnavailable`)
@@ -270,14 +274,57 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
     ``regrade`` grades again just what it names and keeps every other result. ``overrides``
     replaces every submission's override (None keeps them); ``gradebook`` is the URL of
     nbgrader's gradebook (of the course ``course_id``) whose due dates come before course.toml's
-    (`late.GradebookUnreadable` when it cannot be read).
+    (`late.GradebookUnreadable` when it cannot be read). With ``scheduler`` the submissions are
+    graded on that Dask cluster's workers instead of ``jobs`` processes here
+    (`cluster.ClusterUnavailable` when it cannot grade as this machine would).
 
     Also writes the class's summary.md, class.json and class.png; `report.summary(rows)` is
     the text to print.
     """
     limits = limits or Limits()
+    with _grader(jobs, scheduler, sandboxed) as start:
+        return _grade_class(start, submitted, out, force, limits, progress, sandboxed, regrade,
+                            overrides, gradebook, course_id)
+
+
+Start = Callable[..., Future]  # start grading (task, limits, sandboxed, groups)
+
+
+@contextmanager
+def _grader(jobs: int | None, scheduler: str | None, sandboxed: bool) -> Iterator[Start]:
+    """Where submissions are graded: ``jobs`` processes here, or the Dask cluster at
+    ``scheduler``; fails closed when it has no working sandbox (unless not ``sandboxed``)."""
+    if scheduler:
+        with cluster.connected(scheduler, sandboxed) as start:
+            yield start
+        return
     if sandboxed:
         isolation.require_sandbox()  # fail closed: no sandbox, no grading
+    with ProcessPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1)) as pool:
+        yield partial(pool.submit, grade_one)
+
+
+def _stopped(future: Future) -> BaseException | None:
+    """Why grading one task never finished (a worker killed mid-task, a lost cluster), or None."""
+    return CancelledError() if future.cancelled() else future.exception()
+
+
+def _not_finished(out: Path, task: Task, why: BaseException, sandboxed: bool) -> Graded:
+    """The result of a task whose grading stopped. Nothing of it is recorded, so the next run
+    grades it again."""
+    (report.submission_folder(out, task.student, task.assignment) / record.RECORD).unlink(
+        missing_ok=True)
+    detail = f": {why}" if isinstance(why, cluster.ClusterUnavailable) else ""
+    problem = (f"grading stopped before it finished ({type(why).__name__}{detail}); "
+               "run the command again to grade it")
+    return grade_one(dataclasses.replace(task, notebook=None, problem=problem), Limits(),
+                     sandboxed)
+
+
+def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: Limits,
+                 progress: Callable[[Iterator, int], Iterator] | None, sandboxed: bool,
+                 regrade: Regrade, overrides: dict[Key, Override] | None,
+                 gradebook: str | None, course_id: str) -> list[dict]:
     tasks = discover(submitted)
     dates = Dates({e.name: e for e in load().exercises}, _due_dates(gradebook, course_id),
                   overrides)
@@ -290,20 +337,23 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
         old = records[task]
         return regrade.groups if regrade.groups and old and not old.result.error else None
 
-    jobs = max(1, jobs or os.cpu_count() or 1)
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(grade_one, task, limits, sandboxed, groups(task)): task
-                   for task in todo}
-        finished = as_completed(futures)
-        for future in progress(finished, len(futures)) if progress else finished:
-            task, graded = futures[future], future.result()
-            if groups(task) and not graded.result.error:
-                graded = record.merged(records[task], graded)
-            stored = _results(out, task)
-            record.write(out, graded)
-            records[task] = graded
-            report.write_submission(out, graded.result,
-                                    dates.corrections(task, graded.result, stored), graded.cells)
+    futures = {start(task, limits, sandboxed, groups(task)): task for task in todo}
+    finished = as_completed(futures)
+    for future in progress(finished, len(futures)) if progress else finished:
+        task, why = futures[future], _stopped(future)
+        if why is not None:
+            graded, records[task] = _not_finished(out, task, why, sandboxed), None
+            report.write_submission(out, graded.result, dates.corrections(
+                task, graded.result, _results(out, task)))
+            continue
+        graded = future.result()
+        if groups(task) and not graded.result.error:
+            graded = record.merged(records[task], graded)
+        stored = _results(out, task)
+        record.write(out, graded)
+        records[task] = graded
+        report.write_submission(out, graded.result,
+                                dates.corrections(task, graded.result, stored), graded.cells)
     for task in set(tasks) - set(todo):  # dates and corrections: write again what changed
         graded, stored = records[task], _results(out, task)
         if graded is not None and stored is not None:

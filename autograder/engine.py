@@ -7,7 +7,8 @@ from dataclasses import asdict, dataclass, field
 from autograder import submission
 from autograder.isolation import Limits
 from autograder.sandbox import Sandbox
-from autograder.suite import Failure, run_group
+from autograder.suite import Failure, Suite, run_group
+from autograder.suites import NOT_INSTALLED
 from autograder.suites import load as load_suite
 from packlab.course.manifest import Exercise
 
@@ -55,13 +56,16 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
     """
     result = Result(student, exercise.name, max_score=exercise.max_score,
                     sandbox=confinement(sandboxed))
+    suite = load_suite(exercise.suite)
+    if _lacks_groups(suite, exercise, groups):
+        result.error = NOT_INSTALLED
+        return result
     try:
         code = submission.read(path, exercise)
     except submission.Ungradable as exc:
         result.error = str(exc)
         return result
     result.notes = code.notes
-    suite = load_suite(exercise.suite)
     with Sandbox(code.cells, limits, sandboxed=sandboxed) as box:
         caller = box.caller(suite.function)
         for group in suite.groups:
@@ -77,3 +81,10 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
         result.output = box.output_tail()
     result.score = round(sum(g.points for g in result.groups), 2)
     return result
+
+
+def _lacks_groups(suite: Suite, exercise: Exercise, groups: tuple[str, ...] | None) -> bool:
+    """Whether a group asked for (every one the exercise gives points to, by default) is not
+    in the suite: grading without it would score a submission on part of its tests."""
+    wanted = exercise.points if groups is None else set(groups) & set(exercise.points)
+    return not set(wanted) <= {group.name for group in suite.groups}

@@ -1,6 +1,7 @@
 """What grading writes: per submission a feedback page and a Gradescope results.json; grades.csv.
 
-OUT/grades.csv, summary.md, class.json and class.png are the class's; each submission's
+OUT/grades.csv, summary.md, misconceptions.csv, class.json and class.png are the class's (what
+they say of misconceptions is `autograder.misconceptions`); each submission's
 feedback.html and results.json are in OUT/students/<student>/<assignment>/, so no student's
 folder name can collide with the class's files.
 
@@ -25,6 +26,7 @@ from autograder.corrections import Corrections
 from autograder.engine import GroupScore, Result
 from autograder.escape import for_csv, for_markdown
 from autograder.submission import CellProblem
+from autograder.unwritten import KEY as UNWRITTEN
 
 GROUP_TITLES = {"visible": "Visible tests", "edge-cases": "Hidden tests: edge cases",
                 "properties": "Hidden tests: properties"}
@@ -74,8 +76,8 @@ def remove_partial(out: Path) -> list[Path]:
         return []
     found = [p for pattern in (".results.json.*", ".feedback.html.*", ".graded.json.*")
              for p in out.glob(f"{STUDENTS}/*/*/{pattern}")]
-    found += [p for pattern in (".grades.csv.*", ".summary.md.*", ".class.json.*",
-                                ".class.png.*") for p in out.glob(pattern)]
+    found += [p for pattern in (".grades.csv.*", ".summary.md.*", ".misconceptions.csv.*",
+                                ".class.json.*", ".class.png.*") for p in out.glob(pattern)]
     found = [p for p in found if p.is_file() and not p.is_symlink()]
     for path in found:
         path.unlink(missing_ok=True)
@@ -190,9 +192,13 @@ def gradescope(result: Result, corrections: Corrections | None = None) -> dict:
     At most `MAX_BYTES` as written (``json.dumps(..., indent=2)``): what does not fit is cut,
     and the output says so.
     """
-    # Per test group, its name and the misconception of each failing check: what the class
-    # picture and summary.md count, so a resumed run needs nothing but the results.json files.
+    from autograder.misconceptions import found
+
+    # Per test group, its name and the misconception of each failing check, and per
+    # misconception its text, lesson and one example call: what the class picture, summary.md
+    # and misconceptions.csv say, so a resumed run needs nothing but the results.json files.
     # (From the whole result: cutting failure texts must not change the class's counts.)
+    held = found(result)
     groups = [{"group": g.name, "passed": not g.failures,
                "misconceptions": list(dict.fromkeys(f.misconception.key for f in g.failures))}
               for g in result.groups]
@@ -216,7 +222,8 @@ def gradescope(result: Result, corrections: Corrections | None = None) -> dict:
                 "extra_data": {"student": shown.student, "assignment": shown.assignment,
                                "max_score": shown.max_score, "error": shown.error,
                                "notes": shown.notes, "sandbox": shown.sandbox,
-                               "groups": groups, "raw_score": scored.raw,
+                               "groups": groups, "misconceptions": held,
+                               "raw_score": scored.raw,
                                "problem": problem(shown) or None, **fixes.to_dict()}}
 
     return _fitted(render, result, "(These results were cut to 200 KB.)")
@@ -327,7 +334,8 @@ def write_grades(out: Path, rows: list[dict]) -> None:
 # --- the class as a whole: summary text, summary.md, class.json and class.png ----------------
 
 GROUP_SHORT = {"visible": "visible", "edge-cases": "edge cases", "properties": "properties"}
-GENERIC = {"crash", "missing"}  # every suite's "it stopped with an error" / "it is not there"
+# Every suite's "it stopped with an error" / "it is not there" / "it is still the starter".
+GENERIC = {"crash", "missing", UNWRITTEN}
 NO_SUBMISSION = "no submission"
 
 
@@ -370,8 +378,10 @@ def class_data(results: list[dict]) -> dict:
     """Per assignment (course order): scores, pass rate per test group, misconceptions.
 
     ``results`` are the results.json documents of a class (`gradescope`'s schema). A
-    misconception counts each student once per assignment.
+    misconception counts each student once per assignment: ``misconceptions`` maps its key to
+    the number of students, ``found`` says what each means (`misconceptions.tally`).
     """
+    from autograder import misconceptions
     from packlab.course.manifest import load
 
     order = [e.name for e in load().exercises]
@@ -382,11 +392,12 @@ def class_data(results: list[dict]) -> dict:
             continue
         entry = assignments.setdefault(extra["assignment"], {
             "max_score": extra["max_score"], "scores": [], "not_graded": 0, "groups": {},
-            "misconceptions": {}, "crashed_or_missing": 0})
+            "misconceptions": {}, "crashed_or_missing": 0, "held": []})
         if extra["error"]:
             entry["not_graded"] += 1
             continue
         entry["scores"].append(data["score"])
+        entry["held"].append(misconceptions.held(data))
         seen = set()
         for group in extra.get("groups", []):
             tally = entry["groups"].setdefault(group["group"], {"passed": 0, "graded": 0})
@@ -399,6 +410,7 @@ def class_data(results: list[dict]) -> dict:
     for entry in assignments.values():
         entry["misconceptions"] = dict(sorted(entry["misconceptions"].items(),
                                               key=lambda kv: (-kv[1], kv[0])))
+        entry["found"] = misconceptions.tally(entry.pop("held"))
     return {name: assignments[name] for name in order if name in assignments}
 
 
@@ -409,6 +421,9 @@ def top_misconception(entry: dict) -> tuple[str, int] | None:
 
 
 def summary_markdown(rows: list[dict], data: dict) -> str:
+    """summary.md: the headline, what was not graded, scores and pass rates, misconceptions."""
+    from autograder import misconceptions
+
     head, listed = _summary(rows, for_markdown)
     lines = ["# Class summary", "", "\n\n".join(head), *(f"- {line}" for line in listed), "",
              "| assignment | handed in | not graded | mean | full marks | "
@@ -427,27 +442,32 @@ def summary_markdown(rows: list[dict], data: dict) -> str:
             lines.append(f"- {name} · {GROUP_SHORT.get(group, group)}: "
                          f"{tally['passed'] / tally['graded']:.0%} "
                          f"({tally['passed']} of {tally['graded']})")
-    lines += ["", "## Misconceptions (students per assignment)", ""]
-    for name, entry in data.items():
-        found = ", ".join(f"{k}: {n}" for k, n in entry["misconceptions"].items()) or "none"
-        lines.append(f"- {name}: {found}")
+    lines += ["", *misconceptions.markdown(data)]
     return "\n".join(lines) + "\n"
 
 
 def class_picture(data: dict, path: Path) -> None:
-    """Left: how the scores spread, per assignment. Right: pass rate per test group."""
+    """Top left: how the scores spread, per assignment. Top right: pass rate per test group.
+    Below: students per misconception, per assignment, with the lesson to re-teach."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
+    from autograder import misconceptions
 
     names = list(data)
     bars = [(name, group, tally) for name in names
             for group, tally in data[name]["groups"].items()]
-    height = max(4.0, 1.2 + 0.36 * max(len(bars), 2 * len(names)) + 0.3 * len(names))
+    top = max(3.0, 0.5 + 0.36 * max(len(bars), 2 * len(names)))  # inches, both top panels
+    below = 0.3 * len(misconceptions.picture_rows(data)) + 0.3  # inches, the bottom panel
+    height = 0.5 + top + 1.1 + below + 0.6
     fig = Figure(figsize=(13, height), dpi=100)
     FigureCanvasAgg(fig)
     grid = fig.add_gridspec(1, 2, width_ratios=[1, 1.25], left=0.13, right=0.97, wspace=0.55,
-                            top=1 - 0.5 / height, bottom=(1.0 + 0.2 * len(names)) / height)
+                            top=1 - 0.5 / height, bottom=(0.6 + below + 1.1) / height)
     left, right = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
+    lower = fig.add_gridspec(1, 1, left=0.2, right=0.97, top=(0.6 + below) / height,
+                             bottom=0.6 / height)
+    misconceptions.draw(fig.add_subplot(lower[0]), data)
 
     # Left: one row per assignment, a bubble per score (area ~ students, number inside).
     biggest = max([1] + [max(Counter(data[n]["scores"]).values(), default=0) for n in names]
@@ -492,24 +512,19 @@ def class_picture(data: dict, path: Path) -> None:
     right.set_title("Pass rate per test group (of graded submissions)", fontsize=11, loc="left")
     right.grid(axis="x", alpha=0.3)
 
-    lines = []
-    for name in names:
-        top = top_misconception(data[name])
-        generic = data[name]["crashed_or_missing"]
-        text = (f"{top[0]}: {top[1]} student{'s' * (top[1] != 1)}" if top
-                else "no specific misconception")
-        if generic:
-            text += f"   (+ {generic} crashed, looped or had no such function)"
-        lines.append(f"{name}:  {text}")
-    fig.text(0.02, 0.15 / height, "Most common misconception\n" + "\n".join(lines), fontsize=9,
-             va="bottom", family="monospace", linespacing=1.4)
     fig.savefig(path, format="png")
 
 
 def write_class(out: Path, rows: list[dict], results: list[dict]) -> dict:
-    """summary.md, class.json and class.png for the whole class; returns the class data."""
+    """summary.md, misconceptions.csv, class.json and class.png for the whole class; returns
+    the class data."""
+    from autograder import misconceptions
+    from packlab.course.manifest import load
+
     data = class_data(results)
     write_atomically(out / "summary.md", summary_markdown(rows, data))
+    order = [e.name for e in load().exercises]
+    write_atomically(out / misconceptions.CSV_NAME, misconceptions.csv_text(results, order))
     write_atomically(out / "class.json", json.dumps(data, indent=2) + "\n")
     if data:
         fd, tmp = tempfile.mkstemp(dir=out, prefix=".class.png.")

@@ -129,6 +129,12 @@ class Suite:
     function: str
     groups: tuple[Group, ...]
     reference: Callable
+    missing: tuple[str, ...] = ()  # hidden groups not installed here (the student install)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every test group is here (not so in the student install)."""
+        return not self.missing
 
     def group(self, name: str) -> Group:
         for group in self.groups:

@@ -35,12 +35,12 @@ LIMITS = Limits(call_seconds=1, setup_seconds=5, submission_seconds=30)
 LIMIT_OPTIONS = ["--call-seconds", "1", "--setup-seconds", "5", "--submission-seconds", "30",
                  "--jobs", "2"]
 TOTAL, PACK = COURSE.exercise("01"), COURSE.exercise("02")
-SUITE = ROOT / "autograder" / "suites" / "pack.py"
-SUITE_LINES = (  # distinctive lines of the hidden suite: none may reach a learner
-    "def first_wrong_turn(parts: list[dict], budget: int, taken: list[str]) -> str | None:",
-    "if ids == greedy(parts, budget - 1):",
-    "reordered = len(set(ids)) == len(ids) and set(ids) <= known",
-    "def keeps_input_order(args: list, got: list[str]) -> str | None:",
+SUITE = ROOT / "autograder" / "hidden" / "pack.py"  # what reads_hidden_tests and edits_… target
+SUITE_LINES = (  # distinctive lines of the hidden tests of `pack`: none may reach a learner
+    'MIDDLE_MISS = (parts_of({"sys": 40, "doc": 90, "turn": 30}), 80)',
+    "lambda tokens: parts_of(dict(zip(NAMES, tokens, strict=False)))),",
+    'case("a huge first part is skipped and the small ones after it are taken",',
+    "PACK.holds(FITS_AT_ITS_TURN, examples, fits_at_its_turn),",
 )
 FORGED = ("FORGED", "All 25 tests passed", "Score: 5/5", "<h1>Score: 5 / 5")
 INTERFERED = "your code interfered with the grader"
@@ -343,6 +343,6 @@ def test_nothing_written_in_a_sandbox_is_left_on_the_machine(graded):
 
 
 def test_the_hidden_suite_is_untouched(graded):
-    assert SUITE.read_text().count("def first_wrong_turn(") == 1
+    assert SUITE.read_text().count("GROUPS = (") == 1
     for line in SUITE_LINES:  # else "no suite line leaked" would pass whatever leaked
         assert line in SUITE.read_text(), f"SUITE_LINES is out of date: {line!r}"

@@ -299,7 +299,7 @@ def test_every_hostile_name_is_a_student_with_a_row(hostile_class):
 def test_class_files_and_student_files_do_not_collide(hostile_class):
     _, out, _, names = hostile_class
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == \
-        ["class.json", "class.png", "grades.csv", "students", "summary.md"]
+        ["class.json", "class.png", "grades.csv", "misconceptions.csv", "students", "summary.md"]
     assert (out / "grades.csv").is_file() and (out / "summary.md").is_file()
     for name in names:
         folder = out / "students" / name / EXERCISE.name

@@ -130,3 +130,24 @@ def test_student_folder_names_are_escaped_in_feedback(tmp_path):
     page = (out / "students" / student / EXERCISE.name / "feedback.html").read_text()
     assert "<img" not in page and "<i>hi</i>" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page and "&lt;i&gt;hi&lt;/i&gt;" in page
+
+
+def test_results_json_records_each_misconception_with_its_shortest_call():
+    """What a rerun needs to rebuild the class's misconception analytics: per misconception its
+    text, its lesson and the submission's shortest failing call, bounded."""
+    from autograder.misconceptions import EXAMPLE_CHARS
+
+    wrong = Misconception("break-at-first-miss", "stops early", "03-the-early-stop-trap")
+    calls = ["pack([{'id': 'b'}], 9)", "pack([{'id': 'a'}], 9)", "pack(" + "x" * 5_000 + ")"]
+    failures = [Failure(f"check {n}", call, "[]", "['a']", wrong) for n, call in enumerate(calls)]
+    crash = Failure("crash", "pack(" + "y" * 5_000 + ")", "it raised", "['a']",
+                    Misconception("crash", "it stops", "02-priority-then-greedy"))
+    groups = [GroupScore("visible", "", True, 0, 1, [], failures[:2]),
+              GroupScore("edge-cases", "", False, 0, 2, [], [failures[2], crash])]
+    result = Result("ada", EXERCISE.name, 0, 5, groups)
+    held = report.gradescope(result)["extra_data"]["misconceptions"]
+    assert held[0] == {"key": "break-at-first-miss", "text": "stops early",
+                       "lesson": "03-the-early-stop-trap", "example": "pack([{'id': 'a'}], 9)"}
+    assert held[1]["key"] == "crash"
+    assert held[1]["example"].startswith("pack(yyy") and "more characters were cut" in \
+        held[1]["example"] and len(held[1]["example"]) < EXAMPLE_CHARS + 50

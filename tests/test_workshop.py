@@ -313,7 +313,7 @@ def projected_and_presenter_views(lab: Lab) -> None:
         page.set_viewport_size({"width": 1280, "height": 720})
         page.goto(lab.url(f"/lab/tree/{workshop.NOTEBOOK}"))
         page.wait_for_function("/\\| Idle/.test(document.querySelector('.jp-StatusBar-Widget')"
-                               "?.textContent || '')")
+                               "?.textContent || '')", timeout=180_000)  # a loaded machine: slow
         page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
         page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
         page.locator(".lm-Menu-item").filter(has=page.locator(

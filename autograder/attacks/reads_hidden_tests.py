@@ -1,6 +1,6 @@
 # attack: read the hidden test suite from the course folder, print it and return it
 # defence: no copy of the course is in the sandbox's filesystem
-SUITE = "{root}/autograder/suites/pack.py"
+SUITE = "{root}/autograder/hidden/pack.py"
 
 
 def steal():

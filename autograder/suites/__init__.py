@@ -1,17 +1,46 @@
-"""One test suite per exercise function: ``load("pack")`` is ``autograder.suites.pack.SUITE``,
-each of its checks saying "not written yet" of an answer that still raises NotImplementedError."""
+"""One test suite per exercise function: ``load("pack")`` is ``autograder.suites.pack.SUITE``
+(its visible group) followed by ``autograder.hidden.pack.GROUPS`` (its hidden groups), each
+check saying "not written yet" of an answer that still raises NotImplementedError.
+
+The student install has no ``autograder.hidden``: there ``load`` gives the visible group only
+and names the hidden groups it lacks in `Suite.missing`.
+"""
 
 from dataclasses import replace
 from functools import cache
 from importlib import import_module
 
-from autograder.suite import Suite
+from autograder.suite import Group, Suite
 from autograder.unwritten import explain
+from packlab.course.manifest import load as load_course
+
+NOT_INSTALLED = ("the hidden tests are not installed here (this is the student install); grade "
+                 "with the instructor's install")
 
 
 @cache
 def load(name: str) -> Suite:
     suite = import_module(f"autograder.suites.{name}").SUITE
-    return replace(suite, groups=tuple(
+    groups = suite.groups + _hidden_groups(name)
+    named = {group.name for group in groups}
+    missing = tuple(group for group in _course_groups(name) if group not in named)
+    return replace(suite, missing=missing, groups=tuple(
         replace(group, checks=tuple(explain(check, suite.function) for check in group.checks))
-        for group in suite.groups))
+        for group in groups))
+
+
+def _hidden_groups(name: str) -> tuple[Group, ...]:
+    """The suite's hidden groups, or none when the hidden package is not installed."""
+    try:
+        hidden = import_module("autograder.hidden")
+    except ModuleNotFoundError as exc:
+        if exc.name != "autograder.hidden":
+            raise
+        return ()
+    return import_module(f"{hidden.__name__}.{name}").GROUPS
+
+
+def _course_groups(name: str) -> list[str]:
+    """The test groups that course.toml gives points to, for the exercises using this suite."""
+    return list(dict.fromkeys(group for exercise in load_course().exercises
+                              if exercise.suite == name for group in exercise.points))

@@ -26,6 +26,16 @@ class TestsFailed(AssertionError):
     """Some checks of a test cell failed; the message says which and why."""
 
 
+class HiddenTestsNotInstalled(TestsFailed):
+    """A hidden test group was asked for in the student install, which leaves them out."""
+
+
+def hidden_not_installed(groups: Iterable[str]) -> str:
+    """What a learner reads when hidden test groups are not part of this install."""
+    return (f"The hidden tests ({', '.join(groups)}) are not part of this install: they run "
+            "when your notebook is graded.")
+
+
 def _short_display(shell, etype, value, tb, tb_offset=None):
     """Show a failed test cell as its message, not a traceback (still an error for nbgrader)."""
     short = [f"{etype.__name__}: {value}"]
@@ -92,7 +102,10 @@ def run_tests(exercise: str, func: Callable, group: str = "visible") -> float | 
     """
     _install_display()
     found = load_course().exercise(exercise)
-    suite_group = load(found.suite).group(group)
+    suite = load(found.suite)
+    if group in suite.missing:
+        raise HiddenTestsNotInstalled(hidden_not_installed([group]))
+    suite_group = suite.group(group)
     # What the learner's code writes to stderr (warnings included) would make nbgrader fail the
     # cell whatever the checks say; the sandboxed grader ignores it too, so both agree.
     with contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():

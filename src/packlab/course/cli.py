@@ -1,4 +1,8 @@
-"""The `packlab` command: lab, check, hint, progress, grade, release, gradescope, export, bundle."""
+"""The `packlab` command.
+
+Learners: lab, check, hint, progress. Instructors and presenters: grade, similarity, release,
+gradescope, export, bundle, student-build, demo (the student install offers only the first four).
+"""
 
 from __future__ import annotations
 
@@ -62,8 +66,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the visible tests on a saved exercise notebook and say what to do next."""
     from autograder.engine import grade_notebook
+    from autograder.suites import load as load_suite
     from autograder.unwritten import is_unwritten
-    from packlab.course.check import exercise_of, failure_lines
+    from packlab.course.check import exercise_of, failure_lines, hidden_not_installed
     from packlab.course.hints import hint_command
 
     path = Path(args.notebook)
@@ -75,7 +80,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         names = ", ".join(e.name for e in load().exercises)
         console.print(f"{shown(path)} is not one of the exercises ({names}).")
         return 2
-    groups = None if args.all else ("visible",)
+    missing = load_suite(exercise.suite).missing
+    if args.all and missing:
+        console.print(f"Note: {shown(hidden_not_installed(missing))} Checking the visible tests "
+                      "only.")
+    groups = None if args.all and not missing else ("visible",)
     result = grade_notebook(path, exercise, "you", groups=groups, sandboxed=_learner_sandbox())
     if result.error:
         console.print(f"[bold]Could not check {shown(path.name)}:[/] {shown(result.error)}")
@@ -94,9 +103,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         console.print(f"\n{len(failed)} check(s) failed. Next: {task}, save, and check again. "
                       f"Stuck? `{hint_command(exercise)}`")
         return 1
-    console.print("\nEvery check passed. Next: " + (
-        "the hidden tests run when it is graded; try `packlab check --all` to run them now."
-        if not args.all else "move on to the next lesson."))
+    if missing:
+        later = "the hidden tests run when it is graded."
+    elif args.all:
+        later = "move on to the next lesson."
+    else:
+        later = "the hidden tests run when it is graded; try `packlab check --all` to run them now."
+    console.print(f"\nEvery check passed. Next: {later}")
     return 0
 
 
@@ -122,7 +135,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     return 0
 
 
-def _status(result) -> str:
+def _status(result, visible_only: bool = False) -> str:
     from autograder.unwritten import is_unwritten
 
     if result.error:
@@ -131,13 +144,17 @@ def _status(result) -> str:
     if failures and all(is_unwritten(f) for f in failures):
         return "not started"
     if not failures:
-        return "[green]passes every test[/]"
+        return f"[green]passes {'the visible tests' if visible_only else 'every test'}[/]"
+    if visible_only:
+        checks = len(failures) + sum(len(g.passed) for g in result.groups)
+        return f"{checks - len(failures)} of {checks} visible checks pass"
     return f"{result.score} of {result.max_score} points"
 
 
 def cmd_progress(args: argparse.Namespace) -> int:
     """Grade the learner's own copies of the exercises and show where they stand."""
     from autograder.engine import grade_notebook
+    from autograder.suites import load as load_suite
     from packlab.course.check import untouched
 
     folder = Path(args.workspace) if args.workspace else workspace.default_folder()
@@ -147,14 +164,20 @@ def cmd_progress(args: argparse.Namespace) -> int:
     sandboxed = _learner_sandbox()
     for exercise in load().exercises:
         copy = workspace.learner_copy(folder, exercise.release)
+        visible_only = bool(load_suite(exercise.suite).missing)  # the student install
         if not copy.is_file():
-            status = "not opened yet (run `make lab`)"
+            status = "not opened yet (run `packlab lab`)"
         elif untouched(copy, exercise):
             status = "not started"
         else:
-            status = _status(grade_notebook(copy, exercise, "you", sandboxed=sandboxed))
+            status = _status(grade_notebook(copy, exercise, "you", sandboxed=sandboxed,
+                                            groups=("visible",) if visible_only else None),
+                             visible_only)
         table.add_row(exercise.name, exercise.function, status)
     console.print(table)
+    if visible_only:
+        console.print("Only the visible tests run in this install; the hidden tests run when "
+                      "your notebook is graded.")
     return 0
 
 
@@ -164,6 +187,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
     from autograder import report
     from autograder.classroom import grade_class
+    from autograder.cluster import ClusterUnavailable
     from autograder.isolation import Limits, SandboxUnavailable
     from autograder.late import GradebookUnreadable
 
@@ -178,11 +202,19 @@ def cmd_grade(args: argparse.Namespace) -> int:
         return 2
     if args.no_sandbox:
         console.print(NO_SANDBOX_WARNING)
+    jobs = getattr(args, "jobs", None)
+    if args.scheduler and jobs is not None:
+        console.print("Note: --jobs is ignored with --scheduler (each Dask worker grades as many "
+                      "submissions at once as it has threads).")
     try:
-        rows = grade_class(submitted, out, jobs=args.jobs, force=args.force, limits=limits,
+        rows = grade_class(submitted, out, jobs=jobs, force=args.force, limits=limits,
                            progress=lambda it, n: track(it, total=n, description="Grading",
                                                         console=console),
-                           sandboxed=not args.no_sandbox, **corrections)
+                           sandboxed=not args.no_sandbox, scheduler=args.scheduler,
+                           **corrections)
+    except ClusterUnavailable as exc:
+        console.print(f"[bold red]Not grading.[/] {shown(exc)}")
+        return 2
     except SandboxUnavailable as exc:
         console.print(f"[bold red]Not grading.[/] {shown(exc)}")
         return 2
@@ -422,6 +454,50 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     return 1 if result.problems else 0
 
 
+def cmd_similarity(args: argparse.Namespace) -> int:
+    """Report pairs of answers that are alike, for the instructor to look at (never a grade)."""
+    from autograder import similarity
+
+    submitted, out = Path(args.submitted), Path(args.out)
+    if not submitted.is_dir():
+        console.print(f"There is no folder {shown(submitted)} "
+                      "(expected SUBMITTED/<student>/<assignment>/).")
+        return 2
+    if not 0 < args.threshold <= 1:
+        console.print("--threshold is a share of an answer, more than 0 and at most 1 (e.g. 0.7).")
+        return 2
+    if args.max_pairs < 1:
+        console.print("--max-pairs is how many pairs to list per assignment: 1 or more.")
+        return 2
+    found = similarity.find(submitted, args.threshold, args.max_pairs)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [similarity.write_csv(out, found), similarity.write_html(out, found, args.threshold)]
+    for line in similarity.summary(found, args.threshold):
+        console.print(line)
+    console.print(f"Wrote {shown(paths[1])} (side by side) and {shown(paths[0])}. Alike is not "
+                  "proof of copying: look at each pair before you decide anything.")
+    return 0
+
+
+def _similarity_parser(sub: argparse._SubParsersAction) -> None:
+    from autograder.similarity import MAX_PAIRS, THRESHOLD
+
+    similar = sub.add_parser(
+        "similarity", help="pairs of answers that are alike, for you to look at",
+        description="Compare the students' answer code per assignment with copydetect (renamed "
+        "variables and new comments do not hide a copy; the released starter and the reference "
+        "answer never count) and write OUT/similarity.html and OUT/similarity.csv. No score "
+        "changes; nothing is run.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    similar.add_argument("submitted", metavar="SUBMITTED")
+    similar.add_argument("--out", required=True, help="folder for similarity.html and .csv")
+    similar.add_argument("--threshold", type=float, default=THRESHOLD,
+                         help="list a pair when at least this share of one answer is in the other")
+    similar.add_argument("--max-pairs", type=int, default=MAX_PAIRS,
+                         help="pairs listed per assignment, most similar first")
+    similar.set_defaults(run=cmd_similarity)
+
+
 def _handing_back(sub: argparse._SubParsersAction) -> None:
     """`packlab export` (grades for Canvas or Moodle) and `packlab bundle` (feedback)."""
     export = sub.add_parser(
@@ -450,10 +526,49 @@ def _handing_back(sub: argparse._SubParsersAction) -> None:
     bundles.set_defaults(run=cmd_bundle)
 
 
+# The instructor's commands: the student install (`packlab student-build`) leaves them out.
+INSTRUCTOR_ONLY = frozenset({"grade", "release", "gradescope", "export", "bundle", "similarity",
+                             "student-build", "demo"})
+
+
+def cmd_student_build(args: argparse.Namespace) -> int:
+    """Write the student install: lessons, released exercises, visible checks, nothing hidden."""
+    from packlab.course.student import BuildRefused, build
+
+    folder = Path(args.folder)
+    try:
+        written = build(folder)
+    except BuildRefused as exc:
+        console.print(f"[bold]No student install written:[/] {shown(exc)}")
+        return 2
+    console.print(f"Wrote the student install to {shown(folder)}: {len(written.paths)} files, "
+                  f"{len(written.modules)} Python modules, no solutions and no hidden tests. "
+                  f"Install it with `pip install -e {shown(folder)}`.")
+    return 0
+
+
+class _LearnerCommands:
+    """The subcommands of the student install: an instructor's command gets a parser of its
+    own that nothing reaches, so `--help` does not offer it."""
+
+    def __init__(self, commands: argparse._SubParsersAction):
+        self.commands = commands
+
+    def add_parser(self, name: str, **options) -> argparse.ArgumentParser:
+        if name in INSTRUCTOR_ONLY:
+            return argparse.ArgumentParser(prog=f"packlab {name}")
+        return self.commands.add_parser(name, **options)
+
+
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="packlab", description=__doc__)
+    student_install = load().student_install
+    top = argparse.ArgumentParser(prog="packlab", description=(
+        "The `packlab` command of the student install: lab, check, hint, progress."
+        if student_install else __doc__))
     top.add_argument("--version", action="version", version=f"%(prog)s {version('packlab')}")
     sub = top.add_subparsers(dest="command", required=True)
+    if student_install:
+        sub = _LearnerCommands(sub)
     sub.add_parser("lab", help="serve the course in JupyterLab").set_defaults(run=cmd_lab)
     demo = sub.add_parser("demo", help="serve the presenter's notebook, big fonts")
     demo.add_argument("--fresh", action="store_true",
@@ -480,8 +595,12 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     grade.add_argument("submitted")
     grade.add_argument("--out", required=True, help="folder for grades.csv and feedback")
-    grade.add_argument("--jobs", type=int, default=os.cpu_count(),
-                       help="submissions graded at once")
+    grade.add_argument("--jobs", type=int, default=argparse.SUPPRESS,
+                       help="submissions graded at once on this machine (default: one per core)")
+    grade.add_argument("--scheduler", metavar="ADDRESS",
+                       help="grade on the Dask cluster whose scheduler is at ADDRESS (e.g. "
+                       "tcp://10.0.0.5:8786) instead of this machine; each worker must have "
+                       "packlab installed from the same checkout, and bubblewrap")
     grade.add_argument("--force", action="store_true", help="regrade what is already graded")
     grade.add_argument("--no-sandbox", action="store_true",
                        help="grade even where bubblewrap cannot build a sandbox: the students' "
@@ -500,10 +619,27 @@ def parser() -> argparse.ArgumentParser:
     gradescope.add_argument("--out", help="the zip to write (default: ASSIGNMENT-gradescope.zip)")
     gradescope.set_defaults(run=cmd_gradescope)
     _handing_back(sub)
+    if not student_install:  # it imports the similarity report, which only instructors have
+        _similarity_parser(sub)
+    build = sub.add_parser(
+        "student-build", help="write the student install (no solutions, no hidden tests)",
+        description="Write the learners' install of the course into FOLDER: the lessons, the "
+        "released exercises, their visible checks and hints, and the code the learner commands "
+        "need; not solutions/, the hidden tests, the mutant gallery or the speaker notes. "
+        "Install it with `pip install -e FOLDER`.")
+    build.add_argument("folder", metavar="FOLDER",
+                       help="a new or empty folder, or a previous student install to replace")
+    build.set_defaults(run=cmd_student_build)
     return top
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    if command in INSTRUCTOR_ONLY and load().student_install:
+        console.print(f"`packlab {shown(command)}` is one of the instructor's commands: it is part "
+                      "of the instructor's install of the course, not of this student install.")
+        return 2
     args = parser().parse_args(argv)
     return args.run(args)
 

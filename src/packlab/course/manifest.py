@@ -17,6 +17,9 @@ MANIFEST = Path(os.environ.get("PACKLAB_COURSE_TOML") or ROOT / "course.toml")
 ALL_OR_NOTHING = "all-or-nothing"  # the group's points when every check passes, else 0
 PROPORTIONAL = "proportional"  # the points times the share of the group's checks that passed
 POLICIES = (ALL_OR_NOTHING, PROPORTIONAL)
+# The student install's course.toml ends with this table (`packlab student-build` writes it):
+# the learner commands only, no reference answers, no hidden tests.
+STUDENT_MARKER = "[build]\nstudent = true\n"
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class Course:
     tagline: str
     lessons: tuple[Lesson, ...]
     exercises: tuple[Exercise, ...] = field(default=())
+    student_install: bool = False  # course.toml's [build] student = true (STUDENT_MARKER)
 
     def exercise(self, key: str) -> Exercise:
         """Find an exercise by its name ("02-greedy-pack"), number ("02") or function ("pack")."""
@@ -136,6 +140,7 @@ def load(path: Path = MANIFEST) -> Course:
         tagline=data["course"]["tagline"],
         lessons=lessons,
         exercises=exercises,
+        student_install=data.get("build", {}).get("student") is True,
     )
 
 

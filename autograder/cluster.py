@@ -1,0 +1,235 @@
+"""Grading on a Dask distributed cluster (`packlab grade --scheduler ADDRESS`).
+
+Only `grade_one` runs on the workers, each submission in a sandbox of its own as on this
+machine; everything else (dates, corrections, reports, the gradebook) stays here. Workers need
+no shared folder: each task carries its submission's notebook (at most SHIPPED_BYTES), which the
+worker writes to a temporary folder of its own and grades there; that folder's path never reaches
+the results, which are the same, byte for byte, as a local run's.
+
+It fails closed: before anything is graded every worker must have the same packlab, Python,
+grading libraries and course as this machine (`fingerprint`) and, unless grading without a
+sandbox, a working sandbox. Each task checks its worker again, so a worker that joins later
+grades nothing unless it agrees (`WorkerDiffers`: that submission is left for the next run).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import platform
+import tempfile
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future
+from contextlib import contextmanager
+from functools import cache, partial
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import autograder
+from autograder import isolation
+from autograder.isolation import Limits
+from autograder.record import Graded
+from packlab.course.manifest import load
+
+if TYPE_CHECKING:  # classroom imports this module; it is imported back only where it is used
+    from autograder.classroom import Task
+
+SHIPPED_BYTES = 16 << 20  # the largest notebook sent to a worker
+CONNECT_SECONDS = 10.0
+GRADING_LIBRARIES = ("hypothesis", "nbformat", "ipython")  # what the results depend on
+
+
+class ClusterUnavailable(RuntimeError):
+    """The cluster cannot grade (unreachable, no workers, or a worker that differs); says why."""
+
+
+class WorkerDiffers(ClusterUnavailable):
+    """Raised on a worker that does not match the instructor's machine: nothing is graded."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Parcel:
+    """One task as sent to a worker: the task, and its notebook's bytes."""
+
+    task: Task
+    notebook: bytes
+
+
+def _version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def _sources() -> Iterator[tuple[Path, Path]]:
+    """The code that grades: the grader (suites included) and the algorithms it checks against."""
+    import packlab.packing
+
+    for package in (autograder, packlab.packing):
+        root = Path(package.__file__).parent
+        for path in sorted(root.rglob("*.py")):
+            yield path.relative_to(root.parent), path
+
+
+@cache
+def fingerprint() -> dict[str, str]:
+    """What must be the same on every machine that grades, for the same results."""
+    course = load()
+    digest = hashlib.sha256(repr(course).encode())
+    for exercise in course.exercises:
+        digest.update(exercise.release.read_bytes())
+    for name, path in _sources():
+        digest.update(str(name).encode() + b"\0" + path.read_bytes())
+    python = ".".join(platform.python_version_tuple()[:2])
+    return {"packlab": _version("packlab"), "Python": python,
+            **{name: _version(name) for name in GRADING_LIBRARIES},
+            "course": digest.hexdigest()[:16]}
+
+
+def _differences(theirs: dict[str, str]) -> list[str]:
+    """How a worker's fingerprint differs from this machine's, in words."""
+    ours, said = fingerprint(), []
+    for key, value in ours.items():
+        if theirs.get(key) == value:
+            continue
+        if key == "course":
+            said.append("its course is not the same (course.toml, the released exercises or "
+                        "the grader's code differ)")
+        else:
+            said.append(f"it has {key} {theirs.get(key, 'unknown')}, this machine {value}")
+    return said
+
+
+def worker_state(sandboxed: bool) -> dict:
+    """Run on each worker: its fingerprint and, when asked, why its sandbox does not work."""
+    problem = None
+    if sandboxed:
+        try:
+            isolation.require_sandbox()
+        except isolation.SandboxUnavailable as exc:
+            problem = str(exc)
+    return {"fingerprint": fingerprint(), "sandbox": problem}
+
+
+def _refusals(states: dict[str, object]) -> list[str]:
+    """What is wrong with each worker (none when every one can grade)."""
+    said = []
+    for address, state in sorted(states.items()):
+        if isinstance(state, BaseException):
+            said.append(f"worker {address} cannot run packlab's grader "
+                        f"({type(state).__name__}: {state})")
+            continue
+        problems = _differences(state["fingerprint"])
+        if state["sandbox"]:
+            problems.append(f"its sandbox does not work: {state['sandbox']}")
+        said += [f"worker {address}: {problem}" for problem in problems]
+    return said
+
+
+@contextmanager
+def connected(address: str, sandboxed: bool,
+              timeout: float = CONNECT_SECONDS) -> Iterator[Callable[..., Future]]:
+    """Connect to the scheduler, check every worker, and yield `submit` bound to its executor.
+
+    Raises `ClusterUnavailable` when the scheduler cannot be reached within ``timeout`` seconds,
+    has no worker, or any worker differs from this machine or lacks a sandbox.
+    """
+    from distributed import Client
+
+    try:
+        client = Client(address, timeout=timeout, set_as_default=False)
+    except ValueError:
+        raise ClusterUnavailable(f"{address} is not the address of a Dask scheduler, such as "
+                                 "tcp://10.0.0.5:8786.") from None
+    except (OSError, TimeoutError):
+        raise ClusterUnavailable(
+            f"Cannot reach the Dask scheduler at {address} within {timeout:g} s. Is `dask "
+            "scheduler` running there, and can this machine reach its port?") from None
+    try:
+        _check(client, address, sandboxed, timeout)
+        yield partial(submit, client.get_executor(pure=False))
+    finally:
+        client.close()
+
+
+def _check(client, address: str, sandboxed: bool, timeout: float) -> None:
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except (OSError, TimeoutError) as exc:
+        raise ClusterUnavailable(f"The Dask scheduler at {address} has no workers (waited "
+                                 f"{timeout:g} s): start `dask worker {address}` on each "
+                                 "grading machine.") from exc
+    refusals = _refusals(client.run(worker_state, sandboxed, on_error="return"))
+    if refusals:
+        raise ClusterUnavailable("A worker of the cluster cannot grade like this machine: "
+                                 + "; ".join(refusals) + ". Install packlab on every worker "
+                                 "from the same checkout as here, with bubblewrap.")
+
+
+def _done(graded: Graded) -> Future:
+    future: Future = Future()
+    future.set_result(graded)
+    return future
+
+
+def _contents(notebook: Path) -> bytes | str:
+    """The notebook's bytes to send, or why it cannot be sent (reads at most SHIPPED_BYTES)."""
+    try:
+        with open(notebook, "rb") as handle:
+            contents = handle.read(SHIPPED_BYTES + 1)
+    except OSError as exc:
+        return f"the notebook could not be read ({type(exc).__name__})"
+    if len(contents) > SHIPPED_BYTES:
+        return (f"the notebook is larger than {SHIPPED_BYTES >> 20} MB, too large to send to "
+                "the grading cluster: clear its outputs (Edit, Clear Outputs of All Cells), "
+                "save it and hand it in again")
+    return contents
+
+
+def submit(executor: Executor, task: Task, limits: Limits, sandboxed: bool,
+           groups: tuple[str, ...] | None) -> Future:
+    """Grade ``task`` on the cluster, its notebook sent with it; what cannot be sent (or has
+    nothing to grade) gets its reason here, without sending anything."""
+    from autograder.classroom import grade_one
+
+    contents = task.problem if task.notebook is None else _contents(task.notebook)
+    if isinstance(contents, str):
+        return _done(grade_one(dataclasses.replace(task, notebook=None, problem=contents),
+                               limits, sandboxed, groups))
+    return executor.submit(grade_parcel, Parcel(task, contents), limits, sandboxed, groups,
+                           fingerprint())
+
+
+def grade_parcel(parcel: Parcel, limits: Limits, sandboxed: bool,
+                 groups: tuple[str, ...] | None, expected: dict[str, str]) -> Graded:
+    """Run on a worker: grade one sent submission as `grade_one` would where it was sent from."""
+    from autograder.classroom import grade_one
+
+    task, state = parcel.task, worker_state(sandboxed)
+    refusals = [f"its {key} differs from the instructor's" for key in expected
+                if state["fingerprint"].get(key) != expected[key]]
+    refusals += [f"its sandbox does not work: {state['sandbox']}"] if state["sandbox"] else []
+    if refusals:  # not recorded as graded: the next run grades it again
+        raise WorkerDiffers("the grading machine it was sent to cannot grade it: "
+                            + "; ".join(refusals))
+    with tempfile.TemporaryDirectory(prefix="packlab-submission-") as folder:
+        copy = Path(folder) / task.notebook.name
+        copy.write_bytes(parcel.notebook)
+        graded = grade_one(dataclasses.replace(task, notebook=copy), limits, sandboxed, groups)
+    return _replaced(graded, folder, str(task.notebook.parent))
+
+
+def _replaced(value, old: str, new: str):
+    """``value`` (the grader's dataclasses, lists and strings) with ``old`` written ``new``."""
+    if isinstance(value, str):
+        return value.replace(old, new)
+    if isinstance(value, list | tuple):
+        return type(value)(_replaced(item, old, new) for item in value)
+    if isinstance(value, dict):
+        return {key: _replaced(item, old, new) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.replace(value, **{f.name: _replaced(getattr(value, f.name), old, new)
+                                             for f in dataclasses.fields(value) if f.init})
+    return value

@@ -1,0 +1,210 @@
+"""`packlab similarity`: answers that are alike, found by copydetect, for a person to judge."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import nbformat
+import pytest
+
+from autograder import similarity
+from packlab.course.cli import main
+from tests.conftest import COURSE, submit, with_answer
+
+PACK = COURSE.exercise("02-greedy-pack")
+
+ALICE = '''def _fits(used, part, budget):
+    """Does this part still fit?"""
+    return used + part["tokens"] <= budget
+
+
+def _take(kept, part):
+    kept.append(part["id"])
+    return part["tokens"]
+
+
+def pack(parts: list[dict], budget: int) -> list[str]:
+    """Return the ids of the parts that fit, in input order."""
+    spent, kept = 0, []
+    index = 0
+    while index < len(parts):
+        current = parts[index]
+        if _fits(spent, current, budget):
+            spent = spent + _take(kept, current)
+        index = index + 1
+    return kept
+'''
+
+# Alice's answer with every name changed, other comments, and the helpers the other way round.
+BOB = '''def _grab(chosen, item):
+    # remember the id, report the cost
+    chosen.append(item["id"])
+    return item["tokens"]
+
+
+def _ok(total, item, limit):
+    """Is there room left?"""
+    return total + item["tokens"] <= limit
+
+
+def pack(parts: list[dict], budget: int) -> list[str]:
+    """Return the ids of the parts that fit, in input order."""
+    # walk through every part once
+    total, chosen = 0, []
+    i = 0
+    while i < len(parts):
+        item = parts[i]
+        if _ok(total, item, budget):
+            total = total + _grab(chosen, item)
+        i = i + 1
+    return chosen
+'''
+
+# A correct answer written another way.
+DAVE = '''def pack(parts, budget):
+    """Greedy: keep each part that still fits."""
+    room = budget
+    result = []
+    for p in parts:
+        cost = p["tokens"]
+        if cost > room:
+            continue
+        result.append(p["id"])
+        room -= cost
+    return result
+'''
+
+# The lesson's loop, as a learner who followed it writes it: the reference with other names.
+GINA = '''def pack(parts: list[dict], budget: int) -> list[str]:
+    """Return the ids of the parts that fit, in input order."""
+    # a running total
+    total = 0
+    ids = []
+    for p in parts:
+        if total + p["tokens"] <= budget:
+            ids.append(p["id"])
+            total += p["tokens"]
+    return ids
+'''
+
+HOSTILE = '=HYPERLINK("x")[red]\n<script>alert(1)'  # a folder name: anything but a slash
+SCRIPT = "</pre><script>alert(2)</script>"
+HOSTILE_CODE = ALICE.replace('"""Does this part still fit?"""', f'"{SCRIPT}"  # {SCRIPT}')
+
+
+def _reference() -> str:
+    notebook = nbformat.read(PACK.source, as_version=4)
+    return next(cell.source for cell in notebook.cells
+                if cell.metadata.get("nbgrader", {}).get("solution"))
+
+
+@pytest.fixture(scope="module")
+def submitted(tmp_path_factory):
+    root = tmp_path_factory.mktemp("submitted")
+    answers = {"alice": ALICE, "bob": BOB, "carol": _reference(), "dave": DAVE, "gina": GINA,
+               HOSTILE: HOSTILE_CODE, "erin": None, "frank": None}
+    for student, code in answers.items():
+        notebook = (nbformat.read(PACK.release, as_version=4) if code is None
+                    else with_answer(PACK, code))
+        submit(root, student, PACK, notebook)
+    submit(root, "broken", PACK, '{"cells": [')  # not a notebook
+    return root
+
+
+@pytest.fixture(scope="module")
+def found(submitted):
+    (entry,) = similarity.find(submitted)
+    return entry
+
+
+def _pairs(entry) -> dict[frozenset, similarity.Pair]:
+    return {frozenset((p.a.student, p.b.student)): p for p in entry.pairs}
+
+
+def test_a_copy_with_names_changed_and_helpers_moved_is_flagged(found):
+    pair = _pairs(found)[frozenset(("alice", "bob"))]
+    assert min(pair.similarity_a, pair.similarity_b) >= similarity.THRESHOLD
+    assert pair.shared > 0
+    assert found.pairs[0].similarity >= found.pairs[-1].similarity  # most similar first
+
+
+def test_honest_different_answers_are_not_flagged(found):
+    flagged = set(_pairs(found))
+    for one, other in [("carol", "dave"), ("alice", "dave"), ("alice", "carol"),
+                       ("dave", "gina"), ("bob", "dave")]:
+        assert frozenset((one, other)) not in flagged, (one, other)
+
+
+def test_the_course_s_own_answer_is_not_evidence(found):
+    """The reference is boilerplate: the lesson's loop, written by two learners, is no copy."""
+    assert frozenset(("carol", "gina")) not in _pairs(found)
+    why = dict(found.not_compared)
+    assert "reference answer" in why["carol"] and "reference answer" in why["gina"]
+
+
+def test_untouched_starters_are_not_alike(found):
+    assert frozenset(("erin", "frank")) not in _pairs(found)
+    why = dict(found.not_compared)
+    assert "nothing of its own" in why["erin"] and "nothing of its own" in why["frank"]
+
+
+def test_a_broken_notebook_is_listed_and_the_rest_compared(found):
+    why = dict(found.not_compared)
+    assert "could not be read" in why["broken"]
+    assert found.compared == 4  # alice, bob, dave and the hostile name
+    assert frozenset(("alice", HOSTILE)) in _pairs(found)
+
+
+@pytest.fixture(scope="module")
+def written(submitted, tmp_path_factory):
+    out = tmp_path_factory.mktemp("out")
+    grades = b"student,assignment,score,max_score\nalice,02-greedy-pack,5,5\n"
+    (out / "grades.csv").write_bytes(grades)
+    with pytest.MonkeyPatch.context() as patch:
+        printed = io.StringIO()
+        patch.setattr("sys.stdout", printed)
+        code = main(["similarity", str(submitted), "--out", str(out), "--max-pairs", "1"])
+    return out, code, printed.getvalue(), grades
+
+
+def test_the_command_writes_both_reports_and_leaves_grades_alone(written):
+    out, code, printed, grades = written
+    assert code == 0
+    assert (out / "grades.csv").read_bytes() == grades
+    page = (out / "similarity.html").read_text(encoding="utf-8")
+    assert "share" in page and "<mark>" in page and "side by side" in page
+    assert "2 more pairs were flagged" in page  # alice-bob shown; alice and bob with HOSTILE cut
+    assert "Not compared" in page and "broken" in page
+    assert "02-greedy-pack: 4 compared, 3 pairs to look at" in printed
+
+
+def test_hostile_names_and_code_are_escaped(written, submitted, tmp_path, capsys):
+    out = written[0]
+    page = (out / "similarity.html").read_text(encoding="utf-8")
+    assert "<script>" not in page
+    assert "&lt;/pre&gt;&lt;script&gt;alert(2)" in page or "alert(2)" not in page
+    # the hostile pair itself: shown side by side once --max-pairs lets it in
+    second = tmp_path / "all"
+    assert main(["similarity", str(submitted), "--out", str(second)]) == 0
+    printed = capsys.readouterr().out
+    page = (second / "similarity.html").read_text(encoding="utf-8")
+    assert "<script>" not in page and "</pre><script>" not in page
+    assert "&lt;/pre&gt;&lt;script&gt;alert(2)&lt;/script&gt;" in page
+    assert "=HYPERLINK(&quot;x&quot;)[red]\\n&lt;script&gt;alert(1)" in page
+    rows = list(csv.DictReader((second / "similarity.csv").open(encoding="utf-8")))
+    hostile = [r for r in rows if HOSTILE in (r["student_a"][1:], r["student_b"][1:])]
+    assert hostile and all(r["student_a"].startswith("'=") or r["student_b"].startswith("'=")
+                           for r in hostile)
+    assert "[red]" in printed and "\\n<script>" in printed  # literal, not rich markup
+
+
+def test_long_answers_are_cut_and_say_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(similarity, "MAX_CODE_CHARS", 200)
+    for student in ("ann", "ben"):
+        submit(tmp_path / "in", student, PACK, with_answer(PACK, ALICE))
+    (entry,) = similarity.find(tmp_path / "in")
+    assert entry.pairs and entry.pairs[0].a.cut == len(ALICE) - 200
+    similarity.write_html(tmp_path, [entry], similarity.THRESHOLD)
+    assert f"{len(ALICE) - 200:,} more characters were cut" in (
+        tmp_path / "similarity.html").read_text(encoding="utf-8")

@@ -1,0 +1,344 @@
+"""The student install (`packlab student-build`): built from this checkout, installed with pip into
+a fresh venv, it runs every learner command, lesson and exercise, and holds nothing hidden.
+
+One build and one venv for the whole module (the pip install takes about a minute). Everything
+about the student install runs in that venv's Python, from a folder outside this checkout; the
+hidden things it is searched for come from the instructor's install, in this process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import gallery
+from autograder.suites import load as load_suite
+from packlab.course import notes, student
+from packlab.course.manifest import ROOT, STUDENT_MARKER, load
+from packlab.course.workshop import PRESENTER
+
+# One build and one venv: every test of this module runs on the same xdist worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("student-build")]
+
+COURSE = load()
+PACKLAB = Path(sys.executable).with_name("packlab")
+NOT_IMPORTABLE = (
+    "autograder.hidden", "autograder.hidden.pack", "autograder.hidden.fit",
+    "autograder.mutants", "autograder.mutants.pack.break_at_first_miss", "autograder.attacks",
+    "autograder.gallery", "autograder.classroom", "autograder.report", "autograder.record",
+    "autograder.gradebook", "autograder.gradescope", "autograder.bundle", "autograder.lms",
+    "autograder.release", "autograder.feedback", "autograder.similarity", "autograder.cluster",
+    "packlab.course.notes", "packlab.course.workshop", "packlab.course.release",
+    "packlab.course.student", "packlab.course.slides", "packlab.course.book",
+)
+
+
+
+def run(command: list, cwd: Path, env: dict | None = None,
+        given: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(c) for c in command], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600, check=False, input=given)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The student install, written by the instructor's `packlab student-build`."""
+    folder = tmp_path_factory.mktemp("student") / "packlab"
+    done = run([PACKLAB, "student-build", folder], cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return folder
+
+
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory) -> Path:
+    """A working folder outside the checkout and the build (so nothing imports from `.`)."""
+    return tmp_path_factory.mktemp("elsewhere")
+
+
+@pytest.fixture(scope="module")
+def venv(built, tmp_path_factory) -> dict:
+    """A fresh venv with the student install (`pip install -e`), and the environment to use it."""
+    folder = tmp_path_factory.mktemp("venv") / "v"
+    made = run([sys.executable, "-m", "venv", folder], cwd=built)
+    assert made.returncode == 0, made.stderr
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PACKLAB_COURSE_TOML", "PACKLAB_WORKSPACE")}
+    env["PATH"] = f"{folder / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    installed = run([folder / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-compile",
+                     "-e", built], cwd=built, env=env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return {"python": folder / "bin" / "python", "packlab": folder / "bin" / "packlab",
+            "env": env, "site": Path(run([folder / "bin" / "python", "-c",
+                                          "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                                         cwd=built).stdout.strip())}
+
+
+def packlab(venv: dict, cwd: Path, *args) -> subprocess.CompletedProcess:
+    return run([venv["packlab"], *args], cwd=cwd, env=venv["env"])
+
+
+# --- the learner commands -----------------------------------------------------------------------
+
+def with_reference_answer(exercise) -> nbformat.NotebookNode:
+    """The released notebook with the reference answer pasted into its answer cell."""
+    source = {c.metadata["nbgrader"]["grade_id"]: c.source
+              for c in nbformat.read(exercise.source, as_version=4).cells
+              if c.metadata.get("nbgrader", {}).get("solution")}
+    notebook = nbformat.read(exercise.release, as_version=4)
+    for cell in notebook.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in source:
+            cell.source = "\n".join(line for line in source[grade_id].splitlines()
+                                    if "### BEGIN SOLUTION" not in line
+                                    and "### END SOLUTION" not in line)
+    return notebook
+
+
+def test_the_learner_commands_work(built, venv, outside):
+    exercise = COURSE.exercise("02")
+    released = built / exercise.release.relative_to(ROOT)
+    written = outside / "mine" / f"{exercise.name}.ipynb"
+    written.parent.mkdir()
+    nbformat.write(with_reference_answer(exercise), written)
+
+    unwritten = packlab(venv, outside, "check", released)
+    assert unwritten.returncode == 1 and "not written yet" in unwritten.stdout, unwritten.stdout
+    passing = packlab(venv, outside, "check", written)
+    assert passing.returncode == 0 and "Every check passed" in passing.stdout, passing.stdout
+    everything = packlab(venv, outside, "check", "--all", written)
+    assert "not part of this install" in everything.stdout, everything.stdout
+    assert "Every check passed" in everything.stdout
+    hint = packlab(venv, outside, "hint", "02")
+    assert hint.returncode == 0 and f"Hints for {exercise.name}" in hint.stdout, hint.stdout
+    workspace = outside / "workspace"
+    (workspace / "exercises" / exercise.name).mkdir(parents=True)
+    nbformat.write(with_reference_answer(exercise), workspace / exercise.release.relative_to(ROOT))
+    progress = packlab(venv, outside, "progress", "--workspace", workspace)
+    assert progress.returncode == 0, progress.stdout + progress.stderr
+    assert "passes the visible tests" in progress.stdout and "not opened yet" in progress.stdout
+    assert "hidden tests run when" in " ".join(progress.stdout.split())
+
+
+def test_instructor_commands_are_not_offered(venv, outside):
+    listed = packlab(venv, outside, "--help").stdout
+    usage = re.search(r"\{([^}]*)\}", listed).group(1).split(",")
+    assert sorted(usage) == ["check", "hint", "lab", "progress"], listed
+    for command in ("grade", "release", "gradescope", "export", "bundle", "similarity",
+                    "student-build", "demo"):
+        said = packlab(venv, outside, command, "x")
+        assert said.returncode == 2, said.stdout + said.stderr
+        assert "part of the instructor's install" in " ".join(said.stdout.split()), said.stdout
+        assert "Traceback" not in said.stderr
+
+
+# --- nothing hidden -----------------------------------------------------------------------------
+
+def test_nothing_hidden_is_importable(venv, outside):
+    probe = textwrap.dedent(f"""
+        import importlib, json
+        found = {{}}
+        for name in {list(NOT_IMPORTABLE)!r}:
+            try:
+                found[name] = importlib.import_module(name).__file__
+            except ModuleNotFoundError:
+                pass
+        import autograder, packlab.course.cli
+        print(json.dumps([found, autograder.__file__, packlab.course.cli.__file__]))
+    """)
+    done = run([venv["python"], "-c", probe], cwd=outside, env=venv["env"])
+    assert done.returncode == 0, done.stderr
+    found, grader, cli = json.loads(done.stdout)
+    assert found == {}
+    assert not Path(grader).is_relative_to(ROOT) and not Path(cli).is_relative_to(ROOT)
+
+
+def shown_to_learners() -> str:
+    """What learners read anyway, where a hidden check's name may appear as plain prose: the
+    visible checks' names, every misconception's paragraph, the released notebooks, and the
+    budget check's message that 02's visible group shows (autograder.suites.pack.WITHIN_BUDGET)."""
+    texts = ["the chosen parts never add up to more than the budget"]
+    for suite in sorted({e.suite for e in COURSE.exercises}):
+        texts += [c.name for g in load_suite(suite).groups if g.visible for c in g.checks]
+        module = importlib.import_module(f"autograder.suites.{suite}")
+        texts += [wrong.text for wrong in module.MISCONCEPTIONS.values()]
+    texts += [e.release.read_text(encoding="utf-8") for e in COURSE.exercises]
+    return "\n".join(texts)
+
+
+def hidden_texts() -> dict[str, str]:
+    """What must not be readable in the student install, by what it is."""
+    texts = {}
+    shown = shown_to_learners()
+    for suite in sorted({e.suite for e in COURSE.exercises}):
+        groups = load_suite(suite).groups
+        texts |= {c.name: f"hidden check of {suite}" for g in groups if not g.visible
+                  for c in g.checks if c.name not in shown}
+    starters = {e.starter for e in COURSE.exercises}  # 03 hands its mutant out, on purpose
+    for mutant in (m for m in gallery.every() if m.key not in starters):
+        texts[mutant.code.strip()] = f"mutant {mutant.key}"
+        texts[mutant.description] = f"mutant {mutant.key}'s description"
+    for exercise in COURSE.exercises:
+        for cell in nbformat.read(exercise.source, as_version=4).cells:
+            solution = re.search(r"### BEGIN SOLUTION\n(.*?)\n[ \t]*### END SOLUTION",
+                                 cell.source, re.S)
+            if solution:
+                texts[solution.group(1).strip()] = f"the solution of {exercise.name}"
+    for note in notes.notes(nbformat.read(PRESENTER, as_version=4)):
+        texts[note.strip()] = "a speaker note"
+    return texts
+
+
+def files_below(folder: Path):
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            yield path
+
+
+def leaks(paths, texts: dict[str, str]) -> list[str]:
+    """Each file that holds one of ``texts``, and what it holds."""
+    found = []
+    for path in paths:
+        content = path.read_bytes().decode("utf-8", "replace")
+        found += [f"{path}: {what}" for text, what in texts.items() if text in content]
+    return found
+
+
+def test_nothing_hidden_is_readable(built, venv):
+    texts = hidden_texts()
+    assert sum("hidden check" in what for what in texts.values()) > 50
+    assert sum("speaker note" in what for what in texts.values()) > 5
+    marker = {"### BEGIN HIDDEN TESTS": "nbgrader's hidden tests"}  # nbgrader's own files hold it
+    assert leaks(files_below(built), texts | marker) == []
+    # Every file pip put in site-packages, searched for all of it; the rest of site-packages
+    # (other projects) for the one-line texts, with grep.
+    ours = [p for p in files_below(venv["site"])
+            if "packlab" in str(p.relative_to(venv["site"])).lower()]
+    assert len(ours) >= 3, ours
+    assert leaks(ours, texts | marker) == []
+    patterns = venv["site"].parent / "hidden-patterns.txt"
+    patterns.write_text("\n".join(t for t in texts if "\n" not in t) + "\n")
+    grep = run(["grep", "-rlF", "-f", patterns, venv["site"]], cwd=venv["site"])
+    assert grep.returncode == 1, grep.stdout  # 1: no file matched
+
+
+def test_it_holds_only_what_the_build_lists(built):
+    """No folder the build never copies, nothing .gitignore lists; the marker in course.toml."""
+    names = {p.relative_to(built) for p in files_below(built)
+             if "packlab.egg-info" not in p.parts}  # written there by `pip install -e`
+    assert names == set(student.plan().paths)
+    assert not {p.parts[0] for p in names} & {"solutions", "tests", "benchmarks", ".git",
+                                                "workshop"}
+    ignored = run(["git", "check-ignore", "--stdin"], cwd=ROOT,
+                  given="\n".join(map(str, sorted(names))) + "\n")
+    assert ignored.returncode == 1 and ignored.stdout == ""  # 1: none of them is ignored
+    assert (built / "course.toml").read_text().endswith(STUDENT_MARKER)
+    assert load(built / "course.toml").student_install and not COURSE.student_install
+
+
+def test_its_pyproject_lists_its_packages_and_not_the_instructors_dependencies(built):
+    import tomllib
+
+    config = tomllib.loads((built / "pyproject.toml").read_text())
+    inits = list(built.rglob("__init__.py"))
+    assert len(config["tool"]["setuptools"]["packages"]) == len(inits)
+    for package in config["tool"]["setuptools"]["packages"]:
+        top, *rest = package.split(".")
+        where = config["tool"]["setuptools"]["package-dir"][top]
+        assert (built / where / Path(*rest) / "__init__.py").is_file(), package
+    names = " ".join(config["project"]["dependencies"])
+    assert "copydetect" not in names and "distributed" not in names and "nbgrader" in names
+    assert "optional-dependencies" not in config["project"]
+
+
+# --- every lesson and exercise runs in the student venv's kernel --------------------------------
+
+RUNNER = """
+import json, sys, tempfile
+from concurrent.futures import ThreadPoolExecutor
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+def execute(path):
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(notebook, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": tempfile.mkdtemp()}})
+    try:
+        client.execute()
+    except CellExecutionError as exc:
+        failed = next(c for c in notebook.cells if c.get("outputs") and any(
+            o.output_type == "error" for o in c.outputs))
+        return {"path": path, "error": exc.ename, "text": str(exc.evalue),
+                "cell": failed.metadata.get("nbgrader", {}).get("grade_id", "")}
+    return {"path": path, "error": None}
+
+probe = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import sys; print(sys.prefix)")])
+NotebookClient(probe, kernel_name="python3").execute()
+with ThreadPoolExecutor(2) as pool:
+    results = list(pool.map(execute, sys.argv[1:]))
+print(json.dumps({"kernel": probe.cells[0].outputs[0].text.strip(), "results": results}))
+"""
+
+
+def test_every_lesson_and_exercise_runs_in_the_student_kernel(built, venv, outside):
+    lessons = [built / lesson.path.relative_to(ROOT) for lesson in COURSE.lessons]
+    exercises = {str(built / e.release.relative_to(ROOT)): e for e in COURSE.exercises}
+    done = run([venv["python"], "-c", RUNNER, *lessons, *exercises], cwd=outside,
+               env=venv["env"])
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert Path(report["kernel"]) == venv["python"].parent.parent
+    for result in report["results"]:
+        exercise = exercises.get(result["path"])
+        if exercise is None:
+            assert result["error"] is None, result
+        else:  # a released exercise stops at its visible test cell: not written yet, or
+            # (03, which starts from the buggy code to fix) with the bug's own failures
+            assert result["error"] == "TestsFailed", result
+            assert result["cell"] == exercise.grade_id("visible"), result
+            expected = "checks failed" if exercise.starter else "not written yet"
+            assert expected in result["text"], result
+
+
+# --- the builder's refusals ---------------------------------------------------------------------
+
+def test_it_refuses_a_folder_that_is_not_a_student_build(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    refused = run([PACKLAB, "student-build", tmp_path], cwd=ROOT)
+    assert refused.returncode == 2 and "not a student install" in " ".join(refused.stdout.split())
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_it_replaces_a_previous_build_and_keeps_the_learners_work(tmp_path):
+    folder = tmp_path / "again"
+    student.build(folder)
+    (folder / "autograder" / "stale.py").write_text("left from an older build")
+    (folder / "workspace").mkdir()
+    (folder / "workspace" / "mine.ipynb").write_text("{}")
+    student.build(folder)
+    assert not (folder / "autograder" / "stale.py").exists()
+    assert (folder / "workspace" / "mine.ipynb").read_text() == "{}"
+
+
+def test_it_refuses_when_the_learners_code_would_import_something_hidden(monkeypatch):
+    monkeypatch.setattr(student, "ROOTS", (*student.ROOTS, "autograder.gallery"))
+    with pytest.raises(student.BuildRefused, match="autograder.gallery"):
+        student.plan()
+
+
+def test_it_never_copies_what_gitignore_lists_or_a_forbidden_folder():
+    for path, why in ((Path("gradebook.db"), ".gitignore"), (Path("tests/conftest.py"),
+                                                                 "never holds")):
+        plan = student.Plan(copies={path: ROOT / path})
+        with pytest.raises(student.BuildRefused, match=why):
+            student._refuse_forbidden(plan)
