@@ -33,7 +33,7 @@ book: $(READY)
 test: $(READY)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -n auto --dist loadgroup
+	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=25
 
 ## Regenerate exercises/ from solutions/ with nbgrader (never edit exercises/ by hand).
 release: $(READY)
