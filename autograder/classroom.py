@@ -25,9 +25,9 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from autograder import cluster, isolation, late, record, report, submission
+from autograder import cluster, isolation, late, record, report
 from autograder.corrections import Corrections, number
-from autograder.engine import Result, confinement, grade_notebook
+from autograder.engine import Result, confinement, grade_notebook, named_cells
 from autograder.isolation import Limits
 from autograder.overrides import Key, Override
 from autograder.record import Graded
@@ -151,14 +151,7 @@ def grade_one(task: Task, limits: Limits, sandboxed: bool = True,
     result = grade_task(task, limits, sandboxed, groups)
     if task.notebook is None or result.error:
         return Graded(result, [])
-    cells = submission.student_cells(task.notebook, load().exercise(task.assignment))
-    notes, failed = [], []
-    for note in result.notes:
-        named = submission.cell_problem(note.removeprefix(report.RAN).removesuffix("."), cells) \
-            if note.startswith(report.RAN) else None
-        notes.append(f"{report.RAN}{named.problem}." if named else note)
-        failed += [named] if named else []
-    return Graded(dataclasses.replace(result, notes=notes), failed)
+    return Graded(*named_cells(result, task.notebook, load().exercise(task.assignment)))
 
 
 def _max_score(assignment: str) -> int:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 from autograder import submission
 from autograder.isolation import Limits
@@ -42,6 +43,23 @@ class Result:
         return asdict(self)
 
 
+RAN = "When your notebook's code ran, "  # how the notes on the student's failing cells begin
+
+
+def named_cells(result: Result, path: Path,
+                exercise: Exercise) -> tuple[Result, list[submission.CellProblem]]:
+    """``result`` with each of the student's cells that failed to run named by its place in the
+    notebook and its first line ("cell 3 (`def pack(parts, budget)`)"), and those cells' code."""
+    cells = submission.student_cells(path, exercise)
+    notes, failed = [], []
+    for note in result.notes:
+        named = submission.cell_problem(note.removeprefix(RAN).removesuffix("."), cells) \
+            if note.startswith(RAN) else None
+        notes.append(f"{RAN}{named.problem}." if named else note)
+        failed += [named] if named else []
+    return replace(result, notes=notes), failed
+
+
 def confinement(sandboxed: bool) -> str:
     """What `Result.sandbox` says: "bubblewrap", or "none" when graded without a sandbox."""
     return "bubblewrap" if sandboxed else "none"
@@ -77,7 +95,7 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
             result.groups.append(GroupScore(group.name, group.description, group.visible, points,
                                             exercise.points[group.name], outcome.passed,
                                             outcome.failures))
-        result.notes += [f"When your notebook's code ran, {p}." for p in box.problems]
+        result.notes += [f"{RAN}{p}." for p in box.problems]
         result.output = box.output_tail()
     result.score = round(sum(g.points for g in result.groups), 2)
     return result

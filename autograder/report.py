@@ -23,7 +23,7 @@ from pathlib import Path
 
 from autograder import corrections as dates
 from autograder.corrections import Corrections
-from autograder.engine import GroupScore, Result
+from autograder.engine import RAN, GroupScore, Result
 from autograder.escape import for_csv, for_markdown
 from autograder.submission import CellProblem
 from autograder.unwritten import KEY as UNWRITTEN
@@ -170,7 +170,6 @@ def summary_lines(result: Result, corrections: Corrections | None = None) -> lis
     return lines
 
 
-RAN = "When your notebook's code ran, "  # how the engine's notes on failing cells begin
 
 
 def problem(result: Result) -> str:

@@ -161,6 +161,20 @@ def test_check_all_on_the_released_notebook_reports_hidden_failures(capsys):
     assert everything.count("✗") > visible.count("✗")
 
 
+def test_check_names_a_broken_cell_by_its_place_in_the_notebook(capsys, tmp_path):
+    """As in the grader's feedback: "cell 3 (`first line`)", counting every cell, and the code."""
+    exercise = BY_NUMBER["02"]
+    notebook = with_answer(exercise, None)
+    notebook.cells.insert(2, nbformat.v4.new_code_cell("scratch = 1\nprint(scratch +)"))
+    path = tmp_path / f"{exercise.name}.ipynb"
+    nbformat.write(notebook, path)
+    code, out = run(capsys, "check", str(path))
+    assert code == 0, out  # the answer itself is right: only the scratch cell is broken
+    assert "cell 3 (`scratch = 1`) has a syntax error on line 2" in out
+    assert "cell 1 " not in out
+    assert "→   2 | print(scratch +)" in out
+
+
 def test_check_missing_notebook(tmp_path):
     done = script("check", str(tmp_path / "02-greedy-pack.ipynb"))
     assert done.returncode != 0

@@ -65,7 +65,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the visible tests on a saved exercise notebook and say what to do next."""
-    from autograder.engine import grade_notebook
+    from autograder.engine import grade_notebook, named_cells
     from autograder.suites import load as load_suite
     from autograder.unwritten import is_unwritten
     from packlab.course.check import exercise_of, failure_lines, hidden_not_installed
@@ -89,8 +89,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     if result.error:
         console.print(f"[bold]Could not check {shown(path.name)}:[/] {shown(result.error)}")
         return 1
+    result, cells = named_cells(result, path, exercise)
     for note in result.notes:
         console.print(f"Note: {shown(note)}")
+    for cell in cells:  # the code of each cell that failed to run, its failing line marked
+        for number, line in enumerate(cell.lines, cell.first_line):
+            mark = "→" if number == cell.marked else " "
+            console.print(f"  {mark} {number:>3} | {shown(line)}")
     failed = [f for g in result.groups for f in g.failures]
     for group in result.groups:
         for name in group.passed:
