@@ -16,7 +16,9 @@ from packlab.course.release import release
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]
 
 
-@pytest.fixture(scope="module")
+# Session scope: an xdist worker may tear a module fixture down between two tests of a group
+# (it released everything twice); this way it is made once.
+@pytest.fixture(scope="session")
 def fresh_release(tmp_path_factory):
     """Release every assignment with nbgrader into an empty copy of the course."""
     course_dir = tmp_path_factory.mktemp("course")

@@ -49,7 +49,9 @@ def run(command: list, cwd: Path, env: dict | None = None,
                           text=True, timeout=600, check=False, input=given)
 
 
-@pytest.fixture(scope="module")
+# Session scope: an xdist worker may tear module fixtures down between two tests of a group
+# (it did, and the venv was made twice); these are made once per worker that needs them.
+@pytest.fixture(scope="session")
 def built(tmp_path_factory) -> Path:
     """The student install, written by the instructor's `packlab student-build`."""
     folder = tmp_path_factory.mktemp("student") / "packlab"
@@ -58,13 +60,13 @@ def built(tmp_path_factory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def outside(tmp_path_factory) -> Path:
     """A working folder outside the checkout and the build (so nothing imports from `.`)."""
     return tmp_path_factory.mktemp("elsewhere")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def venv(built, tmp_path_factory) -> dict:
     """A fresh venv with the student install (`pip install -e`), and the environment to use it."""
     folder = tmp_path_factory.mktemp("venv") / "v"
