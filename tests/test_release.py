@@ -16,9 +16,7 @@ from packlab.course.release import release
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]
 
 
-# Session scope: an xdist worker may tear a module fixture down between two tests of a group
-# (it released everything twice); this way it is made once.
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def fresh_release(tmp_path_factory):
     """Release every assignment with nbgrader into an empty copy of the course."""
     course_dir = tmp_path_factory.mktemp("course")

@@ -49,9 +49,7 @@ def run(command: list, cwd: Path, env: dict | None = None,
                           text=True, timeout=600, check=False, input=given)
 
 
-# Session scope: an xdist worker may tear module fixtures down between two tests of a group
-# (it did, and the venv was made twice); these are made once per worker that needs them.
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
     """The student install, written by the instructor's `packlab student-build`."""
     folder = tmp_path_factory.mktemp("student") / "packlab"
@@ -60,13 +58,13 @@ def built(tmp_path_factory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def outside(tmp_path_factory) -> Path:
     """A working folder outside the checkout and the build (so nothing imports from `.`)."""
     return tmp_path_factory.mktemp("elsewhere")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def venv(built, tmp_path_factory) -> dict:
     """A fresh venv with the student install (`pip install -e`), and the environment to use it."""
     folder = tmp_path_factory.mktemp("venv") / "v"
