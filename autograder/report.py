@@ -170,8 +170,6 @@ def summary_lines(result: Result, corrections: Corrections | None = None) -> lis
     return lines
 
 
-
-
 def problem(result: Result) -> str:
     """Why a graded submission lost marks when its own code could not run (for grades.csv's
     reason), or ""."""
@@ -377,8 +375,8 @@ def class_data(results: list[dict]) -> dict:
     """Per assignment (course order): scores, pass rate per test group, misconceptions.
 
     ``results`` are the results.json documents of a class (`gradescope`'s schema). A
-    misconception counts each student once per assignment: ``misconceptions`` maps its key to
-    the number of students, ``found`` says what each means (`misconceptions.tally`).
+    misconception counts each student once per assignment: ``found`` says what each means and
+    how many hold it (`misconceptions.tally`), ``misconceptions`` maps its key to that number.
     """
     from autograder import misconceptions
     from packlab.course.manifest import load
@@ -391,25 +389,23 @@ def class_data(results: list[dict]) -> dict:
             continue
         entry = assignments.setdefault(extra["assignment"], {
             "max_score": extra["max_score"], "scores": [], "not_graded": 0, "groups": {},
-            "misconceptions": {}, "crashed_or_missing": 0, "held": []})
+            "held": []})
         if extra["error"]:
             entry["not_graded"] += 1
             continue
         entry["scores"].append(data["score"])
         entry["held"].append(misconceptions.held(data))
-        seen = set()
         for group in extra.get("groups", []):
             tally = entry["groups"].setdefault(group["group"], {"passed": 0, "graded": 0})
             tally["graded"] += 1
             tally["passed"] += bool(group["passed"])
-            seen.update(group["misconceptions"])
-        for key in seen:
-            entry["misconceptions"][key] = entry["misconceptions"].get(key, 0) + 1
-        entry["crashed_or_missing"] += bool(seen & GENERIC)
     for entry in assignments.values():
-        entry["misconceptions"] = dict(sorted(entry["misconceptions"].items(),
-                                              key=lambda kv: (-kv[1], kv[0])))
-        entry["found"] = misconceptions.tally(entry.pop("held"))
+        held = entry.pop("held")
+        entry["found"] = misconceptions.tally(held)
+        entry["misconceptions"] = {key: found["students"]
+                                   for key, found in entry["found"].items()}
+        entry["crashed_or_missing"] = sum(any(e["key"] in GENERIC for e in listed)
+                                          for listed in held)
     return {name: assignments[name] for name in order if name in assignments}
 
 
