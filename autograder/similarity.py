@@ -9,8 +9,9 @@ and moved helpers do not hide a copy. Nothing is imported or run: copydetect onl
 
 What everyone was given never counts (copydetect's boilerplate): the released notebook's code,
 and the course's reference answer. The reference counts as boilerplate on evidence, from the
-mutant gallery (each gallery answer is the reference with one known mistake), copydetect's
-defaults, and with a pair flagged when one side's similarity is at least 70 %:
+mutant gallery (each gallery answer is the reference with one known mistake; measured by
+`benchmarks/similarity.py`), copydetect's defaults, and with a pair flagged when one side's
+similarity is at least 70 %:
 - with only the release as boilerplate, 351 of the 493 pairs of gallery answers (71 %) were
   flagged: answers that follow the course's own solution look like copies of each other, and an
   exercise whose natural answer is short would flag most of a class;
@@ -113,7 +114,8 @@ def _fingerprint(code: str, boilerplate: list[int] | None = None) -> CodeFingerp
                            fp=io.StringIO(code))
 
 
-def _code_cells(path: Path, answers_only: bool) -> list[str]:
+def code_cells(path: Path, answers_only: bool) -> list[str]:
+    """A notebook's code cells, or only its answer cells (nbgrader `solution`)."""
     import nbformat
 
     notebook = nbformat.read(path, as_version=4)
@@ -121,9 +123,11 @@ def _code_cells(path: Path, answers_only: bool) -> list[str]:
         not answers_only or cell.metadata.get("nbgrader", {}).get("solution"))]
 
 
-def boilerplate(exercise: Exercise) -> list[int]:
-    """The fingerprints that never count: the release's code and the reference answer."""
-    given = _code_cells(exercise.release, False) + _code_cells(exercise.source, True)
+def boilerplate(exercise: Exercise, reference: bool = True) -> list[int]:
+    """The fingerprints that never count: the release's code and the reference answer (without
+    it only with ``reference=False``, as `benchmarks/similarity.py` compares)."""
+    given = code_cells(exercise.release, False)
+    given += code_cells(exercise.source, True) if reference else []
     return sorted(set().union(*(_fingerprint(code).hashes for code in given)))
 
 
