@@ -40,6 +40,10 @@ def interfered(what: str) -> StudentError:
     return StudentError("interfered", what)
 
 
+def _seconds(seconds: float) -> str:
+    return f"{seconds:g} {'second' if seconds == 1 else 'seconds'}"
+
+
 def _text(value, limit: int) -> str:
     if type(value) is not str:
         raise interfered(f"a reply with a {type(value).__name__} where text belongs")
@@ -127,7 +131,8 @@ class Sandbox:
         limits = {k: v for k, v in asdict(self.limits).items() if k in worker.LIMITS}
         self._send({"limits": limits, "call_cpu_seconds": self.limits.call_cpu_seconds,
                     "cells": self.cells})
-        reply = self._receive(self.limits.setup_seconds, "running your notebook's cells")
+        setup = self.limits.setup_seconds
+        reply = self._receive(setup, f"{_seconds(setup)} while running your notebook's cells")
         try:
             self.problems = ready_problems(reply)
         except StudentError as exc:
@@ -166,11 +171,14 @@ class Sandbox:
         except BrokenPipeError:
             raise self._fatal("crashed", self._exit_reason()) from None
 
-    def _receive(self, seconds: float, doing: str):
-        """The next reply line, parsed as JSON (anything else: the student interfered)."""
+    def _receive(self, seconds: float, late: str):
+        """The next reply line, parsed as JSON (anything else: the student interfered).
+
+        No line within ``seconds`` of wall-clock time: a fatal timeout whose detail is ``late``.
+        """
         if self._deadline - time.monotonic() < seconds:
             seconds = max(0.0, self._deadline - time.monotonic())
-            doing = f"{doing} (the whole submission may take {self.limits.submission_seconds:g} s)"
+            late = f"{late} (the whole submission may take {self.limits.submission_seconds:g} s)"
         deadline = time.monotonic() + seconds
         chunks, size = [self._buffer], len(self._buffer)
         with selectors.DefaultSelector() as selector:
@@ -178,8 +186,7 @@ class Sandbox:
             while b"\n" not in chunks[-1]:  # a line ends in the newest chunk, if at all
                 left = deadline - time.monotonic()
                 if left <= 0 or not selector.select(left):
-                    unit = "second" if seconds == 1 else "seconds"
-                    raise self._fatal("timeout", f"{seconds:g} {unit} while {doing}")
+                    raise self._fatal("timeout", late, clock="wall")
                 chunk = os.read(self._response, 65536)
                 if not chunk:
                     raise self._fatal("crashed", self._exit_reason())
@@ -209,9 +216,9 @@ class Sandbox:
                  "SIGXFSZ": f"it printed or wrote more than {self.limits.file_bytes >> 20} MB"}
         return f"{name}, {hints.get(name, 'ended by a signal')}"
 
-    def _fatal(self, kind: str, detail: str) -> StudentError:
+    def _fatal(self, kind: str, detail: str, clock: str = "") -> StudentError:
         """Stop this worker; the next call may start a fresh one."""
-        error = StudentError(kind, detail)
+        error = StudentError(kind, detail, clock)
         self._last_fatal = error
         self.close()
         return error
@@ -239,16 +246,22 @@ class Sandbox:
         """Call ``function(*args)`` in the sandbox; raise `StudentError` if no plain answer came."""
         self._ensure_started()
         self._send({"call": function, "args": args})
-        reply = self._receive(self.limits.call_seconds, f"calling {function}")
+        late = self._call_limit(function)
+        reply = self._receive(self.limits.call_seconds, late)
         try:
             return call_outcome(reply, args)
         except StudentError as exc:
             if exc.kind == "timeout":  # the worker's CPU timer stopped the call
-                raise self._fatal("timeout", f"{self.limits.call_cpu_seconds:g} seconds of CPU "
-                                  f"time while calling {function}") from None
+                raise self._fatal("timeout", late, clock="cpu") from None
             if exc.kind == "interfered":
                 raise self._fatal(exc.kind, exc.detail) from None
             raise
+
+    def _call_limit(self, function: str) -> str:
+        """A call's time limit in words: the same whichever clock stops it, so that a loaded
+        machine (where the wall clock may run out first) writes the same feedback."""
+        return (f"the time one call may take ({self.limits.call_cpu_seconds:g} s of CPU time, "
+                f"{_seconds(self.limits.call_seconds)} in all) while calling {function}")
 
     def caller(self, function: str):
         """A `Caller` for the suites: ``caller(args)`` calls ``function``."""

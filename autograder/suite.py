@@ -41,10 +41,11 @@ class StudentError(Exception):
     code in that group.
     """
 
-    def __init__(self, kind: str, detail: str):
+    def __init__(self, kind: str, detail: str, clock: str = ""):
         super().__init__(f"{kind}: {detail}")
         self.kind = kind
         self.detail = detail
+        self.clock = clock  # for a timeout: "cpu" or "wall", whichever stopped it (not shown)
 
     @property
     def fatal(self) -> bool:

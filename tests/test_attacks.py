@@ -99,9 +99,9 @@ def cell_index(notebook, grade_id: str) -> int:
 
 # What each gallery attack must score, and what its feedback must say. Every one gets 0 points.
 GALLERY_SAYS = {
-    "infinite_loop": (TIMEOUT, "0.25 seconds of CPU time while calling pack",
+    "infinite_loop": (TIMEOUT, "(0.25 s of CPU time, 1 second in all) while calling pack",
                       "not called: earlier in this group"),
-    "catches_the_cpu_timer": (TIMEOUT, "1 second while calling pack",
+    "catches_the_cpu_timer": (TIMEOUT, "(0.25 s of CPU time, 1 second in all) while calling pack",
                               "not called: earlier in this group"),
     "long_sleep": (TIMEOUT, "5 seconds while running your notebook's cells"),
     "sys_exit_at_import": (NO_FUNCTION, "(`# attack: sys.exit(0) before anything else, hoping "
