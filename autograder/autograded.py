@@ -17,7 +17,9 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
+from autograder.corrections import override_line
 from autograder.escape import for_markdown
+from autograder.overrides import Override
 from autograder.report import write_atomically
 from packlab.course.manifest import Exercise
 
@@ -66,9 +68,10 @@ def merged(released: list, submitted: list) -> list:
 
 
 def write(path: Path, exercise: Exercise, submitted: Path, row: dict,
-          tests: list[dict]) -> None:
+          tests: list[dict], override: Override | None = None) -> None:
     """Write the autograded notebook of one grades.csv ``row``; ``tests`` are its results.json
-    tests (each with its ``group``), none when it was not graded."""
+    tests (each with its ``group``), none when it was not graded; the instructor's ``override``
+    and its reason go on top (its points are extra credit in the gradebook)."""
     notebook = nbformat.read(exercise.release, as_version=4)
     cells = _student_cells(submitted) if tests else None
     if cells is None:
@@ -76,6 +79,8 @@ def write(path: Path, exercise: Exercise, submitted: Path, row: dict,
         notebook.cells.insert(0, new_markdown_cell(f"**Not graded:** {for_markdown(reason)}"))
     else:
         notebook.cells = merged(notebook.cells, cells)
+    if override is not None:
+        notebook.cells.insert(0, new_markdown_cell(for_markdown(override_line(override))))
     messages = {exercise.grade_id(test["group"]): test["output"] for test in tests}
     for cell in notebook.cells:
         if _grade_id(cell) in messages:

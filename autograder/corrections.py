@@ -54,6 +54,13 @@ def _shown(iso: str) -> str:
     return iso.replace("T", " ").replace("+00:00", " UTC")
 
 
+def override_line(override: Override) -> str:
+    """The override as the student reads it: what changed, and why."""
+    change = (f"score set to {number(override.score)}" if override.score is not None
+              else f"{number(override.points):+g} point{'s' * (abs(override.points) != 1)}")
+    return f"Adjustment by your instructor: {change}. Reason: {override.reason}"
+
+
 def lines(raw: float, max_score: float, corrections: Corrections) -> list[str]:
     """What the student is told about dates and corrections, one sentence a line."""
     late, override, score = corrections.late, corrections.override, \
@@ -66,9 +73,7 @@ def lines(raw: float, max_score: float, corrections: Corrections) -> list[str]:
     if late.note:
         said.append(f"Lateness: {late.note}.")
     if override is not None:
-        change = (f"score set to {number(override.score)}" if override.score is not None
-                  else f"{number(override.points):+g} point{'s' * (abs(override.points) != 1)}")
-        said.append(f"Adjustment by your instructor: {change}. Reason: {override.reason}")
+        said.append(override_line(override))
     if score.final != score.raw:
         said.append(f"The tests gave {score.raw} / {number(max_score)}; after these, "
                     f"{score.final} / {number(max_score)}.")

@@ -3,9 +3,11 @@
 `packlab grade` on the submitted/ folder of an nbgrader course (a folder holding
 nbgrader_config.py), or given ``--gradebook URL``, records each graded test cell's auto score and
 the submission's timestamp (nbgrader's timestamp.txt) as `nbgrader autograde` would: the student
-is created when missing, and manual scores and comments are never touched. So formgrader shows
-the sandboxed scores, manual grading works on top, and `nbgrader export` totals what grades.csv
-says. A submission that could not be graded gets 0 in every cell (its reason is in grades.csv).
+is created when missing, and manual scores and comments are never touched. The late penalty goes
+where nbgrader keeps its own, and an instructor's override becomes extra credit (nbgrader's own
+field for a grader's adjustment) on the submission's first test cell. So formgrader shows the
+sandboxed scores, manual grading works on top, and `nbgrader export` totals what grades.csv says.
+A submission that could not be graded gets 0 in every cell (its reason is in grades.csv).
 In a course folder it also writes the autograded notebooks `nbgrader generate_feedback` renders
 (`autograder.autograded`).
 """
@@ -23,6 +25,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SAWarning
 
 from autograder import autograded, late, report
+from autograder.overrides import Override
 from packlab.course.manifest import Exercise, load
 
 CONFIG = "nbgrader_config.py"
@@ -58,7 +61,9 @@ class Written:
     timestamps: int = 0
     new_students: list[str] = field(default_factory=list)
     notebooks: int = 0  # autograded notebooks for `nbgrader generate_feedback`
-    adjusted: int = 0  # submissions with an instructor's override (not in the gradebook)
+    adjusted: int = 0  # overrides written as extra credit
+    replaced: list[str] = field(default_factory=list)  # extra credit an override replaced
+    unexplained: list[str] = field(default_factory=list)  # extra credit no override gave
     missing: set[str] = field(default_factory=set)  # assignments the gradebook does not have
     problems: list[str] = field(default_factory=list)
 
@@ -129,22 +134,50 @@ def late_penalty(data: dict) -> float:
     return round(min(float(penalty), float(extra.get("raw_score", data.get("score", 0)))), 2)
 
 
-def _write_scores(gb, exercise: Exercise, student: str, scores: dict[str, float],
-                  timestamp, penalty: float) -> int:
-    """Create or update the student's submission and its grades; the number of cells scored."""
+def adjustment(data: dict) -> float | None:
+    """The points the instructor's override added or took off after the late penalty (None
+    without an override): what grades.csv's ``adjustment`` column holds."""
+    extra = data.get("extra_data", {})
+    if not extra.get("adjustment"):
+        return None
+    after_late = max(0.0, float(extra.get("raw_score", data.get("score", 0))) - late_penalty(data))
+    return round(float(data.get("score", 0)) - after_late, 2)
+
+
+def _extra_credit(grade, added: float | None, where: str, written: Written) -> None:
+    """Write an override as the grade's extra credit; say what it replaced, or what extra
+    credit is there without one (a formgrader entry, or an override since removed: kept)."""
+    before = grade.extra_credit
+    if added is None:
+        if before:
+            written.unexplained.append(f"{where}: {before:g}")
+        return
+    if before is not None and before != added:
+        written.replaced.append(f"{where}: {before:g} → {added:g}")
+    grade.extra_credit = added
+    written.adjusted += 1
+
+
+def _write_scores(gb, exercise: Exercise, student: str, data: dict, timestamp,
+                  written: Written) -> None:
+    """Create or update the student's submission: its time, late penalty, test cell scores and
+    the override (extra credit on its first test cell)."""
+    scores = {exercise.grade_id(t["group"]): float(t["score"]) for t in graded_tests(data)}
+    first = exercise.grade_id(next(iter(exercise.points)))
     extra = {"timestamp": timestamp} if timestamp else {}
     submission = gb.update_or_create_submission(exercise.name, student, **extra)
-    written = 0
     for notebook in submission.notebooks:
-        notebook.late_submission_penalty = penalty or None
+        notebook.late_submission_penalty = late_penalty(data) or None
         for grade in notebook.grades:
             if scores and grade.name not in scores:
                 continue  # not one of packlab's test cells: left as it is
             grade.auto_score = scores.get(grade.name, 0.0)
             grade.needs_manual_grade = grade.manual_score is not None  # as nbgrader's autograde
-            written += 1
+            written.cells += 1
+            where = f"{student}/{exercise.name} cell {grade.name}"
+            _extra_credit(grade, adjustment(data) if grade.name == first else None, where,
+                          written)
     gb.db.commit()
-    return written
 
 
 def _known(gb, assignment: str, written: Written) -> bool:
@@ -174,20 +207,19 @@ def _record_row(gb, exercise: Exercise, row: dict, folder: Path, data: dict,
     except MissingEntry:
         gb.update_or_create_student(student)
         written.new_students.append(student)
-    scores = {exercise.grade_id(t["group"]): float(t["score"]) for t in graded_tests(data)}
-    written.cells += _write_scores(gb, exercise, student, scores, timestamp, late_penalty(data))
+    _write_scores(gb, exercise, student, data, timestamp, written)
     written.submissions += 1
     written.timestamps += timestamp is not None
-    written.adjusted += bool(data.get("extra_data", {}).get("adjustment"))
 
 
 def _autograded(settings, exercise: Exercise, row: dict, submitted: Path, data: dict) -> None:
     """The notebook `nbgrader generate_feedback` renders, where nbgrader keeps it."""
     folder = Path(settings.format_path(settings.autograded_directory, row["student"],
                                        exercise.name))
+    override = Override.from_dict(data.get("extra_data", {}).get("adjustment"))
     autograded.write(folder / f"{exercise.name}.ipynb", exercise,
                      submitted / row["student"] / exercise.name / f"{exercise.name}.ipynb", row,
-                     graded_tests(data))
+                     graded_tests(data), override)
 
 
 UNQUOTED = re.compile(r'[,"\r\n]|^[=+\-@\t]')
@@ -233,6 +265,11 @@ def _n(count: int, thing: str) -> str:
     return f"{count} {thing}{'s' * (count != 1)}"
 
 
+def _listed(items: list[str], shown: int = 10) -> str:
+    more = f"; and {len(items) - shown} more" if len(items) > shown else ""
+    return "; ".join(items[:shown]) + more
+
+
 def summary(target: Target, written: Written) -> list[str]:
     """What was written to which gradebook, in plain words (lines to print, not yet escaped)."""
     course = f" (course {target.course_id})" if target.course_id else ""
@@ -248,7 +285,13 @@ def summary(target: Target, written: Written) -> list[str]:
         lines.append(f"Not in the gradebook, so left out: {assignment} (run `nbgrader "
                      f"generate_assignment {assignment}` first).")
     if written.adjusted:
-        lines.append(f"{_n(written.adjusted, 'override')} in grades.csv only: nbgrader's "
-                     "gradebook has no place for an adjustment (enter it in formgrader if it "
-                     "should count there).")
+        lines.append(f"Wrote {_n(written.adjusted, 'override')} as extra credit on the "
+                     "submission's first test cell.")
+    if written.replaced:
+        lines.append(f"Replaced by an override, extra credit that was there before: "
+                     f"{_listed(written.replaced)}.")
+    if written.unexplained:
+        lines.append("Left as it is, extra credit on packlab's test cells that no override "
+                     "gives (entered in formgrader, or left by an override you have since "
+                     f"removed: change it there if so): {_listed(written.unexplained)}.")
     return lines + [f"Note: {problem}" for problem in written.problems]

@@ -3,9 +3,11 @@
 One throwaway nbgrader course for the module: nbgrader releases 02-greedy-pack; ada hands in the
 reference answer (with nbgrader's timestamp.txt) and also 01-total-tokens, which this course never
 released; bo hands in the `break` bug, after a grader already gave one of his cells a manual
-score; cy hands in a file that is not a notebook. `packlab grade` runs sandboxed from outside the
-course folder. Then real `nbgrader export` must give grades.csv's totals, and real `nbgrader
-generate_feedback` must render the feedback from what packlab wrote.
+score and another extra credit; cy hands in a file that is not a notebook, and has extra credit
+from formgrader too. The instructor's overrides take a point from ada and give bo half of one.
+`packlab grade` runs sandboxed from outside the course folder. Then real `nbgrader export` must
+give grades.csv's totals, and real `nbgrader generate_feedback` must render the feedback from
+what packlab wrote.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from pathlib import Path
 
 import pytest
 from conftest import COURSE, submit, with_answer
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograder import gallery
 from packlab.course.manifest import ROOT
@@ -30,6 +34,11 @@ EXERCISE = COURSE.exercise("02-greedy-pack")
 UNRELEASED = COURSE.exercise("01-total-tokens")
 STAMP = "2026-11-30 09:15:00.000000 UTC"
 MANUAL = ("pack-edge-cases", 1.5)  # a grader's score for one of bo's cells, set before grading
+FIRST = EXERCISE.grade_id("visible")  # where packlab writes an override, as extra credit
+OVERRIDES = ("student,assignment,points,score,reason\n"
+             f"ada,{EXERCISE.name},-1,,Copied the handout's example <b>without</b> credit\n"
+             f"bo,{EXERCISE.name},0.5,,Explained the fix in office hours\n")
+FORMGRADER = {"bo": 2.0, "cy": 1.0}  # extra credit a grader typed into FIRST before grading
 
 # One course folder for the module: its tests run in one worker under `--dist loadgroup`.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("gradebook"),
@@ -77,14 +86,17 @@ def course(tmp_path_factory) -> Path:
            with_answer(EXERCISE, gallery.load("pack/break_at_first_miss").code))
     submit(submitted, "cy", EXERCISE, "{ this is not a notebook")
 
-    with gradebook(course) as gb:  # a grader got to bo first
-        gb.update_or_create_student("bo")
-        gb.update_or_create_submission(EXERCISE.name, "bo")
+    with gradebook(course) as gb:  # a grader got to bo and cy first
+        for student, extra in FORMGRADER.items():
+            gb.update_or_create_student(student)
+            gb.update_or_create_submission(EXERCISE.name, student)
+            gb.find_grade(FIRST, EXERCISE.name, EXERCISE.name, student).extra_credit = extra
         gb.find_grade(MANUAL[0], EXERCISE.name, EXERCISE.name, "bo").manual_score = MANUAL[1]
         gb.db.commit()
 
+    (course / "overrides.csv").write_text(OVERRIDES)
     done = packlab("grade", str(submitted), "--out", str(course / "graded"), "--jobs", "2",
-                   cwd=course.parent)
+                   "--overrides", str(course / "overrides.csv"), cwd=course.parent)
     (course / "grade.log").write_text(done.stdout + done.stderr)
     assert "Not written" not in done.stdout, done.stdout
     return course
@@ -112,9 +124,10 @@ def test_the_gradebook_holds_packlabs_scores(course):
                 grade = gb.find_grade(grade_id, EXERCISE.name, EXERCISE.name, student)
                 assert grade.auto_score == points.get(grade_id, 0), (student, grade_id)
                 assert grade.needs_manual_grade == ((student, grade_id) == ("bo", MANUAL[0]))
-            if student != "bo":
-                assert submission.score == float(ours[student, EXERCISE.name]["score"])
-        assert gb.find_submission(EXERCISE.name, "ada").score == EXERCISE.max_score
+            if student != "bo":  # cy's formgrader extra credit is kept, on top of ours
+                assert submission.score == float(ours[student, EXERCISE.name]["score"]) \
+                    + FORMGRADER.get(student, 0)
+        assert gb.find_submission(EXERCISE.name, "ada").score == EXERCISE.max_score - 1
         assert gb.find_submission(EXERCISE.name, "ada").timestamp.isoformat().startswith(
             "2026-11-30T09:15:00")
         assert gb.find_submission(EXERCISE.name, "bo").timestamp is None
@@ -122,11 +135,21 @@ def test_the_gradebook_holds_packlabs_scores(course):
         edge = gb.find_grade(MANUAL[0], EXERCISE.name, EXERCISE.name, "bo")
         assert (edge.manual_score, edge.score) == (MANUAL[1], MANUAL[1])
         assert edge.auto_score == 0 < MANUAL[1]
+        # The overrides are extra credit on the first test cell; cy's own is left alone.
+        extra = {student: gb.find_grade(FIRST, EXERCISE.name, EXERCISE.name, student).extra_credit
+                 for student in ("ada", "bo", "cy")}
+        assert extra == {"ada": -1, "bo": 0.5, "cy": FORMGRADER["cy"]}
 
     log = (course / "grade.log").read_text()
     assert re.search(rf"Gradebook {re.escape(str(course / 'gradebook.db'))} \(course packlab\): "
                      r"wrote 9 test cell scores for 3 submissions \(1 with the time in their "
-                     r"timestamp\.txt\), and added 2 students\.", log), log
+                     r"timestamp\.txt\), and added 1 student\.", log), log
+    assert "Wrote 2 overrides as extra credit on the submission's first test cell." in log
+    assert ("Replaced by an override, extra credit that was there before: "
+            f"bo/{EXERCISE.name} cell {FIRST}: 2 → 0.5.") in log, log
+    assert ("Left as it is, extra credit on packlab's test cells that no override gives "
+            "(entered in formgrader, or left by an override you have since removed: change it "
+            f"there if so): cy/{EXERCISE.name} cell {FIRST}: 1.") in log, log
     assert "Wrote 3 autograded notebooks for `nbgrader generate_feedback`." in log
     assert f"left out: {UNRELEASED.name} (run `nbgrader generate_assignment" in log, log
 
@@ -138,11 +161,14 @@ def test_nbgrader_export_gives_the_totals_of_grades_csv(course):
     ours = {r["student"]: r for r in csv_rows(course / "graded" / "grades.csv")
             if r["assignment"] == EXERCISE.name}
     assert set(exported) == set(ours) == {"ada", "bo", "cy"}
-    for student in ("ada", "cy"):
-        assert float(exported[student]["score"]) == float(ours[student]["score"]), student
+    for student in ("ada", "cy"):  # ada's override included; cy's formgrader extra credit
+        assert float(exported[student]["score"]) == float(ours[student]["score"]) \
+            + FORMGRADER.get(student, 0), student
         assert float(exported[student]["max_score"]) == float(ours[student]["max_score"])
+    assert float(ours["ada"]["score"]) == EXERCISE.max_score - 1
     assert exported["ada"]["timestamp"].startswith("2026-11-30 09:15:00")
-    # bo's total is ours with the grader's score in place of ours for that cell.
+    # bo's total is ours (his override included) with the grader's score in place of ours for
+    # that cell.
     assert float(exported["bo"]["score"]) == float(ours["bo"]["score"]) + MANUAL[1]
 
 
@@ -156,14 +182,42 @@ def test_nbgrader_generate_feedback_renders_what_packlab_wrote(course):
         page = course / "feedback" / student / EXERCISE.name / f"{EXERCISE.name}.html"
         pages[student] = html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))
     bo_points = group_points(course, "bo")
-    bo_total = sum(bo_points.values()) - bo_points[MANUAL[0]] + MANUAL[1]
-    assert f"Score: {EXERCISE.max_score:.1f} / {EXERCISE.max_score:.1f}" in pages["ada"]
+    bo_total = sum(bo_points.values()) - bo_points[MANUAL[0]] + MANUAL[1] + 0.5
+    assert f"Score: {EXERCISE.max_score - 1:.1f} / {EXERCISE.max_score:.1f}" in pages["ada"]
     assert f"Score: {bo_total:.1f} / {EXERCISE.max_score:.1f}" in pages["bo"]
+    # The override's reason is on the page, the student's words shown, not run as HTML.
+    assert ("Adjustment by your instructor: -1 point. Reason: Copied the handout's example "
+            "<b>without</b> credit") in pages["ada"], pages["ada"][:3000]
+    assert "Adjustment by your instructor: +0.5 points. Reason: Explained the fix in office " \
+        "hours" in pages["bo"]
     bo = pages["bo"]
     assert "the call:" in bo and "expected:" in bo and "03-the-early-stop-trap" in bo
     assert "break" in bo  # the student's own code is in its answer cell
     assert "BEGIN HIDDEN TESTS" not in bo and 'pack, "edge-cases")' not in bo
-    assert "Score: 0.0 / 5.0" in pages["cy"] and "Not graded:" in pages["cy"]
+    cy = f"Score: {FORMGRADER['cy']:.1f} / 5.0"  # nothing from the tests; formgrader's extra
+    assert cy in pages["cy"] and "Not graded:" in pages["cy"]
+
+
+def test_a_changed_override_replaces_its_extra_credit_and_a_removed_one_is_named(course,
+                                                                                 tmp_path):
+    """On a copy of the graded course: ada's override now sets her score, bo's row is gone."""
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    (copy / "overrides.csv").write_text("student,assignment,points,score,reason\n"
+                                        f"ada,{EXERCISE.name},,3,Second look at the example\n")
+    done = packlab("grade", str(copy / "submitted"), "--out", str(copy / "graded"),
+                   "--overrides", str(copy / "overrides.csv"), cwd=tmp_path)
+    said = done.stdout
+    assert f"ada/{EXERCISE.name} cell {FIRST}: -1 → -2." in said, said
+    assert f"since removed: change it there if so): bo/{EXERCISE.name} cell {FIRST}: 0.5; " \
+           f"cy/{EXERCISE.name} cell {FIRST}: 1." in said, said
+    with gradebook(copy) as gb:
+        assert gb.find_submission(EXERCISE.name, "ada").score == 3
+        assert gb.find_grade(FIRST, EXERCISE.name, EXERCISE.name, "bo").extra_credit == 0.5
+    nbgrader("export", cwd=copy)
+    exported = {r["student_id"]: r for r in csv_rows(copy / "grades.csv")
+                if r["assignment"] == EXERCISE.name}
+    assert float(exported["ada"]["score"]) == 3
 
 
 def test_an_explicit_gradebook_url_from_outside_the_course(course, tmp_path):
@@ -228,6 +282,28 @@ def test_the_late_penalty_is_what_grades_csv_took_off():
     assert late_penalty(data(2, 5)) == 2  # never below zero, as grades.csv
     assert late_penalty({"score": 3, "extra_data": {}}) == 0
     assert late_penalty({}) == 0
+
+
+@given(raw=st.integers(0, 10).map(lambda x: x / 2), penalty=st.integers(0, 30).map(lambda x: x / 4),
+       points=st.none() | st.integers(-20, 20).map(lambda x: x / 2),
+       score=st.integers(0, 10).map(lambda x: x / 2), maximum=st.sampled_from([5, 6]))
+def test_nbgrader_totals_an_override_written_as_extra_credit_as_grades_csv_does(
+        raw, penalty, points, score, maximum):
+    """`nbgrader export` gives max(0, the cells' scores + extra credit - the late penalty): with
+    the penalty and extra credit packlab writes, that is grades.csv's final score."""
+    from autograder.corrections import Corrections, scored
+    from autograder.gradebook import adjustment, late_penalty
+    from autograder.late import Lateness
+    from autograder.overrides import Override
+
+    raw = min(raw, maximum)
+    override = Override("why", points=points) if points is not None else Override("why",
+                                                                                  score=score)
+    final = scored(raw, maximum, Corrections(Lateness(penalty=penalty), override)).final
+    data = {"score": final, "extra_data": {"raw_score": raw, "late": {"penalty": penalty},
+                                           "adjustment": override.to_dict()}}
+    assert max(0.0, raw + adjustment(data) - late_penalty(data)) == pytest.approx(final)
+    assert adjustment({"score": raw, "extra_data": {"raw_score": raw}}) is None
 
 
 @pytest.mark.parametrize("student", ["a,b", 'say "hi"', "two\nlines", "=1+2", "+1", "-rf", "@x",
