@@ -136,3 +136,22 @@ def test_predict_the_output_cells_hide_their_output_in_the_book(path):
     assert cells, "no predict-the-output cell after an Answer block"
     for cell in cells:
         assert "hide-output" in cell.metadata.get("tags", []), cell.id
+
+
+def test_the_sealed_quizzes_hold_every_question_and_no_answer_in_sight():
+    """quizzes.sealed.json (the student install's) unseals to quizzes.toml's quizzes, while its
+    text shows the questions and options but no verdict and no explanation."""
+    import json
+    from importlib import resources
+
+    from packlab.course import quiz as module
+
+    text = module.sealed(questions())
+    stored = json.loads(text)
+    assert list(stored) == list(questions())
+    assert [o["text"] for o in stored["02-skip-or-stop"]["options"]] == \
+        [o.text for o in questions()["02-skip-or-stop"].options]
+    assert leaked(text) == [] and '"right"' not in text and "right = true" not in text
+    folder = resources.files(module.__package__)
+    assert (folder / module.QUIZZES).is_file()  # the checkout reads the TOML itself
+    assert module.unsealed(text) == questions()

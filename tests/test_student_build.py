@@ -24,6 +24,7 @@ from autograder import gallery
 from autograder.suites import load as load_suite
 from packlab.course import notes, student
 from packlab.course.manifest import ROOT, STUDENT_MARKER, load
+from packlab.course.quiz import questions
 from packlab.course.workshop import PRESENTER
 
 # One build and one venv: every test of this module runs on the same xdist worker.
@@ -129,6 +130,20 @@ def test_the_learner_commands_work(built, venv, outside):
     assert "hidden tests run when" in " ".join(progress.stdout.split())
 
 
+def test_the_quizzes_are_sealed_and_unseal_to_the_instructors(built, venv, outside):
+    """The install holds quizzes.sealed.json, not quizzes.toml; its kernel reads the same
+    questions, verdicts and explanations as the instructor's."""
+    course = built / "src" / "packlab" / "course"
+    assert not (course / "quizzes.toml").exists() and (course / "quizzes.sealed.json").is_file()
+    probe = ("import dataclasses, json; from packlab.course.quiz import questions; "
+             "print(json.dumps({k: dataclasses.asdict(q) for k, q in questions().items()}))")
+    done = run([venv["python"], "-c", probe], cwd=outside, env=venv["env"])
+    assert done.returncode == 0, done.stderr
+    import dataclasses
+    ours = {k: dataclasses.asdict(q) for k, q in questions().items()}
+    assert json.loads(done.stdout) == json.loads(json.dumps(ours))
+
+
 def test_instructor_commands_are_not_offered(venv, outside):
     listed = packlab(venv, outside, "--help").stdout
     usage = re.search(r"\{([^}]*)\}", listed).group(1).split(",")
@@ -195,6 +210,9 @@ def hidden_texts() -> dict[str, str]:
                 texts[solution.group(1).strip()] = f"the solution of {exercise.name}"
     for note in notes.notes(nbformat.read(PRESENTER, as_version=4)):
         texts[note.strip()] = "a speaker note"
+    for question in questions().values():  # an explanation's opening is on one line in the TOML
+        texts |= {option.why[:40]: f"quiz {question.id}'s explanation"
+                  for option in question.options}
     return texts
 
 
@@ -217,7 +235,9 @@ def test_nothing_hidden_is_readable(built, venv):
     texts = hidden_texts()
     assert sum("hidden check" in what for what in texts.values()) > 50
     assert sum("speaker note" in what for what in texts.values()) > 5
-    marker = {"### BEGIN HIDDEN TESTS": "nbgrader's hidden tests"}  # nbgrader's own files hold it
+    assert sum("explanation" in what for what in texts.values()) > 30
+    marker = {"### BEGIN HIDDEN TESTS": "nbgrader's hidden tests",  # nbgrader's own files hold it
+              "\nright = true\n": "quizzes.toml's verdicts"}
     assert leaks(files_below(built), texts | marker) == []
     # Every file pip put in site-packages, searched for all of it; the rest of site-packages
     # (other projects) for the one-line texts, with grep.

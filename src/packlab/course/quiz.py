@@ -4,12 +4,20 @@ The questions live in quizzes.toml, next to this file, and a lesson shows one by
 ``quiz("02-skip-or-stop")``. Neither the lesson's cell nor the page (JupyterLab's, the book's, a
 slide's) holds which option is right or why: the kernel keeps that, and shows the picked
 option's explanation only when the learner presses Check.
+
+The student install holds quizzes.sealed.json instead (`sealed`): the same questions, each
+option's verdict and explanation compressed and base64-encoded, so that a learner browsing the
+install's files does not read an answer by accident. It is a seal, not a lock: anyone who means
+to can decode it, as anyone can run `questions()` in a cell.
 """
 
 from __future__ import annotations
 
+import base64
 import html
+import json
 import tomllib
+import zlib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -19,6 +27,7 @@ import ipywidgets as widgets
 from packlab.views import static
 
 QUIZZES = "quizzes.toml"
+SEALED = "quizzes.sealed.json"  # what the student install holds instead
 RIGHT, WRONG = "✓ Right.", "✗ Not quite."
 
 
@@ -46,10 +55,33 @@ def _question(quiz_id: str, entry: dict) -> Question:
     return Question(quiz_id, entry["question"], options)
 
 
+def _seal(option: Option) -> str:
+    verdict = json.dumps({"why": option.why, "right": option.right}).encode()
+    return base64.b64encode(zlib.compress(verdict, 9)).decode("ascii")
+
+
+def sealed(quizzes: dict[str, Question]) -> str:
+    """The text of quizzes.sealed.json: questions and options readable, verdicts sealed."""
+    return json.dumps({key: {"question": q.question,
+                             "options": [{"text": o.text, "sealed": _seal(o)} for o in q.options]}
+                       for key, q in quizzes.items()}, indent=1, ensure_ascii=False) + "\n"
+
+
+def unsealed(text: str) -> dict[str, Question]:
+    """The quizzes of a quizzes.sealed.json text."""
+    return {key: _question(key, {"question": entry["question"], "options": [
+        {"text": o["text"], **json.loads(zlib.decompress(base64.b64decode(o["sealed"])))}
+        for o in entry["options"]]}) for key, entry in json.loads(text).items()}
+
+
 @cache
 def questions() -> dict[str, Question]:
-    """Every quiz of the course, by id."""
-    text = (resources.files(__package__) / QUIZZES).read_text(encoding="utf-8")
+    """Every quiz of the course, by id: from quizzes.toml, or in the student install from
+    quizzes.sealed.json."""
+    folder = resources.files(__package__)
+    if not (folder / QUIZZES).is_file():
+        return unsealed((folder / SEALED).read_text(encoding="utf-8"))
+    text = (folder / QUIZZES).read_text(encoding="utf-8")
     return {key: _question(key, entry) for key, entry in tomllib.loads(text).items()}
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from packlab.course import quiz
 from packlab.course.manifest import ROOT, STUDENT_MARKER, Course, load
 
 # Where the import closure starts, besides the learner commands and the notebooks.
@@ -252,9 +253,11 @@ def pyproject(packages: list[str]) -> str:
 
 
 def _package_data(packages: Iterable[str]) -> dict[str, list[str]]:
-    """The checkout's package data of the packages the student install holds."""
+    """The checkout's package data of the packages the student install holds (the quizzes
+    sealed: `packlab.course.quiz`)."""
     data = _pyproject()["tool"]["setuptools"].get("package-data", {})
-    return {package: patterns for package, patterns in data.items() if package in packages}
+    return {package: [quiz.SEALED if p == quiz.QUIZZES else p for p in patterns]
+            for package, patterns in data.items() if package in packages}
 
 
 def plan() -> Plan:
@@ -269,10 +272,12 @@ def plan() -> Plan:
                     if path.is_file() and not set(SKIPPED) & set(path.parts)]
     result.copies = {source.relative_to(ROOT): source for source in sources}
     manifest = (ROOT / "course.toml").read_text(encoding="utf-8")
+    quizzes = module_file("packlab.course.quiz").parent / quiz.SEALED
     result.texts = {
         Path("course.toml"): manifest.rstrip("\n") + "\n\n" + STUDENT_MARKER,
         Path("pyproject.toml"): pyproject(packages),
         Path("README.md"): README.format(title=course.title, tagline=course.tagline),
+        quizzes.relative_to(ROOT): quiz.sealed(quiz.questions()),
     }
     _refuse_forbidden(result)
     return result
