@@ -19,7 +19,7 @@ import hashlib
 import platform
 import tempfile
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from functools import cache, partial
 from importlib.metadata import PackageNotFoundError, version
@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # classroom imports this module; it is imported back only whe
 
 SHIPPED_BYTES = 16 << 20  # the largest notebook sent to a worker
 CONNECT_SECONDS = 10.0
+CHECK_SECONDS = 30.0  # for every worker to answer the check (it starts a sandbox)
 GRADING_LIBRARIES = ("hypothesis", "nbformat", "ipython")  # what the results depend on
 
 
@@ -129,12 +130,13 @@ def _refusals(states: dict[str, object]) -> list[str]:
 
 
 @contextmanager
-def connected(address: str, sandboxed: bool,
-              timeout: float = CONNECT_SECONDS) -> Iterator[Callable[..., Future]]:
+def connected(address: str, sandboxed: bool, timeout: float = CONNECT_SECONDS,
+              check_timeout: float = CHECK_SECONDS) -> Iterator[Callable[..., Future]]:
     """Connect to the scheduler, check every worker, and yield `submit` bound to its executor.
 
     Raises `ClusterUnavailable` when the scheduler cannot be reached within ``timeout`` seconds,
-    has no worker, or any worker differs from this machine or lacks a sandbox.
+    has no worker, or any worker differs from this machine, lacks a sandbox or does not answer
+    the check within ``check_timeout`` seconds.
     """
     from distributed import Client
 
@@ -148,24 +150,45 @@ def connected(address: str, sandboxed: bool,
             f"Cannot reach the Dask scheduler at {address} within {timeout:g} s. Is `dask "
             "scheduler` running there, and can this machine reach its port?") from None
     try:
-        _check(client, address, sandboxed, timeout)
+        _check(client, address, sandboxed, timeout, check_timeout)
         yield partial(submit, client.get_executor(pure=False))
     finally:
         client.close()
 
 
-def _check(client, address: str, sandboxed: bool, timeout: float) -> None:
+def _check(client, address: str, sandboxed: bool, timeout: float,
+           check_timeout: float) -> None:
     try:
         client.wait_for_workers(1, timeout=timeout)
     except (OSError, TimeoutError) as exc:
         raise ClusterUnavailable(f"The Dask scheduler at {address} has no workers (waited "
                                  f"{timeout:g} s): start `dask worker {address}` on each "
                                  "grading machine.") from exc
-    refusals = _refusals(client.run(worker_state, sandboxed, on_error="return"))
+    refusals = _refusals(_states(client, sandboxed, check_timeout))
     if refusals:
         raise ClusterUnavailable("A worker of the cluster cannot grade like this machine: "
                                  + "; ".join(refusals) + ". Install packlab on every worker "
                                  "from the same checkout as here, with bubblewrap.")
+
+
+def _states(client, sandboxed: bool, timeout: float) -> dict[str, object]:
+    """Each worker's `worker_state`, or the error it gave; one that does not answer within
+    ``timeout`` seconds (its event loop stuck) gets a `TimeoutError` saying so."""
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    pool = ThreadPoolExecutor(max(1, len(workers)), thread_name_prefix="packlab-check")
+    asked = {address: pool.submit(client.run, worker_state, sandboxed, workers=[address],
+                                  on_error="return") for address in workers}
+    done, _ = wait(asked.values(), timeout=timeout)
+    pool.shutdown(wait=False)  # a stuck worker's thread ends when the client closes
+    states: dict[str, object] = {}
+    for address, future in asked.items():
+        if future not in done:
+            states[address] = TimeoutError(f"it did not answer within {timeout:g} s; restart it")
+        elif future.exception() is not None:
+            states[address] = future.exception()
+        else:
+            states[address] = future.result().get(address, KeyError("it left the cluster"))
+    return states
 
 
 def _done(graded: Graded) -> Future:

@@ -153,6 +153,28 @@ def test_a_worker_with_another_course_is_refused(submitted, scheduler, other_cou
         future.result(timeout=120)
 
 
+def test_a_worker_that_does_not_answer_the_check_is_named_and_nothing_is_graded():
+    """A worker whose event loop is stuck (here: busy in a 60 s sleep) would hang the check
+    for ever; it is refused by its address once the check's time is up."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as local, \
+            distributed.Client(local, set_as_default=False) as client:
+        stuck, free = sorted(client.scheduler_info(n_workers=-1)["workers"])
+
+        async def block_the_event_loop():
+            time.sleep(60)
+
+        client.run(cluster.worker_state, True)  # the free one answers at once when asked again
+        client.run(block_the_event_loop, workers=[stuck], wait=False)
+        with pytest.raises(cluster.ClusterUnavailable) as refused, \
+                cluster.connected(local.scheduler_address, True, check_timeout=10):
+            pytest.fail("a stuck worker was not refused")
+    said = str(refused.value)
+    assert f"worker {stuck} cannot run packlab's grader (TimeoutError: it did not answer " \
+           "within 10 s; restart it)" in said, said
+    assert free not in said
+
+
 def test_no_worker_folder_reaches_the_results(tmp_path):
     folder = "/tmp/packlab-submission-x1"
     failure = Failure("check", f"pack({folder!r})", "[]", "['a']",
