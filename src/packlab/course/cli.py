@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -565,8 +566,14 @@ class _LearnerCommands:
         return self.commands.add_parser(name, **options)
 
 
+def _student_install() -> bool:
+    """Is this the student install? Its course.toml says so; and without the hidden tests it is
+    one whatever manifest PACKLAB_COURSE_TOML names."""
+    return load().student_install or importlib.util.find_spec("autograder.hidden") is None
+
+
 def parser() -> argparse.ArgumentParser:
-    student_install = load().student_install
+    student_install = _student_install()
     top = argparse.ArgumentParser(prog="packlab", description=(
         "The `packlab` command of the student install: lab, check, hint, progress."
         if student_install else __doc__))
@@ -641,7 +648,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     command = next((arg for arg in argv if not arg.startswith("-")), None)
-    if command in INSTRUCTOR_ONLY and load().student_install:
+    if command in INSTRUCTOR_ONLY and _student_install():
         console.print(f"`packlab {shown(command)}` is one of the instructor's commands: it is part "
                       "of the instructor's install of the course, not of this student install.")
         return 2
