@@ -29,15 +29,22 @@ def load(name: str) -> Suite:
         for group in groups))
 
 
-def _hidden_groups(name: str) -> tuple[Group, ...]:
-    """The suite's hidden groups, or none when the hidden package is not installed."""
+def hidden_installed() -> bool:
+    """Are the hidden tests installed here (the instructor's install), or not (the student's)?"""
     try:
-        hidden = import_module("autograder.hidden")
+        import_module("autograder.hidden")
     except ModuleNotFoundError as exc:
         if exc.name != "autograder.hidden":
             raise
+        return False
+    return True
+
+
+def _hidden_groups(name: str) -> tuple[Group, ...]:
+    """The suite's hidden groups, or none when the hidden package is not installed."""
+    if not hidden_installed():
         return ()
-    return import_module(f"{hidden.__name__}.{name}").GROUPS
+    return import_module(f"autograder.hidden.{name}").GROUPS
 
 
 def _course_groups(name: str) -> list[str]:

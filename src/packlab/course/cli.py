@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import os
 import subprocess
 import sys
@@ -569,7 +568,9 @@ class _LearnerCommands:
 def _student_install() -> bool:
     """Is this the student install? Its course.toml says so; and without the hidden tests it is
     one whatever manifest PACKLAB_COURSE_TOML names."""
-    return load().student_install or importlib.util.find_spec("autograder.hidden") is None
+    from autograder.suites import hidden_installed
+
+    return load().student_install or not hidden_installed()
 
 
 def parser() -> argparse.ArgumentParser:
