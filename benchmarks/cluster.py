@@ -57,7 +57,7 @@ def main() -> int:
         here = grade(folder / "submitted", folder / "here", "--jobs", "2")
         start = time.perf_counter()
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as local:
+                          dashboard_address=":0") as local:
             started = time.perf_counter() - start
             print(f"cluster (2 workers × 1 thread, started in {started:.1f} s, not counted):",
                   flush=True)

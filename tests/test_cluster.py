@@ -39,7 +39,7 @@ def packlab(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def scheduler():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as local:
+                                  dashboard_address=":0") as local:
         yield local.scheduler_address
 
 
@@ -157,7 +157,7 @@ def test_a_worker_that_does_not_answer_the_check_is_named_and_nothing_is_graded(
     """A worker whose event loop is stuck (here: busy in a 60 s sleep) would hang the check
     for ever; it is refused by its address once the check's time is up."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as local, \
+                                  dashboard_address=":0") as local, \
             distributed.Client(local, set_as_default=False) as client:
         stuck, free = sorted(client.scheduler_info(n_workers=-1)["workers"])
 
@@ -195,7 +195,7 @@ def test_a_worker_killed_mid_task_leaves_that_submission_for_the_next_run(tmp_pa
     cluster.fingerprint.cache_clear()  # this process's, as a fresh `packlab grade` would have it
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
             distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                     dashboard_address=None) as local, \
+                                     dashboard_address=":0") as local, \
             distributed.Client(local, set_as_default=False) as client, \
             ThreadPoolExecutor(1) as background:
         grading = background.submit(grade_class, submitted, out, limits=slow,
