@@ -178,7 +178,7 @@ def _results(out: Path, task: Task) -> dict | None:
     return data
 
 
-def _row(data: dict) -> dict:
+def grades_row(data: dict) -> dict:
     """The grades.csv row of one results.json document (``sandbox``: bubblewrap or none)."""
     extra = data["extra_data"]
     lateness = extra.get("late") or {}
@@ -354,7 +354,7 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
             if fixes.to_dict() != _stored(stored):
                 report.write_submission(out, graded.result, fixes, graded.cells)
     results = [_results(out, t) for t in tasks]
-    rows = [_row(data) if data else _unwritten(task, sandboxed)
+    rows = [grades_row(data) if data else _unwritten(task, sandboxed)
             for task, data in zip(tasks, results, strict=True)]
     report.write_grades(out, rows)
     report.write_class(out, rows, [data for data in results if data])  # summary.md, class.*

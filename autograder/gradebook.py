@@ -134,16 +134,6 @@ def late_penalty(data: dict) -> float:
     return round(min(float(penalty), float(extra.get("raw_score", data.get("score", 0)))), 2)
 
 
-def adjustment(data: dict) -> float | None:
-    """The points the instructor's override added or took off after the late penalty (None
-    without an override): what grades.csv's ``adjustment`` column holds."""
-    extra = data.get("extra_data", {})
-    if not extra.get("adjustment"):
-        return None
-    after_late = max(0.0, float(extra.get("raw_score", data.get("score", 0))) - late_penalty(data))
-    return round(float(data.get("score", 0)) - after_late, 2)
-
-
 def _extra_credit(grade, added: float | None, where: str, written: Written) -> None:
     """Write an override as the grade's extra credit; say what it replaced, or what extra
     credit is there without one (a formgrader entry, or an override since removed: kept)."""
@@ -158,10 +148,12 @@ def _extra_credit(grade, added: float | None, where: str, written: Written) -> N
     written.adjusted += 1
 
 
-def _write_scores(gb, exercise: Exercise, student: str, data: dict, timestamp,
+def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
                   written: Written) -> None:
     """Create or update the student's submission: its time, late penalty, test cell scores and
-    the override (extra credit on its first test cell)."""
+    the override (grades.csv's ``adjustment``, as extra credit on its first test cell)."""
+    student = row["student"]
+    adjusted = None if row.get("adjustment", "") == "" else float(row["adjustment"])
     scores = {exercise.grade_id(t["group"]): float(t["score"]) for t in graded_tests(data)}
     first = exercise.grade_id(next(iter(exercise.points)))
     extra = {"timestamp": timestamp} if timestamp else {}
@@ -175,8 +167,7 @@ def _write_scores(gb, exercise: Exercise, student: str, data: dict, timestamp,
             grade.needs_manual_grade = grade.manual_score is not None  # as nbgrader's autograde
             written.cells += 1
             where = f"{student}/{exercise.name} cell {grade.name}"
-            _extra_credit(grade, adjustment(data) if grade.name == first else None, where,
-                          written)
+            _extra_credit(grade, adjusted if grade.name == first else None, where, written)
     gb.db.commit()
 
 
@@ -207,7 +198,7 @@ def _record_row(gb, exercise: Exercise, row: dict, folder: Path, data: dict,
     except MissingEntry:
         gb.update_or_create_student(student)
         written.new_students.append(student)
-    _write_scores(gb, exercise, student, data, timestamp, written)
+    _write_scores(gb, exercise, row, data, timestamp, written)
     written.submissions += 1
     written.timestamps += timestamp is not None
 

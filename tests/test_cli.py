@@ -182,6 +182,14 @@ def test_check_missing_notebook(tmp_path):
     assert "Traceback" not in done.stdout + done.stderr
 
 
+@pytest.mark.parametrize("command", ["grade", "similarity"])
+def test_a_missing_submitted_folder_is_a_plain_message(capsys, tmp_path, command):
+    code, said = run(capsys, command, str(tmp_path / "nowhere"), "--out", str(tmp_path / "out"))
+    assert code == 2
+    assert "There is no folder" in said and "(expected SUBMITTED/<student>/<assignment>/)" in said
+    assert not (tmp_path / "out").exists()
+
+
 def test_check_a_folder_is_not_a_notebook(tmp_path):
     done = script("check", str(tmp_path))
     assert done.returncode != 0

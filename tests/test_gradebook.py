@@ -290,9 +290,11 @@ def test_the_late_penalty_is_what_grades_csv_took_off():
 def test_nbgrader_totals_an_override_written_as_extra_credit_as_grades_csv_does(
         raw, penalty, points, score, maximum):
     """`nbgrader export` gives max(0, the cells' scores + extra credit - the late penalty): with
-    the penalty and extra credit packlab writes, that is grades.csv's final score."""
+    the penalty packlab writes and grades.csv's adjustment as extra credit, that is grades.csv's
+    final score."""
+    from autograder.classroom import grades_row
     from autograder.corrections import Corrections, scored
-    from autograder.gradebook import adjustment, late_penalty
+    from autograder.gradebook import late_penalty
     from autograder.late import Lateness
     from autograder.overrides import Override
 
@@ -300,10 +302,14 @@ def test_nbgrader_totals_an_override_written_as_extra_credit_as_grades_csv_does(
     override = Override("why", points=points) if points is not None else Override("why",
                                                                                   score=score)
     final = scored(raw, maximum, Corrections(Lateness(penalty=penalty), override)).final
-    data = {"score": final, "extra_data": {"raw_score": raw, "late": {"penalty": penalty},
-                                           "adjustment": override.to_dict()}}
-    assert max(0.0, raw + adjustment(data) - late_penalty(data)) == pytest.approx(final)
-    assert adjustment({"score": raw, "extra_data": {"raw_score": raw}}) is None
+    data = {"score": final, "extra_data": {
+        "student": "ada", "assignment": EXERCISE.name, "max_score": maximum, "error": None,
+        "raw_score": raw, "late": {"penalty": penalty}, "adjustment": override.to_dict()}}
+    row = grades_row(data)
+    assert row["score"] == final
+    assert max(0.0, raw + row["adjustment"] - late_penalty(data)) == pytest.approx(final)
+    data["extra_data"]["adjustment"] = None  # no override: no extra credit to write
+    assert grades_row(data)["adjustment"] == ""
 
 
 @pytest.mark.parametrize("student", ["a,b", 'say "hi"', "two\nlines", "=1+2", "+1", "-rf", "@x",

@@ -186,6 +186,14 @@ def cmd_progress(args: argparse.Namespace) -> int:
     return 0
 
 
+def _is_submitted_folder(submitted: Path) -> bool:
+    """Is SUBMITTED a folder? If not, say what was expected."""
+    if not submitted.is_dir():
+        console.print(f"There is no folder {shown(submitted)} "
+                      "(expected SUBMITTED/<student>/<assignment>/).")
+    return submitted.is_dir()
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     """Grade a class of nbgrader submissions."""
     from rich.progress import track
@@ -197,9 +205,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from autograder.late import GradebookUnreadable
 
     submitted, out = Path(args.submitted), Path(args.out)
-    if not submitted.is_dir():
-        console.print(f"There is no folder {shown(submitted)} "
-                      "(expected SUBMITTED/<student>/<assignment>/).")
+    if not _is_submitted_folder(submitted):
         return 2
     limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)})
     corrections = _corrections(args, submitted)
@@ -464,9 +470,7 @@ def cmd_similarity(args: argparse.Namespace) -> int:
     from autograder import similarity
 
     submitted, out = Path(args.submitted), Path(args.out)
-    if not submitted.is_dir():
-        console.print(f"There is no folder {shown(submitted)} "
-                      "(expected SUBMITTED/<student>/<assignment>/).")
+    if not _is_submitted_folder(submitted):
         return 2
     if not 0 < args.threshold <= 1:
         console.print("--threshold is a share of an answer, more than 0 and at most 1 (e.g. 0.7).")
