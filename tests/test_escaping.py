@@ -18,7 +18,7 @@ from rich.console import Console
 from test_report import check_gradescope
 
 from autograder import report
-from autograder.classroom import Task, _results, _row, discover, grade_class
+from autograder.classroom import Task, _results, discover, grade_class, grades_row
 from autograder.engine import GroupScore, Result
 from autograder.escape import FORMULA_STARTS, for_csv, for_markdown, for_terminal, visible
 from autograder.isolation import Limits
@@ -206,7 +206,7 @@ def test_no_sandbox_is_said_everywhere(tmp_path):
     data = json.loads((folder / "results.json").read_text())
     assert "graded WITHOUT a sandbox" in data["output"]
     assert data["extra_data"]["sandbox"] == "none"
-    row = _row(_results(tmp_path, Task("ada", EXERCISE.name, None)))
+    row = grades_row(_results(tmp_path, Task("ada", EXERCISE.name, None)))
     assert row["sandbox"] == "none"
     report.write_grades(tmp_path, [row])
     with open(tmp_path / "grades.csv", newline="") as handle:
@@ -219,10 +219,10 @@ def test_no_sandbox_is_said_everywhere(tmp_path):
 def test_sandbox_column_defaults_to_bubblewrap(tmp_path):
     report.write_submission(tmp_path, Result("ada", EXERCISE.name, 3, 3))
     data = _results(tmp_path, Task("ada", EXERCISE.name, None))
-    assert _row(data)["sandbox"] == "bubblewrap"
+    assert grades_row(data)["sandbox"] == "bubblewrap"
     del data["extra_data"]["sandbox"]  # results.json of an older run
-    assert _row(data)["sandbox"] == "bubblewrap"
-    assert "WITHOUT" not in report.summary([_row(data)])
+    assert grades_row(data)["sandbox"] == "bubblewrap"
+    assert "WITHOUT" not in report.summary([grades_row(data)])
 
 
 def test_results_of_another_task_are_not_taken(tmp_path):
