@@ -3,6 +3,9 @@
 Prose is the text of the markdown cells, without fenced code blocks (code, printed output and
 answers in ``` fences are not prose). Words are runs of characters between whitespace.
 
+The limits below are the course's, in one place: tests/test_lesson_words.py holds every lesson
+to them, and this script marks a lesson or a total over its limit with "over".
+
 Run: .venv/bin/python benchmarks/lesson_words.py [--rev REV]
      (--rev reads the lessons as git revision REV has them, e.g. HEAD, for a before/after table)
 """
@@ -18,6 +21,8 @@ import nbformat
 from packlab.course.manifest import ROOT, load
 
 FENCE = re.compile(r"^```.*?^```[^\n]*$", re.S | re.M)
+PER_LESSON = 2_000  # the most words of prose one lesson may ask a learner to read (issue 20)
+TOTAL = 17_000  # the most for the whole course
 
 
 def prose_words(notebook: nbformat.NotebookNode) -> int:
@@ -44,8 +49,13 @@ def main() -> None:
         path = str(lesson.path.relative_to(ROOT))
         words = prose_words(read(path, rev))
         total += words
-        print(f"{lesson.slug:<40} {words:>6}")
-    print(f"{'total':<40} {total:>6}")
+        print(f"{lesson.slug:<40} {words:>6}{over(words, PER_LESSON)}")
+    print(f"{'total':<40} {total:>6}{over(total, TOTAL)}")
+
+
+def over(words: int, limit: int) -> str:
+    """The words "over LIMIT" when ``words`` exceeds ``limit``, else nothing."""
+    return f"  over {limit:,}" if words > limit else ""
 
 
 if __name__ == "__main__":
