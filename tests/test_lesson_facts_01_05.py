@@ -82,10 +82,12 @@ def test_quiz_04_uses_lesson_04s_own_example():
 
 @pytest.mark.parametrize("number", sorted(LESSONS))
 def test_each_lesson_states_in_one_line_what_it_assumes(number):
+    """One italic sentence, as lessons 06-10 have it: "*Assumes lessons 01–03: ….*"."""
     first = cells(number)[0].source
-    lines = [line for line in first.splitlines() if line.startswith("**Assumes:**")]
-    assert len(lines) == 1, f"lesson {number}: no one-line **Assumes:** in its first cell"
-    assert number == "01" or "lesson" in lines[0] or "lessons" in lines[0]
+    said = [p for p in first.split("\n\n") if p.startswith("*Assumes")]
+    assert len(said) == 1, f"lesson {number}: no *Assumes …* line in its first cell"
+    assert said[0].endswith(".*") and said[0].count(".") == 1, said[0]
+    assert said[0].startswith("*Assumes no earlier lesson" if number == "01" else "*Assumes lesson")
 
 
 def test_l04_does_not_retell_lesson_01():
