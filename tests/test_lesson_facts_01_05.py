@@ -22,7 +22,7 @@ from packlab.packing.tokens import chat_breakdown, chat_tokens, count_tokens, es
 
 LESSONS = {lesson.slug[:2]: lesson for lesson in COURSE.lessons if lesson.slug[:2] <= "05"}
 REVEAL = "%%reveal"
-QUESTION = re.compile(r"\*\*What will|\bFind, before you open|\bAnswer before you open")
+QUESTION = re.compile(r"\*\*What will|\b(find|answer),? before you open", re.I)
 
 
 def cells(number: str) -> list[nbformat.NotebookNode]:
@@ -127,7 +127,9 @@ def test_every_predict_cell_folds_its_answer(number):
     assert not [c.id for c in notebook if "hide-output" in c.metadata.get("tags", [])]
     questions_asked = [i for i, c in enumerate(notebook)
                        if c.cell_type == "markdown" and QUESTION.search(c.source)]
-    assert questions_asked, f"lesson {number} asks no predict question"
+    reveals = [c for c in notebook if c.source.startswith(REVEAL)]
+    assert questions_asked and len(questions_asked) == len(reveals), (
+        f"lesson {number}: {len(questions_asked)} questions, {len(reveals)} %%reveal cells")
     for i in questions_asked:
         after = notebook[i + 1:]
         reveal = next((j for j, c in enumerate(after) if c.source.startswith(REVEAL)), None)
