@@ -331,9 +331,11 @@ def test_no_code_block_is_cut_off_at_the_right_edge(pages, served, visits):
 # Issue 10: the book gives nothing away before the reader commits (quizzes, predict the output)
 # ---------------------------------------------------------------------------------------------
 
-# The code cell that prints a predict-the-output answer: the cell right after the "Answer" block
+# The code cell that prints a predict-the-output answer: a %%reveal cell (its output is a folded
+# details.packlab-reveal box), or in the older form the cell right after an "Answer" block
 # (PREDICTIONS below finds the same cells in the page's JavaScript).
-PREDICT_CELL = "details:has(> summary:text-is('Answer')) + div.cell"
+PREDICT_CELL = ("div.cell:has(details.packlab-reveal), "
+                "details:has(> summary:text-is('Answer')) + div.cell")
 
 
 def test_no_page_explains_a_quiz_before_check(book, pages):
@@ -352,17 +354,20 @@ def test_no_page_explains_a_quiz_before_check(book, pages):
 
 # For each predict cell of a page: its printed output, shown (displayed and in the page's visible
 # text) before and after a click on the toggle above it.
-PREDICTIONS = """() => [...document.querySelectorAll('details > summary')]
+PREDICTIONS = """() => [...new Set([...document.querySelectorAll('details > summary')]
     .filter(summary => summary.textContent.trim() === 'Answer')
     .map(summary => summary.parentElement.nextElementSibling)
+    .concat([...document.querySelectorAll('details.packlab-reveal')]
+        .map(box => box.closest('div.cell'))))]
     .filter(cell => cell && cell.matches('div.cell')).map(cell => {
-    const output = cell.querySelector('.cell_output');
+    const output = cell.querySelector('details.packlab-reveal')
+        || cell.querySelector('.cell_output');
     const printed = [...output.querySelectorAll('pre')].map(p => p.textContent).join(' ')
         .split(/\\s+/).join(' ').trim();
-    const shown = () => output.checkVisibility()
+    const shown = () => [...output.querySelectorAll('pre')].every(p => p.checkVisibility())
         && document.querySelector('main').innerText.split(/\\s+/).join(' ').includes(printed);
     const before = shown();
-    const toggle = cell.querySelector('details.hide > summary');
+    const toggle = cell.querySelector('details.packlab-reveal > summary, details.hide > summary');
     if (toggle) toggle.click();
     return {printed: printed, before: before, after: shown()};
 })"""
@@ -383,7 +388,7 @@ def test_predicted_output_shows_only_when_opened(pages, served):
                 page.screenshot(path=screenshot_path("issue10-book-predict-opened"))
                 page.locator(".packlab-static", has_text="greedy packer").screenshot(
                     path=screenshot_path("issue10-book-quiz"))
-    assert all(found.values()), f"lessons without a cell after an Answer block: {found}"
+    assert all(found.values()), f"lessons without a predict-the-output cell: {found}"
     wrong = {slug: [cell for cell in cells if not cell["printed"] or cell["before"]
                     or not cell["after"]] for slug, cells in found.items()}
     wrong = {slug: cells for slug, cells in wrong.items() if cells}
