@@ -62,13 +62,6 @@ def quiz_ids(path: Path) -> list[str]:
             for match in [QUIZ_CALL.match(cell.source.strip())] if match]
 
 
-def predict_cells(path: Path) -> list[nbformat.NotebookNode]:
-    """The code cells that print a predict-the-output answer: right after an "Answer" block."""
-    cells = nbformat.read(path, as_version=4).cells
-    return [cell for before, cell in zip(cells, cells[1:], strict=False)
-            if cell.cell_type == "code" and "<summary>Answer</summary>" in before.source]
-
-
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_no_lesson_cell_gives_a_quiz_away(path):
     assert not giveaways(path)
@@ -128,14 +121,6 @@ def test_the_static_rendering_shows_the_question_and_options_only():
 def test_an_unknown_quiz_names_the_known_ones():
     with pytest.raises(KeyError, match="02-skip-or-stop"):
         quiz("02-no-such-quiz")
-
-
-@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
-def test_predict_the_output_cells_hide_their_output_in_the_book(path):
-    cells = predict_cells(path)
-    assert cells, "no predict-the-output cell after an Answer block"
-    for cell in cells:
-        assert "hide-output" in cell.metadata.get("tags", []), cell.id
 
 
 def test_the_sealed_quizzes_hold_every_question_and_no_answer_in_sight():
