@@ -1,4 +1,4 @@
-"""Every source a lesson cites can be opened, and is cited in one form.
+"""Every source a lesson or a quiz cites can be opened, and is cited in one form.
 
 The form: a markdown link with an https URL, `[label](https://...)`. A GitHub issue or pull request
 is labelled `<repo> #<number>`, the repository and number of its URL. Every URL is one of
@@ -10,10 +10,16 @@ citation means a new entry here, and reading the source first.
 from __future__ import annotations
 
 import re
+import tomllib
+from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import COURSE
+
+from packlab.course import quiz
+
+QUIZZES = Path(quiz.__file__).with_name(quiz.QUIZZES)
 
 GITHUB = "https://github.com/"
 LANGCHAIN = GITHUB + "langchain-ai/langchain/"
@@ -68,6 +74,14 @@ def prose(path) -> list[str]:
     return [FENCE.sub("", c.source) for c in notebook.cells if c.cell_type == "markdown"]
 
 
+def quiz_texts() -> dict[str, list[str]]:
+    """Per quiz in quizzes.toml, what a learner reads: the question, each option and its why."""
+    quizzes = tomllib.loads(QUIZZES.read_text(encoding="utf-8"))
+    return {quiz_id: [entry["question"], *(f"{option['text']}\n{option['why']}"
+                                          for option in entry["options"])]
+            for quiz_id, entry in quizzes.items()}
+
+
 def problems(cells: list[str]) -> list[str]:
     """Every way the cells break the citation rules, one line each."""
     found = []
@@ -98,6 +112,17 @@ def problems(cells: list[str]) -> list[str]:
 @pytest.mark.parametrize("lesson", COURSE.lessons, ids=lambda lesson: lesson.slug)
 def test_every_citation_is_a_link_to_a_checked_source(lesson):
     assert problems(prose(lesson.path)) == []
+
+
+@pytest.mark.parametrize("quiz_id", sorted(quiz_texts()))
+def test_every_citation_in_a_quiz_is_a_link_to_a_checked_source(quiz_id):
+    assert problems(quiz_texts()[quiz_id]) == []
+
+
+def test_the_quizzes_are_read():
+    texts = quiz_texts()
+    assert len(texts) == len(COURSE.lessons)
+    assert any("min_span" in text for text in texts["08-less-than-min-span"])
 
 
 def test_the_rules_catch_each_kind_of_broken_citation():
