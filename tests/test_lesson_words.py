@@ -25,25 +25,18 @@ def _lesson_words():
 
 
 WORDS = _lesson_words()
-# Lessons 06-10 are cut to the limits on their own branch (e-lessons2, issue 20). Once it is
-# merged these xfails pass, strict=True fails them, and PENDING and the total's mark go.
-PENDING = pytest.mark.xfail(strict=True, reason="lessons 06-10 are cut on branch e-lessons2")
-PENDING_LESSONS = {"06", "07", "08", "09", "10"}
 
 
 def words(lesson) -> int:
     return WORDS.prose_words(nbformat.read(lesson.path, as_version=4))
 
 
-@pytest.mark.parametrize("lesson", [
-    pytest.param(lesson, marks=PENDING if lesson.slug[:2] in PENDING_LESSONS else ())
-    for lesson in COURSE.lessons], ids=lambda lesson: lesson.slug)
+@pytest.mark.parametrize("lesson", COURSE.lessons, ids=lambda lesson: lesson.slug)
 def test_no_lesson_has_more_prose_than_the_limit(lesson):
     assert words(lesson) <= WORDS.PER_LESSON, (
         f"{lesson.slug}: {words(lesson)} words of prose, the limit is {WORDS.PER_LESSON}")
 
 
-@PENDING
 def test_the_course_has_at_most_the_total_words_of_prose():
     total = sum(words(lesson) for lesson in COURSE.lessons)
     assert total <= WORDS.TOTAL, f"{total} words of prose, the limit is {WORDS.TOTAL}"
