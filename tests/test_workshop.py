@@ -279,18 +279,24 @@ def smallest_label_px(figure) -> float:
     return min(t.get_fontsize() for t in labels) * figure.dpi / 72
 
 
-def test_demo_figures_keep_their_width_and_grow_their_labels(monkeypatch):
+def test_demo_figures_fill_the_demos_width_fit_under_a_slider_and_grow_their_labels(monkeypatch):
     from packlab.packing.examples import chat_parts
     from packlab.views import plots, widgets
 
-    def drawn(scale: str) -> list:
-        monkeypatch.setenv(plots.SCALE_VARIABLE, scale)
+    def drawn(env: dict) -> list:
+        for name in (plots.SCALE_VARIABLE, plots.WIDTH_VARIABLE, plots.HEIGHT_VARIABLE):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
         views = [widgets.budget_slider(chat_parts(), budget=400), widgets.break_vs_continue()]
         return [view.plot.figure for view in views]
 
-    for usual, demo in zip(drawn("1"), drawn(f"{22 / workshop.LAB_CONTENT_PX:.2f}"), strict=True):
-        assert round(demo.bbox.width) == round(usual.bbox.width)
-        assert smallest_label_px(usual) < 14 and smallest_label_px(demo) >= 19
+    demo = workshop.canvas()
+    assert demo.scale == 22 / workshop.LAB_CONTENT_PX
+    for usual, shown in zip(drawn({}), drawn(demo.environment()), strict=True):
+        assert round(shown.bbox.width) == demo.width_px > usual.bbox.width
+        assert round(shown.bbox.height) <= demo.max_height_px
+        assert smallest_label_px(usual) < 14 and smallest_label_px(shown) >= 19
 
 
 RUN_ALL_DONE = """() => {
@@ -343,13 +349,13 @@ def check_plot_labels(images: list) -> None:
     the shown image's size, and its smallest tick and legend label is at least 18 px on screen."""
     from packlab.packing.examples import chat_parts, docs_corpus
     from packlab.packing.packers import greedy, stop_at_first_miss
-    from packlab.views import plots, widgets
+    from packlab.views import widgets
     from packlab.views.conversation import turn_view
     from packlab.views.fitview import fit_view
 
-    scale = f"{22 / workshop.LAB_CONTENT_PX:.2f}"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(plots.SCALE_VARIABLE, scale)
+        for name, value in workshop.canvas().environment().items():
+            patch.setenv(name, value)
         parts = chat_parts()
         views = [widgets.budget_slider(parts, budget=400), widgets.break_vs_continue(),
                  widgets.break_vs_continue(parts, budget=59, packers=(stop_at_first_miss, greedy)),
