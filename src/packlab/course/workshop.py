@@ -2,7 +2,8 @@
 
 `prepare` puts the presenter's notebook (workshop/presenter.ipynb) into the learner's workspace,
 next to the lessons, without its speaker notes (the room sees that notebook); the notes go to a
-page of their own, workshop/speaker-notes.html, for the presenter's second window. It also writes
+page of their own, workshop/speaker-notes.html, for the presenter's second window, followed by
+each lesson's notes (`packlab.course.notes`, the slides' source too). It also writes
 a JupyterLab settings folder for this launch only: larger code, content and UI fonts, line
 numbers in code cells, no news or update checks (the room may be offline). `run` serves
 JupyterLab at that notebook the way `packlab lab` does (JUPYTER_PORT, JUPYTER_TOKEN, JUPYTER_IP
