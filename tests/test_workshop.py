@@ -383,6 +383,9 @@ def check_widgets_fit(page) -> None:
     from browser import screenshot_path
 
     sizes = page.evaluate(WIDGET_HEIGHTS)
+    # The figures measured, for a person to read beside the screenshots.
+    screenshot_path("issue21-demo-widget-heights").with_suffix(".json").write_text(
+        json.dumps(sizes, indent=1))
     assert sizes["sidebar"] == 0, f"the left sidebar is open, {sizes['sidebar']} px wide"
     assert len(sizes["widgets"]) >= 6, sizes
     too_tall = [f"widget {number}: {height:.0f} px"
