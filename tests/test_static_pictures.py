@@ -285,6 +285,18 @@ def test_every_label_is_readable_wherever_the_course_draws_it(shell, notebook, p
     assert not found, f"{len(found)} unreadable label(s):\n" + "\n".join(found)
 
 
+def test_the_canvas_comes_from_the_environment_and_bad_values_fall_back(monkeypatch):
+    for name, value in plots.SLIDES.environment().items():
+        monkeypatch.setenv(name, value)
+    assert plots.canvas() == plots.SLIDES
+    figure = plots.new_figure(static.BOOK_INCHES, 4.2)
+    assert (figure.bbox.width, figure.bbox.height) == (1184, 520)  # as wide as a slide's content
+    monkeypatch.setenv(plots.SCALE_VARIABLE, "huge")
+    monkeypatch.setenv(plots.WIDTH_VARIABLE, "-5")
+    monkeypatch.delenv(plots.HEIGHT_VARIABLE)
+    assert plots.canvas() == plots.Canvas(1.0, 300, None)  # the narrowest width allowed
+
+
 def test_a_drop_curves_title_names_the_budgets_its_markers_show():
     """The static drop curve marks the curve's points nearest to 75 %, 50 %, 25 % and 10 % of all
     tokens; its title lists those points' own shares, as their markers do (49 %, not 50 %)."""

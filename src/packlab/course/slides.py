@@ -547,7 +547,7 @@ def execute(path: Path, workdir: Path) -> nbformat.NotebookNode:
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
-    # Drawn for a projector, as in `make demo`: larger labels in pictures of the same width.
+    # Drawn for a slide: as wide as its content, no text under 24 px (plots.SLIDES).
     env = {**os.environ, **SLIDES.environment()}
     NotebookClient(notebook, timeout=CELL_SECONDS, kernel_name="python3",
                    store_widget_state=True,
