@@ -136,6 +136,21 @@ def test_demo_settings_are_valid_for_this_jupyterlab():
         "code-font-size"] == "30px"
 
 
+def test_demo_starts_with_the_sidebars_folded_and_keeps_the_presenters_layout(tmp_path):
+    folder = workshop.prepare(tmp_path / "ws")
+    spaces = list((folder / workshop.SETTINGS / "workspaces").glob("*.jupyterlab-workspace"))
+    assert len(spaces) == 1
+    saved = json.loads(spaces[0].read_text())
+    assert saved["metadata"]["id"] == "default"
+    layout = saved["data"]["layout-restorer:data"]
+    assert layout["left"]["collapsed"] and layout["right"]["collapsed"]
+    spaces[0].write_text(spaces[0].read_text().replace("true", "false"))  # opened since
+    workshop.prepare(folder)
+    assert '"collapsed": false' in spaces[0].read_text()
+    workshop.prepare(folder, fresh=True)
+    assert '"collapsed": true' in spaces[0].read_text()
+
+
 def test_demo_prepares_the_notebook_and_the_font_override(tmp_path):
     folder = workshop.prepare(tmp_path / "ws")
     copy = folder / workshop.NOTEBOOK
@@ -279,18 +294,24 @@ def smallest_label_px(figure) -> float:
     return min(t.get_fontsize() for t in labels) * figure.dpi / 72
 
 
-def test_demo_figures_keep_their_width_and_grow_their_labels(monkeypatch):
+def test_demo_figures_fill_the_demos_width_fit_under_a_slider_and_grow_their_labels(monkeypatch):
     from packlab.packing.examples import chat_parts
     from packlab.views import plots, widgets
 
-    def drawn(scale: str) -> list:
-        monkeypatch.setenv(plots.SCALE_VARIABLE, scale)
+    def drawn(env: dict) -> list:
+        for name in (plots.SCALE_VARIABLE, plots.WIDTH_VARIABLE, plots.HEIGHT_VARIABLE):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
         views = [widgets.budget_slider(chat_parts(), budget=400), widgets.break_vs_continue()]
         return [view.plot.figure for view in views]
 
-    for usual, demo in zip(drawn("1"), drawn(f"{22 / workshop.LAB_CONTENT_PX:.2f}"), strict=True):
-        assert round(demo.bbox.width) == round(usual.bbox.width)
-        assert smallest_label_px(usual) < 14 and smallest_label_px(demo) >= 19
+    demo = workshop.canvas()
+    assert demo.scale == 22 / workshop.LAB_CONTENT_PX
+    for usual, shown in zip(drawn({}), drawn(demo.environment()), strict=True):
+        assert round(shown.bbox.width) == demo.width_px > usual.bbox.width
+        assert round(shown.bbox.height) <= demo.max_height_px
+        assert smallest_label_px(usual) < 14 and smallest_label_px(shown) >= 19
 
 
 RUN_ALL_DONE = """() => {
@@ -300,6 +321,23 @@ RUN_ALL_DONE = """() => {
 }"""
 IMAGE_SIZES = """() => [...document.querySelectorAll('img.widget-image')].map(
     img => [img.naturalWidth, img.naturalHeight, img.getBoundingClientRect().width])"""
+# Each widget with a picture: from the top of its first slider to the bottom of its picture, and
+# the height of the notebook's visible area; the left sidebar's width.
+WIDGET_HEIGHTS = """() => {
+    const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+    const area = panel.querySelector('.jp-WindowedPanel-outer')
+        || panel.querySelector('.jp-Notebook');
+    const widgets = [...document.querySelectorAll('.jp-OutputArea-output')].filter(
+        out => out.querySelector('img.widget-image') && out.querySelector('.widget-slider'));
+    return {
+        visible: area.getBoundingClientRect().height,
+        sidebar: document.querySelector('#jp-left-stack').getBoundingClientRect().width,
+        widgets: widgets.map(out => {
+            const top = out.querySelector('.widget-slider').getBoundingClientRect().top;
+            return out.querySelector('img.widget-image').getBoundingClientRect().bottom - top;
+        }),
+    };
+}"""
 
 
 def projected_and_presenter_views(lab: Lab) -> None:
@@ -328,6 +366,7 @@ def projected_and_presenter_views(lab: Lab) -> None:
         page.wait_for_timeout(1000)  # the notebook paints the cells scrolled into view
         page.screenshot(path=screenshot_path("issue10-after-demo-projected"))
         check_plot_labels(page.evaluate(IMAGE_SIZES))
+        check_widgets_fit(page)
 
         notes_page = context.new_page()
         notes_page.set_viewport_size({"width": 1280, "height": 720})
@@ -338,18 +377,41 @@ def projected_and_presenter_views(lab: Lab) -> None:
         notes_page.screenshot(path=screenshot_path("issue10-after-demo-speaker-notes"))
 
 
+def check_widgets_fit(page) -> None:
+    """The sidebar starts folded, and each widget's sliders and picture fit the visible part of
+    the notebook at once (the room sees the slider move and the whole picture change)."""
+    from browser import screenshot_path
+
+    sizes = page.evaluate(WIDGET_HEIGHTS)
+    # The figures measured, for a person to read beside the screenshots.
+    screenshot_path("issue21-demo-widget-heights").with_suffix(".json").write_text(
+        json.dumps(sizes, indent=1))
+    assert sizes["sidebar"] == 0, f"the left sidebar is open, {sizes['sidebar']} px wide"
+    assert len(sizes["widgets"]) >= 6, sizes
+    too_tall = [f"widget {number}: {height:.0f} px"
+                for number, height in enumerate(sizes["widgets"], start=1)
+                if height > sizes["visible"]]
+    outputs = page.locator(".jp-OutputArea-output", has=page.locator("img.widget-image"))
+    for number in range(outputs.count()):
+        outputs.nth(number).evaluate("out => out.scrollIntoView({block: 'start'})")
+        page.wait_for_timeout(300)
+        page.screenshot(path=screenshot_path(f"issue21-demo-widget-{number + 1}"))
+    assert not too_tall, (f"taller than the {sizes['visible']:.0f} px of notebook on screen: "
+                          + ", ".join(too_tall))
+
+
 def check_plot_labels(images: list) -> None:
     """Each plot of the presenter's notebook, drawn here the way the demo's kernel draws it, has
     the shown image's size, and its smallest tick and legend label is at least 18 px on screen."""
     from packlab.packing.examples import chat_parts, docs_corpus
     from packlab.packing.packers import greedy, stop_at_first_miss
-    from packlab.views import plots, widgets
+    from packlab.views import widgets
     from packlab.views.conversation import turn_view
     from packlab.views.fitview import fit_view
 
-    scale = f"{22 / workshop.LAB_CONTENT_PX:.2f}"
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(plots.SCALE_VARIABLE, scale)
+        for name, value in workshop.canvas().environment().items():
+            patch.setenv(name, value)
         parts = chat_parts()
         views = [widgets.budget_slider(parts, budget=400), widgets.break_vs_continue(),
                  widgets.break_vs_continue(parts, budget=59, packers=(stop_at_first_miss, greedy)),
@@ -442,7 +504,8 @@ def external(url: str) -> bool:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, worker_id):
-    """Every lesson's slides (about 15 s on two cores), built once per test session: the xdist
+    """Every lesson's slides and the presenter's deck (about 15 s on two cores), built once per
+    test session: the xdist
     workers share one build through a lock in the session's temporary folder."""
     shared = tmp_path_factory.getbasetemp()
     shared = shared if worker_id == "master" else shared.parent
@@ -453,7 +516,7 @@ def built(tmp_path_factory, worker_id):
         if not done.is_file():
             before = {lesson.path: lesson.path.read_bytes() for lesson in lessons}
             try:
-                paths = slides.build(lessons, out, jobs=2)
+                paths = slides.build(lessons, out, jobs=2, presenter=True)
             except slides.AssetsUnavailable as exc:
                 if os.environ.get("CI") == "true":
                     pytest.fail(f"cannot build slides in CI: {exc}")
@@ -468,12 +531,14 @@ def built(tmp_path_factory, worker_id):
 @pytest.mark.xdist_group("slides")
 def test_slides_are_built_with_local_reveal_and_mathjax(built):
     out, paths = built
-    assert [p.name for p in paths] == [f"{lesson.slug}.slides.html" for lesson in load().lessons]
+    assert [p.name for p in paths] == [f"{lesson.slug}.slides.html" for lesson in load().lessons
+                                       ] + [f"{slides.PRESENTER_DECK}.slides.html"]
     assert (out / "_assets" / "reveal.js" / "dist" / "reveal.js").is_file()
     assert (out / "_assets" / "reveal.js" / "plugin" / "notes" / "notes.js").is_file()
     assert (out / "_assets" / "mathjax" / "es5" / "tex-chtml.js").is_file()
     index = (out / "index.html").read_text()
     assert 'href="02-priority-then-greedy.slides.html"' in index
+    assert f'href="{slides.PRESENTER_DECK}.slides.html"' in index
     for path in paths:
         page = path.read_text()
         finder = References()
@@ -592,3 +657,130 @@ def test_speaker_notes_go_to_the_notes_view_of_a_deck(tmp_path):
     aside = page.split('<aside class="notes">', 1)[1].split("</aside>", 1)[0]
     assert "Ask the room before sliding." in aside
     assert page.count("Ask the room before sliding.") == 1
+
+
+ROOM = """() => {
+    const width = document.querySelector('.reveal .slides').getBoundingClientRect().width;
+    const found = [];
+    Reveal.getSlides().forEach(slide => {
+        const where = JSON.stringify(Reveal.getIndices(slide));
+        const notes = [...slide.querySelectorAll('aside.notes')].map(a => a.textContent.trim());
+        if (!notes.join('').length) found.push(`${where}: no speaker notes`);
+        for (const img of slide.querySelectorAll('img')) {
+            if (img.naturalWidth < 200) continue;
+            const shown = img.getBoundingClientRect().width;
+            if (shown < 0.8 * width)
+                found.push(`${where}: a picture ${shown.toFixed(0)} px wide on a slide ${width} px`
+                           + ` wide (${(100 * shown / width).toFixed(0)} %)`);
+        }
+        const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const parent = node.parentElement;
+            const text = node.textContent.trim();
+            if (!text || parent.closest('pre, aside, mjx-container, .jp-InputArea')) continue;
+            const px = parseFloat(getComputedStyle(parent).fontSize);
+            if (px < 24) found.push(`${where}: "${text.slice(0, 30)}" is ${px} px`);
+        }
+        for (const pre of slide.querySelectorAll('pre')) {
+            const style = getComputedStyle(pre);
+            const lines = pre.textContent.replace(/\\n$/, '').split('\\n').length;
+            if (pre.scrollHeight <= lines * parseFloat(style.lineHeight) * 1.2) continue;
+            const walk = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+            let last = null;
+            for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+                const range = document.createRange();
+                for (let i = 0; i < node.length; i++) {
+                    range.setStart(node, i); range.setEnd(node, i + 1);
+                    const box = range.getClientRects()[0];
+                    if (!box) continue;
+                    const char = node.data[i];
+                    if (char === '\\n') { last = null; continue; }
+                    if (last && box.top > last.top + 2 && /\\w/.test(char) && /\\w/.test(last.char))
+                        found.push(`${where}: a line of output broken inside a word,`
+                                   + ` "${last.char}" / "${char}"`);
+                    last = {top: box.top, char};
+                }
+            }
+        }
+    });
+    return found;
+}"""
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("slides")
+def test_slides_are_for_a_room_and_every_slide_has_speaker_notes(built):
+    """Chromium at 1280×720: every slide of every deck has speaker notes; every picture is at
+    least 80 % of the slide's width; text outside code is at least 24 px; printed output wraps
+    between words, never inside one. Pressing S opens the speaker view with the slide's note."""
+    from browser import chromium, screenshot_path
+
+    _, paths = built
+    found = []
+    with chromium() as context:
+        page = context.new_page()
+        page.set_viewport_size({"width": 1280, "height": 720})
+        for path in paths:
+            page.goto(path.as_uri())
+            page.wait_for_function("typeof Reveal !== 'undefined' && Reveal.isReady()")
+            page.add_style_tag(content=".reveal .slides section { display: block !important; }")
+            found += [f"{path.name} {problem}" for problem in page.evaluate(ROOM)]
+        deck = paths[-1]  # the presenter's deck
+        page.goto(f"{deck.as_uri()}#/1")
+        page.wait_for_function("typeof Reveal !== 'undefined' && Reveal.isReady()")
+        page.wait_for_timeout(500)
+        page.screenshot(path=screenshot_path("issue21-slides-presenter"))
+        note = " ".join(page.evaluate(
+            "Reveal.getCurrentSlide().querySelector('aside.notes').textContent").split())
+        with page.expect_popup() as opened:
+            page.keyboard.press("s")
+        speaker = opened.value
+        speaker.wait_for_function(
+            "document.querySelector('.speaker-controls-notes .value')?.textContent.trim()")
+        shown = " ".join(speaker.locator(".speaker-controls-notes .value").inner_text().split())
+        speaker.set_viewport_size({"width": 1280, "height": 720})
+        speaker.screenshot(path=screenshot_path("issue21-slides-speaker-view"))
+        assert note[:60] in shown, (note[:60], shown[:200])
+    assert not found, f"{len(found)} problem(s):\n" + "\n".join(found[:60])
+
+
+def test_each_slide_of_a_section_gets_its_note():
+    """Every slide and sub-slide carries the note of its section; a section without one gets the
+    deck's own note; the notebook's inline notes are not shown twice."""
+    md = nbformat.v4.new_markdown_cell
+    notebook = nbformat.v4.new_notebook(cells=[
+        md("# Title"), md("## 1. First\n\nText."), md("More text."), md("## 2. Second"),
+        md("Old inline note.", metadata={"tags": ["speaker-notes"]})])
+    for cell, kind in zip(notebook.cells, ["slide", "slide", "subslide", "slide", "notes"],
+                          strict=True):
+        cell.metadata["slideshow"] = {"slide_type": kind}
+    given = slides.add_notes(notebook, {"": "The whole deck.", "1": "Ask about the first."})
+    shown = [(c.metadata["slideshow"]["slide_type"], c.source) for c in notebook.cells]
+    assert given == 4
+    assert shown == [
+        ("slide", "# Title"), ("notes", "The whole deck."),
+        ("slide", "## 1. First\n\nText."), ("notes", "Ask about the first."),
+        ("subslide", "More text."), ("notes", "Ask about the first."),
+        ("slide", "## 2. Second"), ("notes", "The whole deck.")]
+
+
+def test_every_lesson_has_speaker_notes_and_each_note_has_its_section():
+    """One source of notes: each lesson's file in workshop/notes/, each note keyed by a section
+    that the lesson has (a renamed section would leave its note behind: this says so)."""
+    for lesson in load().lessons:
+        by_key = notes.lesson_notes(lesson.slug)
+        assert by_key.get(notes.WHOLE), f"{lesson.slug}: no note for the whole lesson"
+        sections = {notes.section_key(head[1]) for cell in
+                    nbformat.read(lesson.path, as_version=4).cells
+                    if (head := notes.heading(cell)) and head[0] == 2}
+        orphans = set(by_key) - sections - {notes.WHOLE}
+        assert not orphans, f"{lesson.slug}: notes for sections it does not have: {orphans}"
+        assert len(by_key) - 1 >= len(sections) // 2, f"{lesson.slug}: few sections have notes"
+
+
+def test_the_presenters_notes_page_holds_the_lessons_notes_too(tmp_path):
+    folder = workshop.prepare(tmp_path / "ws")
+    page = " ".join(page_text((folder / workshop.NOTES_PAGE).read_text()).split())
+    for lesson in load().lessons:
+        for note in notes.lesson_notes(lesson.slug).values():
+            assert " ".join(re.sub(r"[*`]", "", note).split())[:60] in page, lesson.slug

@@ -4,9 +4,12 @@ Each lesson is executed in a temporary folder (the course's notebooks are never 
 cut into slides of one 1280 × 720 screen each: markdown into its blocks (a heading starts a slide,
 a paragraph or list joins it while it fits), a code cell with its picture, a view's picture and its
 summary apart when both do not fit, the output of a "predict the output" cell after the question,
-a quiz as its question and options only, speaker notes in reveal.js's notes view (key S). Each
+a quiz as its question and options only. Every slide carries the speaker note of its section in
+reveal.js's speaker view (key S), from the one source of notes (`packlab.course.notes`). Each
 live widget is replaced by a still of the state it was drawn in, and `jupyter nbconvert`'s
-reveal.js exporter writes `NN-slug.slides.html`.
+reveal.js exporter writes `NN-slug.slides.html`; the presenter's notebook becomes
+`presenter.slides.html`. Pictures are drawn for the slide (`packlab.views.plots.SLIDES`): as wide
+as the slide's content, their smallest text 24 pixels.
 
 Nothing is fetched when the slides are shown: reveal.js and MathJax come from the npm registry
 at build time (`npm pack`, cached in .cache/npm) and are copied next to the slides, and a small
@@ -14,6 +17,7 @@ template replaces the exporter's CDN references (require.js, jQuery, mermaid, Ma
 widget manager) with the local copies or with nothing.
 
     python -m packlab.course.slides [--out DIR] [--jobs N] [LESSON ...]   # LESSON: 02, or a slug
+    (without LESSON: every lesson and the presenter's deck)
 """
 
 from __future__ import annotations
@@ -40,8 +44,9 @@ from pathlib import Path
 import nbformat
 from markdown_it import MarkdownIt
 
+from packlab.course import notes
 from packlab.course.manifest import ROOT, Lesson, load
-from packlab.views.plots import SCALE_VARIABLE
+from packlab.views.plots import SLIDES
 
 OUT = ROOT / "book" / "_build" / "slides"
 ASSETS = "_assets"
@@ -53,7 +58,6 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 STILL_NOTE = ("A still of a live widget: open the lesson in JupyterLab (<code>make lab</code>) "
               "to drive it.")
 CELL_SECONDS = 120
-FIGURE_SCALE = 1.5  # the figures' labels grow by this much (packlab.views.plots.figure_scale)
 
 
 class AssetsUnavailable(RuntimeError):
@@ -133,9 +137,11 @@ def vendor_assets(out: Path) -> Path:
 SLIDE_PX = 600  # estimated content height one slide holds (720 minus margins, with some slack)
 PROSE_PX, PROSE_CHARS = 40, 72  # per line of text at the slides' font size
 CODE_PX, CODE_CHARS = 30, 88  # per line of code (wrapped, never cut)
-IMAGE_PX = 480  # the most height a picture is given (CSS max-height)
+IMAGE_PX = SLIDES.max_height_px  # the most height a picture is given (CSS max-height)
+CONTENT_PX = SLIDES.width_px  # the width between a slide's margins
 HEADING_PX = {1: 110, 2: 90, 3: 70}  # per line of a heading, with its margin
 HEADING_CHARS = {1: 40, 2: 50, 3: 60}
+HTML_LINE = (36, 80)  # per line of a view's summary or table (24 px text, rows padded)
 ANSWER = "packlab_answer"  # marks the output of a "predict the output" cell: its own slide
 
 
@@ -191,7 +197,7 @@ def _image_px(data: dict) -> int:
         return 0
     header = base64.b64decode(encoded[:44])
     width, height = struct.unpack(">II", header[16:24]) if len(header) >= 24 else (1, 0)
-    return min(IMAGE_PX, round(height * min(1.0, 1200 / max(width, 1))))
+    return min(IMAGE_PX, round(height * min(1.0, CONTENT_PX / max(width, 1))))
 
 
 def _first_png(text: str) -> str | None:
@@ -206,7 +212,7 @@ def _output_px(output: dict) -> int:
     if "text/html" in data:
         page = re.sub(r"<(br|tr|li|p|div|h\d)\b[^>]*>", "\n", str(data["text/html"]))
         lines = (" ".join(line.split()) for line in re.sub(r"<[^>]+>", " ", page).splitlines())
-        return _image_px(data) + _text_px("\n".join(line for line in lines if line), 28, 90)
+        return _image_px(data) + _text_px("\n".join(line for line in lines if line), *HTML_LINE)
     if "image/png" in data:
         return _image_px(data)
     return _text_px(str(data.get("text/plain", "")), CODE_PX, CODE_CHARS)
@@ -253,8 +259,8 @@ def slide_cells(notebook: nbformat.NotebookNode) -> list:
 
 
 def _picture_apart(cell):
-    """A view's static rendering cut in two outputs: its picture, then the rest (summary,
-    table, note), so that a slide too short for both can show them one after the other."""
+    """A view's static rendering cut in outputs: its picture, then the rest (a table, a summary,
+    the note), so that a slide too short for all can show them one after the other."""
     if cell.cell_type != "code":
         return cell
     outputs = []
@@ -266,7 +272,9 @@ def _picture_apart(cell):
             outputs.append(output)
             continue
         start, picture, rest = found.groups()
-        for part in (picture, rest):
+        # the rest in its pieces (table, reasons, note): a slide that cannot hold all takes some
+        pieces = re.split(r'(?<=</table>)(?=<div>)|(?=<p class="packlab-static-note")', rest)
+        for part in (picture, *filter(None, pieces)):
             piece = copy.deepcopy(output)
             piece.data = {"text/html": f"{start}{part}</div>"}
             outputs.append(piece)
@@ -485,15 +493,19 @@ window.MathJax = {
 .reveal h1 { font-size: 54px; } .reveal h2 { font-size: 44px; } .reveal h3 { font-size: 36px; }
 .reveal p, .reveal ul, .reveal ol, .reveal table { margin: 0 0 14px; }
 .reveal pre, .reveal .jp-InputArea-editor pre, .reveal .jp-OutputArea-output pre {
-  font-size: 20px; line-height: 1.4; white-space: pre-wrap; overflow-wrap: anywhere;
+  font-size: 20px; line-height: 1.4; white-space: pre-wrap;
+  overflow-wrap: break-word; word-break: normal;  /* inside a word only when it is too long */
   width: 100%; box-shadow: none; margin: 0;
 }
 .reveal code { font-size: 0.9em; }
-.reveal .jp-RenderedHTMLCommon table { font-size: 22px; }
-.reveal .slides img { max-width: 100%; max-height: 480px !important; width: auto; margin: 0; }
-.reveal .packlab-static-note, .packlab-still-note { font-size: 18px !important; }
-.reveal .packlab-static, .reveal .packlab-still { font-size: 18px; line-height: 1.25; }
-.reveal .packlab-static table { font-size: 16px !important; margin: 0; }
+.reveal .jp-RenderedHTMLCommon table { font-size: 24px; }
+.reveal .slides img { max-width: 100%; max-height: {{ resources.packlab.image_px }}px !important;
+  width: auto; margin: 0; }
+.reveal .packlab-static-note, .packlab-still-note { font-size: 24px !important; }
+.reveal .packlab-static, .reveal .packlab-still { font-size: 24px; line-height: 1.3; }
+.reveal .packlab-static table { font-size: 24px !important; margin: 0; }
+.reveal .packlab-static code, .reveal .packlab-still code { font-size: 1em; }
+.reveal .packlab-static [style*="font-size"] { font-size: 24px !important; }
 .packlab-still { border-left: 4px solid #0072b2; padding-left: 10px; }
 .packlab-still-note { color: #555; margin: 4px 0; }
 .packlab-still-row { display: flex; align-items: center; gap: 8px; }
@@ -535,21 +547,42 @@ def execute(path: Path, workdir: Path) -> nbformat.NotebookNode:
     from nbclient import NotebookClient
 
     notebook = nbformat.read(path, as_version=4)
-    # Drawn for a projector, as in `make demo`: larger labels in pictures of the same width.
-    env = {**os.environ, SCALE_VARIABLE: str(FIGURE_SCALE)}
+    # Drawn for a slide: as wide as its content, no text under 24 px (plots.SLIDES).
+    env = {**os.environ, **SLIDES.environment()}
     NotebookClient(notebook, timeout=CELL_SECONDS, kernel_name="python3",
                    store_widget_state=True,
                    resources={"metadata": {"path": str(workdir)}}).execute(env=env)
     return notebook
 
 
-def export(notebook: nbformat.NotebookNode, name: str, out: Path, templates: Path) -> Path:
-    """Write ``out/<name>.slides.html`` from an executed notebook (copied, then changed)."""
+def add_notes(notebook: nbformat.NotebookNode, by_key: dict[str, str]) -> int:
+    """Give every slide and sub-slide the note of its section (`packlab.course.notes`): a
+    notes cell after the cell that starts it. The notebook's own notes cells are replaced (they
+    are in ``by_key``). Returns the number of slides given a note."""
+    cells = [cell for cell in notebook.cells if not notes.is_note(cell)]
+    shown = notes.section_notes(nbformat.v4.new_notebook(cells=cells), by_key)
+    notebook.cells, given = [], 0
+    for cell, note in zip(cells, shown, strict=True):
+        notebook.cells.append(cell)
+        starts = cell.metadata.get("slideshow", {}).get("slide_type") in ("slide", "subslide")
+        if starts and note:
+            notebook.cells.append(nbformat.v4.new_markdown_cell(note, metadata={
+                "tags": [notes.TAG], "slideshow": {"slide_type": "notes"}}))
+            given += 1
+    return given
+
+
+def export(notebook: nbformat.NotebookNode, name: str, out: Path, templates: Path,
+           speaker_notes: dict[str, str] | None = None) -> Path:
+    """Write ``out/<name>.slides.html`` from an executed notebook (copied, then changed); each
+    slide gets the note of its section from ``speaker_notes`` (default: the notebook's own)."""
     from nbconvert import SlidesExporter
 
     notebook = nbformat.from_dict(json.loads(json.dumps(notebook)))
+    by_key = notes.notebook_notes(notebook) if speaker_notes is None else speaker_notes
     still_widgets(notebook)
     assign_slides(notebook)
+    add_notes(notebook, by_key)
     exporter = SlidesExporter(
         extra_template_basedirs=[str(templates)], template_name=TEMPLATE_NAME,
         reveal_url_prefix=f"{ASSETS}/reveal.js", reveal_theme=THEME, reveal_number="c/t",
@@ -557,17 +590,38 @@ def export(notebook: nbformat.NotebookNode, name: str, out: Path, templates: Pat
         exclude_input_prompt=True, exclude_output_prompt=True,
     )
     body, _ = exporter.from_notebook_node(
-        notebook, resources={"metadata": {"name": name}, "packlab": {"assets": ASSETS}})
+        notebook, resources={"metadata": {"name": name},
+                             "packlab": {"assets": ASSETS, "image_px": IMAGE_PX}})
     target = out / f"{name}.slides.html"
     target.write_text(body, encoding="utf-8")
     return target
+
+
+PRESENTER_DECK = "presenter"  # the presenter's notebook (workshop/presenter.ipynb) as a deck
 
 
 def build_lesson(lesson: Lesson, out: Path, templates: Path) -> Path:
     with tempfile.TemporaryDirectory(prefix=f"packlab-slides-{lesson.slug[:2]}-") as workdir:
         notebook = execute(lesson.path, Path(workdir))
     notebook.metadata["title"] = lesson.title
-    return export(notebook, lesson.slug, out, templates)
+    return export(notebook, lesson.slug, out, templates, notes.lesson_notes(lesson.slug))
+
+
+def build_presenter(out: Path, templates: Path) -> Path:
+    """The presenter's notebook as a deck of its own, its speaker notes in the speaker view."""
+    from packlab.course.workshop import PRESENTER
+
+    with tempfile.TemporaryDirectory(prefix="packlab-slides-presenter-") as workdir:
+        notebook = execute(PRESENTER, Path(workdir))
+    notebook.metadata["title"] = "Packing the context window, live"
+    return export(notebook, PRESENTER_DECK, out, templates)
+
+
+def _build_one(lesson: Lesson | None, out: Path, templates: Path) -> Path:
+    """One deck: a lesson's, or the presenter's (None)."""
+    if lesson is None:
+        return build_presenter(out, templates)
+    return build_lesson(lesson, out, templates)
 
 
 def index_page(lessons: Sequence[Lesson], built: Sequence[Path], title: str) -> str:
@@ -575,14 +629,17 @@ def index_page(lessons: Sequence[Lesson], built: Sequence[Path], title: str) -> 
     rows = "\n".join(
         f'<li><a href="{lesson.slug}.slides.html">{html.escape(lesson.title)}</a></li>'
         for lesson in lessons if f"{lesson.slug}.slides.html" in names)
+    workshop = (f'<p>The workshop: <a href="{PRESENTER_DECK}.slides.html">the presenter\'s '
+                "notebook</a>, 45 minutes (<code>make demo</code> drives it live).</p>"
+                if f"{PRESENTER_DECK}.slides.html" in names else "")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>{html.escape(title)}: slides</title></head>\n"
             f'<body style="font-family:sans-serif;font-size:20px;max-width:50em;margin:2em auto">'
-            f"<h1>{html.escape(title)}: slides</h1>\n<ol>\n{rows}\n</ol>\n"
+            f"<h1>{html.escape(title)}: slides</h1>\n{workshop}<ol>\n{rows}\n</ol>\n"
             "<p>Arrow keys or the space bar move from slide to slide, <kbd>S</kbd> "
-            "opens the speaker view, <kbd>Esc</kbd> the overview. The widgets are stills: "
-            "<code>make demo</code> or <code>make lab</code> to drive them live.</p>"
-            "</body></html>\n")
+            "opens the speaker view with each slide's notes, <kbd>Esc</kbd> the overview. The "
+            "widgets are stills: <code>make demo</code> or <code>make lab</code> to drive them "
+            "live.</p></body></html>\n")
 
 
 def select(keys: Iterable[str]) -> list[Lesson]:
@@ -601,20 +658,22 @@ def select(keys: Iterable[str]) -> list[Lesson]:
 
 
 def build(lessons: Sequence[Lesson] | None = None, out: Path = OUT,
-          jobs: int | None = None) -> list[Path]:
-    """Build the slides of ``lessons`` (default: all) into ``out``; return the HTML files."""
-    lessons = list(load().lessons if lessons is None else lessons)
+          jobs: int | None = None, presenter: bool | None = None) -> list[Path]:
+    """Build the slides of ``lessons`` (default: all, and the presenter's deck) into ``out``;
+    return the HTML files, the presenter's deck last."""
+    presenter = lessons is None if presenter is None else presenter
+    lessons = [*(load().lessons if lessons is None else lessons), *([None] if presenter else [])]
     out.mkdir(parents=True, exist_ok=True)
     vendor_assets(out)
     with tempfile.TemporaryDirectory(prefix="packlab-slide-templates-") as scratch:
         templates = write_template(Path(scratch))
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(lessons)))
         if jobs == 1:
-            built = [build_lesson(lesson, out, templates) for lesson in lessons]
+            built = [_build_one(lesson, out, templates) for lesson in lessons]
         else:
             # spawn, not fork: the caller may have threads (a test runner, a server)
             with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-                built = list(pool.map(build_lesson, lessons, [out] * len(lessons),
+                built = list(pool.map(_build_one, lessons, [out] * len(lessons),
                                       [templates] * len(lessons)))
     (out / "index.html").write_text(index_page(load().lessons, sorted(out.glob("*.slides.html")),
                                                load().title), encoding="utf-8")
@@ -630,7 +689,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         lessons = select(args.lessons)
-        built = build(lessons, args.out, args.jobs)
+        built = build(lessons, args.out, args.jobs, presenter=not args.lessons)
     except (KeyError, AssetsUnavailable) as exc:
         print(exc.args[0], file=sys.stderr)
         return 2

@@ -2,19 +2,24 @@
 
 `prepare` puts the presenter's notebook (workshop/presenter.ipynb) into the learner's workspace,
 next to the lessons, without its speaker notes (the room sees that notebook); the notes go to a
-page of their own, workshop/speaker-notes.html, for the presenter's second window. It also writes
+page of their own, workshop/speaker-notes.html, for the presenter's second window, followed by
+each lesson's notes (`packlab.course.notes`, the slides' source too). It also writes
 a JupyterLab settings folder for this launch only: larger code, content and UI fonts, line
 numbers in code cells, no news or update checks (the room may be offline). `run` serves
 JupyterLab at that notebook the way `packlab lab` does (JUPYTER_PORT, JUPYTER_TOKEN, JUPYTER_IP
 honoured; headless and as root), with JUPYTERLAB_SETTINGS_DIR and JUPYTERLAB_WORKSPACES_DIR
 pointing at that folder, so the presenter's own JupyterLab settings are neither used nor
-changed; its kernels get PACKLAB_FIGURE_SCALE, so the figures grow with the fonts.
+changed; its kernels get the demo's canvas (`canvas`: PACKLAB_FIGURE_SCALE, _WIDTH and _HEIGHT),
+so the figures grow with the fonts and a slider with its picture fits a 1280 × 720 screen. The
+left sidebar starts folded (`write_settings` writes the default workspace's layout).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,8 +27,8 @@ from pathlib import Path
 import nbformat
 
 from packlab.course import notes, workspace
-from packlab.course.manifest import ROOT
-from packlab.views.plots import SCALE_VARIABLE
+from packlab.course.manifest import ROOT, load
+from packlab.views.plots import DEMO, Canvas
 
 PRESENTER = ROOT / "workshop" / "presenter.ipynb"
 NOTEBOOK = "workshop/presenter.ipynb"  # where it lands in the workspace, and the URL path
@@ -61,8 +66,29 @@ def write_settings(folder: Path, code_px: int = FONT_SIZES["code-font-size"]) ->
         path = user_settings / package / f"{name}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values, indent=2) + "\n", encoding="utf-8")
-    (folder / "workspaces").mkdir(parents=True, exist_ok=True)
+    default_workspace(folder / "workspaces")
     return user_settings
+
+
+# JupyterLab's layout restorer reads this from the default workspace: the file browser and the
+# other side panels start folded, so the notebook has the screen's whole width.
+FOLDED = {"layout-restorer:data": {
+    "left": {"collapsed": True, "visible": True, "widgets": []},
+    "right": {"collapsed": True, "visible": True, "widgets": []},
+}}
+
+
+def default_workspace(folder: Path) -> Path:
+    """Write JupyterLab's default workspace with the sidebars folded, unless one is there (the
+    presenter may have opened a panel since: their layout is kept)."""
+    from jupyterlab_server.workspaces_handler import WORKSPACE_EXTENSION, slugify
+
+    path = folder / f"{slugify('default')}{WORKSPACE_EXTENSION}"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"data": FOLDED, "metadata": {"id": "default"}}, indent=2)
+                        + "\n", encoding="utf-8")
+    return path
 
 
 def prepare(folder: Path | None = None, fresh: bool = False,
@@ -81,11 +107,19 @@ def prepare(folder: Path | None = None, fresh: bool = False,
         nbformat.write(notes.without_notes(source), copy)
     elif notes.notes(kept := nbformat.read(copy, as_version=4)):
         nbformat.write(notes.without_notes(kept), copy)
+    lessons = [(lesson.title, lesson.path, lesson.slug) for lesson in load().lessons]
     (folder / NOTES_PAGE).write_text(
-        notes.notes_page(source, "Speaker notes: packing the context window, live"),
+        notes.notes_page(source, "Speaker notes: packing the context window, live", lessons),
         encoding="utf-8")
+    if fresh:  # the layout too: sidebars folded again
+        shutil.rmtree(folder / SETTINGS / "workspaces", ignore_errors=True)
     write_settings(folder / SETTINGS, code_px)
     return folder
+
+
+def canvas(code_px: int = FONT_SIZES["code-font-size"]) -> Canvas:
+    """What the demo's kernels draw for: texts as much larger as the fonts, the demo's size."""
+    return dataclasses.replace(DEMO, scale=code_px / LAB_CONTENT_PX)
 
 
 def environment(folder: Path, base: dict[str, str] | None = None) -> dict[str, str]:
@@ -126,5 +160,5 @@ def run(folder: Path | None = None, fresh: bool = False,
           f"Speaker notes, for your own screen: http://127.0.0.1:{port}/files/{NOTES_PAGE} "
           f"(or {folder / NOTES_PAGE}). Stop with Ctrl-C.", flush=True)
     env = environment(folder)
-    env[SCALE_VARIABLE] = f"{code_px / LAB_CONTENT_PX:.2f}"  # the kernels' figures follow the fonts
+    env.update(canvas(code_px).environment())  # the kernels' figures follow the fonts
     return subprocess.call(command(folder), env=env)

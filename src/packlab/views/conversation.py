@@ -70,8 +70,7 @@ class TurnPlot(_Plot):
     it, the dropped parts. The numbers are the order the summary lists the parts in."""
 
     def __init__(self, turn: dict, state: TurnState):
-        super().__init__(static.BOOK_INCHES, 3.3,
-                         margins=dict(left=0.15, right=0.98, bottom=0.3, top=0.9))
+        super().__init__(static.BOOK_INCHES, 3.3, once=True)
         self.ax = self.axes[0]
         self.parts = parts_by_id(turn)
         self.kind = kinds(turn)
@@ -82,7 +81,7 @@ class TurnPlot(_Plot):
             Patch(color=COLOURS["evidence"], label="evidence"),
             Patch(color=COLOURS["question"], label="question"),
             Patch(facecolor=SKIPPED_FACE, hatch="///", label="dropped (edge: its kind)"),
-        ], loc="lower center", ncols=3, fontsize=FONT, frameon=False, borderaxespad=0.2,
+        ], loc="outside lower center", ncols=3, fontsize=FONT, frameon=False, borderaxespad=0.2,
             columnspacing=1.2, handlelength=1.5)
         self.update(state)
 

@@ -16,6 +16,7 @@ import os
 import struct
 import zlib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import matplotlib
 import numpy as np
@@ -38,23 +39,82 @@ EVIDENCE_COLOURS = {WHOLE: BLUE, TRUNCATED: ORANGE, SKIPPED: "#DDDDDD"}  # by de
 SKIPPED_FACE = "#F6DCA8"
 LABEL_LIMIT = 24  # write ids on the bars only when there are at most this many parts
 BOOK_INCHES = 688 / 96  # packlab.views.static.BOOK_INCHES: shown in the book at its own size
-# Set by `make demo` (packlab.course.workshop): how much larger than usual the projector's fonts
-# are. Figures keep their size in pixels and draw everything in them this much larger.
+# Where a figure is shown, from the environment of the kernel that draws it (`make demo` and
+# `make slides` set them; the book and `make lab` set none): how much larger its texts are, how
+# wide it is in pixels and how tall it may be. Texts keep their size in points; the figure gets
+# fewer inches at a higher dpi, so everything in it grows.
 SCALE_VARIABLE = "PACKLAB_FIGURE_SCALE"
-DEMO_SMALLEST_PT = 10.0  # in a demo, smaller texts (bar labels, small legends) grow to this
+WIDTH_VARIABLE = "PACKLAB_FIGURE_WIDTH"
+HEIGHT_VARIABLE = "PACKLAB_FIGURE_HEIGHT"
+DEMO_SMALLEST_PT = 10.0  # when scaled, smaller texts (bar labels, small legends) grow to this
+
+
+@dataclass(frozen=True)
+class Canvas:
+    """Where figures are shown: their texts' scale, their width and most height in pixels."""
+
+    scale: float = 1.0
+    width_px: int | None = None  # None: the figure's own width, at 100 pixels an inch
+    max_height_px: int | None = None
+
+    def environment(self) -> dict[str, str]:
+        """The variables that make a kernel draw for this canvas."""
+        env = {SCALE_VARIABLE: f"{self.scale:.2f}"}
+        if self.width_px:
+            env[WIDTH_VARIABLE] = str(self.width_px)
+        if self.max_height_px:
+            env[HEIGHT_VARIABLE] = str(self.max_height_px)
+        return env
+
+    def size(self, width: float, height: float) -> tuple[tuple[float, float], float]:
+        """``(figsize, dpi)`` of a figure designed ``width`` × ``height`` inches for the book."""
+        dpi = 100 * self.scale
+        inches = (self.width_px or width * 100) / dpi
+        tall = height if self.max_height_px is None else min(height, self.max_height_px / dpi)
+        return (inches, tall), dpi
+
+
+# The presenter's JupyterLab at 1280 × 720 with its sidebar folded (`make demo`): 22 px code
+# against JupyterLab's usual 14 px, and room under a slider for a picture 480 pixels tall.
+DEMO = Canvas(22 / 14, 1024, 480)
+# A reveal.js slide of 1280 × 720 (`make slides`): its 1184 pixels between the margins, the
+# smallest text 24 pixels (10 pt at 175 dpi), and room for a heading above the picture.
+SLIDES = Canvas(1.75, 1184, 520)
+
+
+def _number(name: str) -> float | None:
+    try:
+        return float(os.environ[name])
+    except (KeyError, ValueError):
+        return None
+
+
+def canvas() -> Canvas:
+    """The canvas the environment asks for (the book's when it asks for none)."""
+    scale = min(max(_number(SCALE_VARIABLE) or 1.0, 1.0), 3.0)
+    width, height = _number(WIDTH_VARIABLE), _number(HEIGHT_VARIABLE)
+    return Canvas(scale, int(min(max(width, 300), 4000)) if width else None,
+                  int(min(max(height, 200), 4000)) if height else None)
 
 
 def figure_scale() -> float:
-    """The demo's figure scale from the environment: 1 outside a demo, at most 3."""
-    try:
-        scale = float(os.environ.get(SCALE_VARIABLE, "1"))
-    except ValueError:
-        return 1.0
-    return min(max(scale, 1.0), 3.0)
+    """The figures' text scale from the environment: 1 outside a demo or slides, at most 3."""
+    return canvas().scale
 
 
-def _projector_texts(figure: Figure) -> None:
-    """In a demo, no text is smaller than matplotlib's body text."""
+def new_figure(width: float, height: float, layout: str | None = "constrained") -> Figure:
+    """A figure designed ``width`` × ``height`` inches for the book, sized for the canvas, on an
+    Agg canvas of its own."""
+    figsize, dpi = canvas().size(width, height)
+    figure = Figure(figsize=figsize, dpi=dpi, layout=layout)
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def projector_texts(figure: Figure) -> None:
+    """On a scaled canvas, no text is smaller than matplotlib's body text."""
+    if figure_scale() == 1:
+        return
     for text in figure.findobj(Text):
         if text.get_fontsize() < DEMO_SMALLEST_PT:
             text.set_fontsize(DEMO_SMALLEST_PT)
@@ -63,22 +123,20 @@ def _projector_texts(figure: Figure) -> None:
 class _Plot:
     """A figure on its own Agg canvas: never opens a window, renders to PNG bytes."""
 
-    def __init__(self, width: float, height: float, margins: dict | None = None, **grid):
-        """One column of axes; fixed ``margins`` (figure fractions) skip the layout engine.
+    def __init__(self, width: float, height: float, margins: dict | None = None,
+                 once: bool = False, **grid):
+        """One column of axes; fixed ``margins`` (figure fractions) skip the layout engine, and
+        ``once`` lays out at the first ``png`` only (for a layout that outside legends need).
 
-        In a demo (``figure_scale() > 1``) the figure keeps its width in pixels but has fewer
-        inches at a higher dpi, so every text and line is larger; the layout engine then finds
-        margins that fit the larger labels, once (the first ``png``), and keeps them.
+        On a scaled canvas (a demo, slides) the figure is sized for it (`Canvas.size`); the
+        layout engine then finds margins that fit the larger labels, once (the first ``png``),
+        and keeps them.
         """
-        scale = figure_scale()
-        self._projector = scale > 1
-        self._lay_out_once = bool(margins) and scale > 1
-        layout = None if margins and scale == 1 else "constrained"
-        # A little taller than before, in pixels: the larger labels need the room.
-        self.figure = Figure(figsize=(width / scale, height / scale**0.5), dpi=100 * scale,
-                             layout=layout)
-        FigureCanvasAgg(self.figure)
-        if margins and scale == 1:
+        scaled = canvas() != Canvas()
+        self._projector = figure_scale() > 1
+        self._lay_out_once = once or bool(margins) and scaled
+        self.figure = new_figure(width, height, None if margins and not scaled else "constrained")
+        if margins and not scaled:
             self.figure.subplots_adjust(**margins)
         self.axes = self.figure.subplots(squeeze=False, **grid)[:, 0]
         self._moving: list[Artist] = []
@@ -87,8 +145,7 @@ class _Plot:
 
     def _freeze_layout(self) -> None:
         """Lay out once, then keep the positions: later renders skip the layout engine."""
-        if self._projector:
-            _projector_texts(self.figure)
+        projector_texts(self.figure)
         self.figure.canvas.draw()
         self.figure.set_layout_engine("none")
 
@@ -124,8 +181,7 @@ class _Plot:
 
     def png(self) -> bytes:
         """Render the figure as PNG bytes."""
-        if self._projector:
-            _projector_texts(self.figure)
+        projector_texts(self.figure)
         if self._moving:
             self._draw_moving()
         else:
@@ -267,7 +323,7 @@ class PackingPlot(_Plot):
     def _decorate(self, parts: Sequence[Part]) -> None:
         ax = self.ax
         ax.set_ylim(-0.6, 1.4)
-        ax.set_yticks([1, 0], ["all parts,\nin order", "the window,\nas sent"])
+        ax.set_yticks([1, 0], ["all parts, in order", "the window, as sent"])
         ax.set_xlabel("tokens")
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)
@@ -405,8 +461,7 @@ class ComparisonPlot(_Plot):
         curves: Mapping[str, Sequence[CurvePoint]],
         states: Sequence[PackState],
     ):
-        margins = dict(left=0.19, right=0.97, bottom=0.09, top=0.94, hspace=0.35)
-        super().__init__(BOOK_INCHES, 5.0, margins, nrows=2, height_ratios=[3, 1.3])
+        super().__init__(BOOK_INCHES, 5.0, once=True, nrows=2, height_ratios=[3, 1.3])
         self.names = list(curves)
         self.total = max(sum(p["tokens"] for p in parts), 1)
         self.colours = [VERMILLION, BLUE, GREEN, ORANGE][: len(self.names)]
@@ -419,7 +474,7 @@ class ComparisonPlot(_Plot):
         ax.plot([0, self.total], [0, self.total], color=GREY, lw=1, ls=":", label="the budget")
         series = [_series(curve, "used") for curve in curves.values()]
         for name, colour, (x, y) in zip(self.names, self.colours, series, strict=True):
-            ax.step(x, y, where="post", color=colour, lw=2, label=f"{name}: tokens used")
+            ax.step(x, y, where="post", color=colour, lw=2, label=name)
         if len(series) == 2:
             (x, a), (_, b) = series
             gap = np.nan_to_num(b) > np.nan_to_num(a)
@@ -433,14 +488,15 @@ class ComparisonPlot(_Plot):
                 color=VERMILLION,
                 alpha=0.18,
                 lw=0,
-                label=f"left unused by {self.names[0]}",
+                label="left unused",
             )
         ax.set_xlim(0, self.total)
         ax.set_ylim(0, self.total * 1.05)
         ax.set_xlabel("budget (tokens)")
         ax.set_ylabel("tokens used")
         ax.grid(alpha=0.3)
-        ax.legend(loc="upper left", fontsize=9.5)
+        # Above the curves, never on them: the curves fill the whole square.
+        self.figure.legend(loc="outside upper left", fontsize=9.5, ncols=4, frameon=False)
         self.line = ax.axvline(0, color="black", lw=1.5, ls="--")
 
     def _draw_bars(self) -> None:

@@ -6,8 +6,6 @@ import html
 from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from packlab.packing.relevance import (
@@ -18,7 +16,7 @@ from packlab.packing.relevance import (
     score_items,
 )
 from packlab.views import static
-from packlab.views.plots import BLUE, GREY, ORANGE, VERMILLION
+from packlab.views.plots import BLUE, GREY, ORANGE, VERMILLION, new_figure, projector_texts
 
 # --- the lesson's view: type a query, slide a budget ----------------------------------------
 
@@ -30,10 +28,7 @@ class ScorePlot:
     """One stacked horizontal bar per item (its signals), oldest at the top; packed ones marked."""
 
     def __init__(self, scores: Sequence[ItemScore], packed: set[str] | None):
-        self.figure = Figure(figsize=(static.BOOK_INCHES, 0.42 * max(len(scores), 1) + 1.3),
-                             dpi=100,
-                             layout="constrained")
-        FigureCanvasAgg(self.figure)
+        self.figure = new_figure(static.BOOK_INCHES, 0.42 * max(len(scores), 1) + 1.3)
         self.ax = self.figure.subplots()
         self.draw(scores, packed)
 
@@ -73,6 +68,7 @@ class ScorePlot:
     def png(self) -> bytes:
         import io
 
+        projector_texts(self.figure)
         buffer = io.BytesIO()
         self.figure.canvas.print_png(buffer)
         return buffer.getvalue()

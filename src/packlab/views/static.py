@@ -79,6 +79,9 @@ def figure_img(figure: Figure, alt: str, png: bytes | None = None) -> str:
     """A figure as an ``<img>``: every static picture is made here. ``png`` is the figure as the
     view last drew it; without it the figure is drawn now."""
     if png is None:
+        from packlab.views.plots import projector_texts
+
+        projector_texts(figure)
         buffer = io.BytesIO()
         figure.canvas.print_png(buffer)
         png = buffer.getvalue()
@@ -133,14 +136,9 @@ def relevance_view(view) -> tuple[str, str]:
 def evidence_figure(decisions: Sequence, limit: int, min_span: int) -> Figure:
     """One bar per chunk, best score first: characters sent (coloured by the decision) and not
     sent (hatched), with the decision written next to it."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from packlab.views.plots import EVIDENCE_COLOURS, new_figure
 
-    from packlab.views.plots import EVIDENCE_COLOURS
-
-    figure = Figure(figsize=(BOOK_INCHES, 0.42 * len(decisions) + 1.3), dpi=100,
-                    layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = new_figure(BOOK_INCHES, 0.42 * len(decisions) + 1.3)
     ax = figure.subplots()
     rows = list(range(len(decisions)))[::-1]
     longest = max((d.length for d in decisions), default=1) or 1
@@ -193,16 +191,18 @@ def _marked(curve: Sequence, total: int, fractions: Sequence[float]) -> list:
     return chosen
 
 
+def share(point, total: int) -> str:
+    """A budget as a share of all tokens, as every drop-curve label writes it: "49%"."""
+    return f"{100 * point.budget / max(total, 1):.0f}%"
+
+
 def curve_figure(curve: Sequence, n: int, total: int, marked: Sequence) -> Figure:
     """A drop curve drawn once, with a marker and a label at each of the ``marked`` points."""
     import numpy as np
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
 
-    from packlab.views.plots import BLUE, VERMILLION
+    from packlab.views.plots import BLUE, VERMILLION, new_figure
 
-    figure = Figure(figsize=(BOOK_INCHES, 3.6), dpi=100, layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = new_figure(BOOK_INCHES, 3.6)
     ax = figure.subplots()
     x = np.array([p.budget for p in curve], dtype=float)
     y = np.array([np.nan if p.error else p.kept for p in curve], dtype=float)
@@ -211,27 +211,27 @@ def curve_figure(curve: Sequence, n: int, total: int, marked: Sequence) -> Figur
         if point.error:
             continue
         ax.plot([point.budget], [point.kept], "o", color=VERMILLION, ms=7, zorder=5)
-        share = 100 * point.budget / max(total, 1)
-        ax.annotate(f"{share:.0f}%: lost {len(point.lost)}", (point.budget, point.kept),
+        ax.annotate(f"{share(point, total)}: lost {len(point.lost)}", (point.budget, point.kept),
                     xytext=(6, -14), textcoords="offset points", fontsize=9.5)
     ax.set_xlim(0, max(total, 1))
     ax.set_ylim(0, max(n, 1) * 1.08)
     ax.set_xlabel("budget (tokens)")
     ax.set_ylabel("parts kept")
     ax.grid(alpha=0.3)
-    ax.set_title(f"parts kept (of {n}) at every budget; marked: "
-                 + ", ".join(f"{f:.0%}" for f in CURVE_FRACTIONS) + " of all tokens",
+    # The budgets marked, as their markers say them (the curve's nearest points to 75 %, 50 %…).
+    shares = [share(point, total) for point in marked if not point.error]
+    ax.set_title(f"parts kept (of {n}) at every budget"
+                 + (f"; marked: {', '.join(shares)} of all tokens" if shares else ""),
                  fontsize=10, loc="left")
     return figure
 
 
 def _lost_row(point, n: int, total: int) -> str:
-    share = 100 * point.budget / max(total, 1)
     if point.error:
         outcome = f"<i>{html.escape(point.error)}</i>"
     else:
         outcome = f"kept {point.kept}/{n} · lost ({len(point.lost)}): {ids_html(point.lost)}"
-    return f"<tr><td>{point.budget} ({share:.0f}%)</td><td>{outcome}</td></tr>"
+    return f"<tr><td>{point.budget} ({share(point, total)})</td><td>{outcome}</td></tr>"
 
 
 def _curve(view) -> tuple[str, str]:
