@@ -9,12 +9,13 @@ Each step is timed inside the page, from the ``keydown`` to the new picture on s
 MutationObserver sees the image's ``src`` change, waits for the image to decode, then for the
 next frame to be painted. Two ways of pressing:
 - one press at a time, as a hand taps an arrow key (the next press after the picture and a
-  short pause): median and 95th percentile of the steps;
+  short pause): ``--steps`` presses, half of them out to budgets not shown before ("new"),
+  half of them back; median and 95th percentile of all, and of the new ones;
 - a held key: ``--burst`` presses 30 ms apart (a keyboard's auto-repeat), timed from the last
   press to the picture of the final budget (checked against the slider's readout).
 
 The machine's load average (os.getloadavg) is printed with the results: on a busy machine every
-figure is larger.
+figure is larger. Uses the browser helpers of tests/browser.py (Debian's chromium, Playwright).
 
 Run: .venv/bin/python benchmarks/slider.py [--steps N] [--burst N]
 """
@@ -174,34 +175,39 @@ def measure(page, label: str, source: str, keys: tuple[str, str], steps: int, bu
     view.scroll_into_view_if_needed()
     page.evaluate(WATCH, view.element_handle())
     view.locator(".widget-slider .noUi-handle").first.focus()
-    times, missed = [], 0
+    times, new, missed = [], [], 0
     for index in range(steps):
-        key = keys[0] if index < steps // 2 else keys[1]
-        ms = step_once(page, view, key)
+        forward = index < steps // 2  # out to budgets not shown yet, then back over them
+        ms = step_once(page, view, keys[0] if forward else keys[1])
         if ms is None:
             missed += 1
         else:
             times.append(ms)
+            if forward:
+                new.append(ms)
         page.wait_for_timeout(PAUSE_MS)
     burst_ms, settled = held(page, view, keys[1], burst) if burst else (None, True)
-    return {"label": label, "times": times, "missed": missed, "burst": burst_ms,
+    return {"label": label, "times": times, "new": new, "missed": missed, "burst": burst_ms,
             "settled": settled}
 
 
 def show(rows: list[dict], load_before, load_after) -> None:
     every = [t for row in rows for t in row["times"]]
-    print(f"{'slider':<30} {'steps':>5} {'median':>7} {'p95':>7} {'min':>6} {'max':>7}"
-          f" {'held key':>9}")
-    for row in rows + [{"label": "all", "times": every, "missed": None, "burst": None,
-                        "settled": True}]:
-        t = row["times"]
+    print(f"{'slider':<28} {'steps':>5} {'median':>6} {'p95':>5} {'min':>5} {'max':>6}"
+          f" {'new: median':>11} {'p95':>5} {'held key':>9}")
+    total = {"label": "all", "times": every, "new": [t for row in rows for t in row["new"]],
+             "burst": None, "settled": True}
+    for row in [*rows, total]:
+        t, n = row["times"], row["new"]
         held_ms = "" if row["burst"] is None else f"{row['burst']:.0f} ms"
         if not row["settled"]:
             held_ms += " NOT FINAL"
-        print(f"{row['label']:<30} {len(t):>5} {statistics.median(t):>7.0f} "
-              f"{percentile(t, 0.95):>7.0f} {min(t):>6.0f} {max(t):>7.0f} {held_ms:>9}")
+        print(f"{row['label']:<28} {len(t):>5} {statistics.median(t):>6.0f} "
+              f"{percentile(t, 0.95):>5.0f} {min(t):>5.0f} {max(t):>6.0f} "
+              f"{statistics.median(n):>11.0f} {percentile(n, 0.95):>5.0f} {held_ms:>9}")
     missed = sum(row["missed"] for row in rows)
-    print(f"(ms from key press to the new picture painted; {missed} presses drew nothing new)")
+    print(f"(ms from key press to the new picture painted; 'new': the first half of the steps, "
+          f"to budgets not shown before; {missed} presses drew nothing new)")
     print("load average (1, 5, 15 min): before " + ", ".join(f"{x:.2f}" for x in load_before)
           + "; after " + ", ".join(f"{x:.2f}" for x in load_after)
           + f"; {os.cpu_count()} cores")

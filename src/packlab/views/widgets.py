@@ -37,7 +37,10 @@ from packlab.views.static import ids_html
 
 FRAME_LIMIT = 256  # frames kept per view (a PNG is 30-45 KB: about 10 MB at most)
 AHEAD = 2  # frames drawn ahead of the slider, in the direction it last moved
-IDLE_S = 0.005  # how long the kernel waits after a step before drawing ahead
+# How long the kernel must stay idle after a step before it draws ahead: while a key is held,
+# ipywidgets sends the next value as soon as the kernel is free, sooner than this, and the
+# kernel answers it instead of drawing a guess.
+IDLE_S = 0.03
 
 
 class Frames:
@@ -70,7 +73,10 @@ class Frames:
     def draw_ahead(self, values: Sequence[Hashable]) -> None:
         """Draw ``values`` (those not kept yet) while the kernel has nothing else to do."""
         self._ahead = [value for value in values if value not in self._kept]
-        if not self._ahead or self._scheduled is not None:
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+            self._scheduled = None
+        if not self._ahead:
             return
         try:
             loop = asyncio.get_running_loop()
