@@ -610,6 +610,9 @@ def test_the_menu_hides_and_shows_the_sidebar_on_a_laptop(pages, served):
         assert all(page.evaluate(LESSON_LINKS)), "the sidebar is not shown on a laptop"
         top = page.evaluate(SIDEBAR_TOP)
         assert top is not None and top >= 0, f"the sidebar's top is cut off ({top})"
+        box = page.locator(".bd-sidebar-primary").bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= WIDE["height"] + 1, \
+            f"the sidebar does not fit in the window: {box}"
         visible_menu_button(page).click()
         page.wait_for_timeout(500)
         assert not any(page.evaluate(LESSON_LINKS)), "☰ did not hide the sidebar"
