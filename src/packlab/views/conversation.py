@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import ipywidgets as widgets
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 
 from packlab.packing.conversation import (
     KEYS,
@@ -112,10 +112,9 @@ class TurnPlot(_Plot):
             left = 0
             for entry in state.dropped:
                 tokens = self.parts.get(entry.get("id"), {}).get("tokens", 0)
-                bar = ax.barh(0, tokens, left=left, height=0.6, color=SKIPPED_FACE,
-                              edgecolor=COLOURS.get(self.kind.get(entry.get("id"), ""), GREY))
-                bar[0].set_hatch("///")
-                self._drawn.append(bar[0])
+                self._drawn.append(ax.add_patch(Rectangle(
+                    (left, -0.3), tokens, 0.6, facecolor=SKIPPED_FACE, hatch="///",
+                    edgecolor=COLOURS.get(self.kind.get(entry.get("id"), ""), GREY))))
                 left += tokens
             title = ax.set_title(f"budget {state.budget}: {len(state.order)} parts sent, "
                                  f"{state.used} tokens used, {len(state.dropped)} dropped",
@@ -131,10 +130,12 @@ class TurnPlot(_Plot):
         for number, part_id in enumerate(order, start=1):
             tokens = self.parts.get(part_id, {}).get("tokens", 0)
             colour = COLOURS.get(self.kind.get(part_id, ""), "#DDDDDD")
-            bar = self.ax.barh(1, tokens, left=left, height=0.7, color=colour, edgecolor="white")
+            # A plain Rectangle, not barh: barh builds a container and its limits each call.
+            bar = self.ax.add_patch(Rectangle((left, 1 - 0.35), tokens, 0.7, facecolor=colour,
+                                              edgecolor="white"))
             label = self.ax.text(left + tokens / 2, NUMBER_ROWS[0], str(number), ha="center",
                                  va="bottom", fontsize=FONT)
-            self._drawn.append(bar[0])
+            self._drawn.append(bar)
             if self._find_room(label, renderer, placed):
                 self._drawn.append(label)
             left += tokens
