@@ -574,13 +574,15 @@ def visible_menu_button(page):
     return buttons.first
 
 
-def test_the_menu_opens_and_closes_the_sidebar_on_a_phone(pages, served):
+def test_the_menu_opens_and_closes_the_sidebar_on_a_phone(book, pages, served):
+    """Served over HTTP and opened from the disk (file://) alike."""
     lesson = page_for(pages, COURSE.lessons[9].slug)
     with chromium() as context:
         page = context.new_page()
         page.set_viewport_size(NARROW)
-        for rel in (intro_page(pages), lesson):
-            page.goto(f"{served}/{rel}", wait_until="load")
+        for base, rel in ((served, intro_page(pages)), (served, lesson),
+                          (book.resolve().as_uri(), lesson)):
+            page.goto(f"{base}/{rel}", wait_until="load")
             page.wait_for_load_state("networkidle")
             assert not any(page.evaluate(LESSON_LINKS)), f"{rel}: the sidebar shows before ☰"
             visible_menu_button(page).click()
