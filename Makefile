@@ -46,6 +46,7 @@ student: $(READY)
 ## Speed figures for the README (not a test).
 bench: $(READY)
 	$(BIN)/python benchmarks/widgets.py
+	$(BIN)/python benchmarks/slider.py
 	$(BIN)/python benchmarks/sandbox.py
 	$(BIN)/python benchmarks/check.py
 

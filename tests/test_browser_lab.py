@@ -177,6 +177,50 @@ def check_view_follows_slider(cell, view, expected_for, changed, name: str) -> N
     assert after["hash"] != before["hash"], "the plot did not change with the budget"
 
 
+def fnv(data: bytes) -> int:
+    """IMAGE_BYTES's hash of a picture, computed here."""
+    value = 2166136261
+    for byte in data:
+        value = ((value ^ byte) * 16777619) & 0xFFFFFFFF
+    return value
+
+
+def settled(view, want_summary: str, want_hash: int, seconds: float) -> tuple[bool, str, int]:
+    """Wait up to ``seconds`` for the view to show this summary and this picture."""
+    summary = view.locator(".widget-html-content").first
+    deadline = time.monotonic() + seconds
+    while True:
+        text = shown(summary)
+        try:
+            picture = image_bytes(view)["hash"]
+        except Exception:  # the blob: URL was replaced (and revoked) while being read
+            picture = None
+        if (text == want_summary and picture == want_hash) or time.monotonic() > deadline:
+            return text == want_summary and picture == want_hash, text, picture
+        time.sleep(0.1)
+
+
+def check_held_key(view, expected, name: str, presses: int = 12) -> None:
+    """Issue 21: a held key (presses faster than the kernel draws) ends on the final budget's
+    picture and summary, exactly as packlab draws them, and a budget shown before (kept in
+    memory) comes back as it was drawn."""
+    handle = view.locator(".widget-slider .noUi-handle")
+    start = view.locator(".widget-slider .widget-readout").text_content().strip()
+    for key in ("PageDown", "PageUp"):
+        for _ in range(presses):
+            handle.press(key)  # no wait: as fast as the browser takes them
+        readout = view.locator(".widget-slider .widget-readout").text_content().strip()
+        summary, picture = expected(readout)
+        ok, text, got = settled(view, summary, fnv(picture), WAIT_MS / 1000)
+        view.screenshot(path=screenshot_path(f"issue21-{name}-held-{key}"))
+        assert ok, (f"after {presses} quick {key} presses the slider reads {readout}, but the "
+                    f"view shows {text!r} and picture {got} (want {fnv(picture)})")
+        time.sleep(1.5)  # nothing drawn late (ahead, or for a step on the way) replaces it
+        ok, text, got = settled(view, summary, fnv(picture), 0)
+        assert ok, f"{key}: a later picture replaced the final budget's: {text!r}"
+    assert readout == start, f"{presses} presses down and up should end where they began"
+
+
 def test_lesson_02_budget_slider_follows_the_budget(context, lab):
     from packlab.packing.examples import chat_parts
     from packlab.views.widgets import budget_slider
@@ -197,6 +241,12 @@ def test_lesson_02_budget_slider_follows_the_budget(context, lab):
     cell, view = view_in(page, "budget_slider(chat_parts())")
     check_view_follows_slider(cell, view, expected_for, changed, "lesson02-budget-slider")
     page.screenshot(path=screenshot_path("lesson02-jupyterlab"))
+
+    def drawn(readout: str) -> tuple[str, bytes]:
+        expected.slider.value = int(readout)
+        return plain(expected.summary.value), bytes(expected.image.value)
+
+    check_held_key(view, drawn, "lesson02-budget-slider")
     page.close()
 
 
@@ -218,6 +268,12 @@ def test_lesson_04_drop_curve_follows_the_budget(context, lab):
     page = open_and_run_all(context, lab, "lessons/04-honest-accounting.ipynb")
     cell, view = view_in(page, "drop_curve_view(docs_corpus(30))")
     check_view_follows_slider(cell, view, expected_for, changed, "lesson04-drop-curve")
+
+    def drawn(readout: str) -> tuple[str, bytes]:
+        expected.slider.value = int(readout)
+        return plain(expected.summary.value), bytes(expected.image.value)
+
+    check_held_key(view, drawn, "lesson04-drop-curve", presses=6)
     page.close()
 
 

@@ -289,3 +289,46 @@ def test_parts_merged_into_runs_paint_the_same_pixels_as_one_box_each(n):
         merged.update(state)
         one_each.update(state)
         assert np.array_equal(pixels(merged.png()), pixels(one_each.png())), budget
+
+
+# Issue 21: frames kept by budget and drawn ahead while the kernel is idle
+
+
+def test_a_budget_shown_again_comes_from_memory_and_matches_a_fresh_drawing():
+    from packlab.views.widgets import FRAME_LIMIT
+
+    view = budget_slider(chat_parts(), budget=300)
+    for budget in (250, 240, 250, 300):
+        view.slider.value = budget
+    fresh = budget_slider(chat_parts(), budget=250)
+    view.slider.value = 250
+    assert bytes(view.image.value) == bytes(fresh.image.value)
+    assert view.summary.value == fresh.summary.value and view.state == fresh.state
+    for budget in range(FRAME_LIMIT + 10):
+        view.frames.get(budget % (view.slider.max + 1))
+    assert len(view.frames._kept) <= FRAME_LIMIT
+
+
+def test_frames_are_drawn_ahead_only_in_an_idle_event_loop():
+    import asyncio
+
+    from packlab.views.widgets import IDLE_S, Frames, options_ahead, steps_ahead
+
+    drawn = []
+    frames = Frames(lambda value: drawn.append(value) or value * 10)
+    frames.draw_ahead([1, 2])  # no running loop (a script): nothing is drawn
+    assert drawn == []
+
+    async def slide():
+        assert frames.get(0) == 0
+        frames.draw_ahead([1, 2])
+        frames.draw_ahead([2, 3])  # the hand moved on before the kernel was idle: 1 is dropped
+        await asyncio.sleep(10 * IDLE_S)
+
+    asyncio.run(slide())
+    assert drawn == [0, 2, 3] and 3 in frames and 1 not in frames
+    assert frames.get(3) == 30 and drawn == [0, 2, 3]  # from memory, not drawn again
+    assert steps_ahead(100, 95, 0, 200) == [90, 85] and steps_ahead(5, 3, 0, 200) == [1]
+    assert steps_ahead(7, 7, 0, 9) == []
+    assert options_ahead([10, 20, 30, 40], 20, 30) == [40]
+    assert options_ahead([10, 20, 30, 40], 30, 20) == [10]

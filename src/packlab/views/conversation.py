@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import ipywidgets as widgets
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 
 from packlab.packing.conversation import (
     KEYS,
@@ -21,6 +21,7 @@ from packlab.packing.conversation import (
 )
 from packlab.views import static
 from packlab.views.plots import BLUE, GREY, ORANGE, SKIPPED_FACE, VERMILLION, _Plot
+from packlab.views.widgets import Frames, steps_ahead
 
 # --- the widget -----------------------------------------------------------------------------------
 
@@ -83,34 +84,43 @@ class TurnPlot(_Plot):
             Patch(facecolor=SKIPPED_FACE, hatch="///", label="dropped (edge: its kind)"),
         ], loc="outside lower center", ncols=3, fontsize=FONT, frameon=False, borderaxespad=0.2,
             columnspacing=1.2, handlelength=1.5)
-        self.update(state)
-
-    def update(self, state: TurnState) -> None:
         ax = self.ax
-        ax.clear()
         ax.set_ylim(-0.6, 2.0)
-        ax.set_xlim(0, max(self.total, state.budget, 1) * 1.02)
         ax.set_yticks([1, 0], ["sent, in\nthis order", "dropped"], fontsize=FONT)
         ax.tick_params(axis="y", length=0)
         ax.tick_params(axis="x", labelsize=FONT)
         ax.set_xlabel("tokens", fontsize=FONT)
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)
-        ax.axvline(state.budget, color="black", lw=2, ls="--")
+        self._drawn: list = []  # what update drew: removed and drawn again at the next budget
+        self.update(state)
+
+    def update(self, state: TurnState) -> None:
+        """Draw the budget's blocks; the axes, ticks and legend stay as they are (and as pixels
+        kept from the first drawing, while the x range does not change)."""
+        ax = self.ax
+        for artist in self._drawn:
+            artist.remove()
+        ax.set_xlim(0, max(self.total, state.budget, 1) * 1.02)
+        self._drawn = [ax.axvline(state.budget, color="black", lw=2, ls="--")]
         if state.error:
-            ax.set_title(textwrap.shorten(f"nothing is sent: {state.error}", 75,
-                                          placeholder=" … (below)"), fontsize=FONT, loc="left")
-            return
-        self._sent(state.order)
-        left = 0
-        for entry in state.dropped:
-            tokens = self.parts.get(entry.get("id"), {}).get("tokens", 0)
-            bar = ax.barh(0, tokens, left=left, height=0.6, color=SKIPPED_FACE,
-                          edgecolor=COLOURS.get(self.kind.get(entry.get("id"), ""), GREY))
-            bar[0].set_hatch("///")
-            left += tokens
-        ax.set_title(f"budget {state.budget}: {len(state.order)} parts sent, {state.used} tokens "
-                     f"used, {len(state.dropped)} dropped", fontsize=FONT + 1, loc="left")
+            title = ax.set_title(textwrap.shorten(f"nothing is sent: {state.error}", 75,
+                                 placeholder=" … (below)"), fontsize=FONT, loc="left")
+        else:
+            self._sent(state.order)
+            left = 0
+            for entry in state.dropped:
+                tokens = self.parts.get(entry.get("id"), {}).get("tokens", 0)
+                self._drawn.append(ax.add_patch(Rectangle(
+                    (left, -0.3), tokens, 0.6, facecolor=SKIPPED_FACE, hatch="///",
+                    edgecolor=COLOURS.get(self.kind.get(entry.get("id"), ""), GREY))))
+                left += tokens
+            title = ax.set_title(f"budget {state.budget}: {len(state.order)} parts sent, "
+                                 f"{state.used} tokens used, {len(state.dropped)} dropped",
+                                 fontsize=FONT + 1, loc="left")
+        for artist in (title, *self._drawn):
+            artist.set_animated(True)  # painted at each png over the kept pixels of the rest
+        self._moving = [title, *self._drawn]
 
     def _sent(self, order: list[str]) -> None:
         """The blocks sent, in order, each numbered above it where its number has room."""
@@ -119,21 +129,26 @@ class TurnPlot(_Plot):
         for number, part_id in enumerate(order, start=1):
             tokens = self.parts.get(part_id, {}).get("tokens", 0)
             colour = COLOURS.get(self.kind.get(part_id, ""), "#DDDDDD")
-            self.ax.barh(1, tokens, left=left, height=0.7, color=colour, edgecolor="white")
+            # A plain Rectangle, not barh: barh builds a container and its limits each call.
+            bar = self.ax.add_patch(Rectangle((left, 1 - 0.35), tokens, 0.7, facecolor=colour,
+                                              edgecolor="white"))
             label = self.ax.text(left + tokens / 2, NUMBER_ROWS[0], str(number), ha="center",
                                  va="bottom", fontsize=FONT)
-            self._find_room(label, renderer, placed)
+            self._drawn.append(bar)
+            if self._find_room(label, renderer, placed):
+                self._drawn.append(label)
             left += tokens
 
-    def _find_room(self, label, renderer, placed: list[list]) -> None:
+    def _find_room(self, label, renderer, placed: list[list]) -> bool:
         """Put ``label`` on the first row of numbers where it touches no other; else drop it."""
         for row, boxes in zip(NUMBER_ROWS, placed, strict=True):
             label.set_y(row)
             box = label.get_window_extent(renderer).expanded(1.3, 1.0)
             if not any(box.overlaps(other) for other in boxes):
                 boxes.append(box)
-                return
+                return True
         label.remove()
+        return False
 
 
 class TurnView(widgets.VBox):
@@ -147,8 +162,10 @@ class TurnView(widgets.VBox):
         self.budget = widgets.IntSlider(value=budget, min=0, max=max_budget, step=10,
                                         description="budget",
                                         layout=widgets.Layout(width="95%"))
-        self.image = widgets.Image(value=self.plot.png(), format="png")
-        self.summary = widgets.HTML(self._summary())
+        self.frames = Frames(self._draw)
+        self.state, picture, summary = self.frames.get(budget)
+        self.image = widgets.Image(value=picture, format="png")
+        self.summary = widgets.HTML(summary)
         super().__init__([self.budget, self.image, self.summary])
         self.budget.observe(self._on_change, names="value")
 
@@ -156,14 +173,18 @@ class TurnView(widgets.VBox):
         """The live widget, plus a static rendering for pages without a kernel."""
         return static.bundle(super()._repr_mimebundle_(**kwargs), static.turn_view(self))
 
-    def _on_change(self, change: dict) -> None:
-        self.state = turn_state(self.turn, self.budget.value, self._assemble)
-        self.plot.update(self.state)
-        self.image.value = self.plot.png()
-        self.summary.value = self._summary()
+    def _draw(self, budget: int) -> tuple[TurnState, bytes, str]:
+        state = turn_state(self.turn, budget, self._assemble)
+        self.plot.update(state)
+        return state, self.plot.png(), self._summary(state)
 
-    def _summary(self) -> str:
-        s = self.state
+    def _on_change(self, change: dict) -> None:
+        self.state, self.image.value, self.summary.value = self.frames.get(change["new"])
+        self.frames.draw_ahead(
+            steps_ahead(change["old"], change["new"], self.budget.min, self.budget.max))
+
+    @staticmethod
+    def _summary(s: TurnState) -> str:
         if s.error:
             return static.problem_html(s.error)
         order = " → ".join(f"{n} {html.escape(str(i))}" for n, i in enumerate(s.order, 1))

@@ -3,12 +3,21 @@
 Each view is an ``ipywidgets.VBox``, so a bare expression at the end of a cell shows it. A
 learner's packer that fails never breaks a view: the view says what went wrong in one line and
 recovers as soon as the packer works at the next budget.
+
+A slider step answers at the speed of a hand (`Frames`): a budget seen before is shown from
+memory, and while the kernel is idle the next budgets in the direction the slider moves are drawn
+ahead, so the next key press usually finds its picture ready. While a key is held, ipywidgets
+itself sends only the latest value once the kernel is free, so the view jumps to where the hand
+stopped instead of drawing every step on the way.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 import ipywidgets as widgets
 
@@ -25,6 +34,89 @@ from packlab.packing.packers import Packer, Part, greedy, stop_at_first_miss
 from packlab.views import static
 from packlab.views.plots import ComparisonPlot, DropCurvePlot, PackingPlot
 from packlab.views.static import ids_html
+
+FRAME_LIMIT = 256  # frames kept per view (a PNG is 30-45 KB: about 10 MB at most)
+AHEAD = 2  # frames drawn ahead of the slider, in the direction it last moved
+# How long the kernel must stay idle after a step before it draws ahead: while a key is held,
+# ipywidgets sends the next value as soon as the kernel is free, sooner than this, and the
+# kernel answers it instead of drawing a guess.
+IDLE_S = 0.03
+
+
+class Frames:
+    """A view's frames by slider value: drawn once, shown from memory, and drawn ahead when idle.
+
+    ``draw(value)`` makes everything a view shows at ``value`` (its state, PNG and summary).
+    ``draw_ahead(values)`` draws those values one at a time, each in its own turn of the
+    kernel's event loop, so a key press that arrives meanwhile waits for one frame at most.
+    Without a running event loop (a script, a test) nothing is drawn ahead.
+    """
+
+    def __init__(self, draw: Callable[[Hashable], Any], limit: int = FRAME_LIMIT):
+        self._draw = draw
+        self._limit = limit
+        self._kept: OrderedDict[Hashable, Any] = OrderedDict()
+        self._ahead: list[Hashable] = []
+        self._scheduled: asyncio.TimerHandle | None = None
+
+    def __contains__(self, value: Hashable) -> bool:
+        return value in self._kept
+
+    def get(self, value: Hashable) -> Any:
+        """The frame at ``value``: from memory, else drawn now (and kept)."""
+        frame = self._kept.pop(value) if value in self._kept else self._draw(value)
+        self._kept[value] = frame
+        while len(self._kept) > self._limit:
+            self._kept.popitem(last=False)
+        return frame
+
+    def draw_ahead(self, values: Sequence[Hashable]) -> None:
+        """Draw ``values`` (those not kept yet) while the kernel has nothing else to do."""
+        self._ahead = [value for value in values if value not in self._kept]
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+            self._scheduled = None
+        if not self._ahead:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no kernel loop: draw nothing ahead
+            self._ahead = []
+            return
+        self._scheduled = loop.call_later(IDLE_S, self._draw_next, loop)
+
+    def _draw_next(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._scheduled = None
+        while self._ahead and self._ahead[0] in self._kept:
+            self._ahead.pop(0)
+        if not self._ahead:
+            return
+        value = self._ahead.pop(0)
+        try:
+            self.get(value)
+        except Exception:  # noqa: BLE001 - drawing ahead is a guess: a failure shows when chosen
+            return
+        if self._ahead:
+            self._scheduled = loop.call_later(IDLE_S, self._draw_next, loop)
+
+
+def steps_ahead(old: int, new: int, low: int, high: int, count: int = AHEAD) -> list[int]:
+    """The next ``count`` values of an int slider that moved from ``old`` to ``new``."""
+    step = new - old
+    if step == 0:
+        return []
+    return [v for v in (new + i * step for i in range(1, count + 1)) if low <= v <= high]
+
+
+def options_ahead(options: Sequence, old, new, count: int = AHEAD) -> list:
+    """The next ``count`` options of a selection slider that moved from ``old`` to ``new``."""
+    try:
+        at, was = options.index(new), options.index(old)
+    except ValueError:
+        return []
+    step = (at > was) - (at < was)
+    return [options[i] for i in range(at + step, at + step * (count + 1), step)
+            if step and 0 <= i < len(options)]
 
 
 def _budget_slider(total: int, value: int) -> widgets.IntSlider:
@@ -52,8 +144,10 @@ class BudgetView(widgets.VBox):
         self.state: PackState = self._index.state(packer, budget)
         self.plot = PackingPlot(parts, self.state)
         self.slider = _budget_slider(self._index.total, budget)
-        self.image = widgets.Image(value=self.plot.png(), format="png")
-        self.summary = widgets.HTML(self._summary())
+        self.frames = Frames(self._draw)
+        self.state, picture, summary = self.frames.get(budget)
+        self.image = widgets.Image(value=picture, format="png")
+        self.summary = widgets.HTML(summary)
         super().__init__([self.slider, self.image, self.summary])
         self.slider.observe(self._on_budget, names="value")
 
@@ -61,14 +155,17 @@ class BudgetView(widgets.VBox):
         """The live widget, plus a static rendering for pages without a kernel."""
         return static.bundle(super()._repr_mimebundle_(**kwargs), static.budget_view(self))
 
-    def _on_budget(self, change: dict) -> None:
-        self.state = self._index.state(self._packer, change["new"])
-        self.plot.update(self.state)
-        self.image.value = self.plot.png()
-        self.summary.value = self._summary()
+    def _draw(self, budget: int) -> tuple[PackState, bytes, str]:
+        state = self._index.state(self._packer, budget)
+        self.plot.update(state)
+        return state, self.plot.png(), self._summary(state)
 
-    def _summary(self) -> str:
-        s = self.state
+    def _on_budget(self, change: dict) -> None:
+        self.state, self.image.value, self.summary.value = self.frames.get(change["new"])
+        self.frames.draw_ahead(steps_ahead(change["old"], change["new"], 0, self.slider.max))
+
+    @staticmethod
+    def _summary(s: PackState) -> str:
         if s.error:
             return static.problem_html(s.error)
         over = f" — <b>over budget by {-s.remaining}</b>" if s.remaining < 0 else ""
@@ -103,8 +200,10 @@ class DropCurveView(widgets.VBox):
             continuous_update=True,
             layout=widgets.Layout(width="95%"),
         )
-        self.image = widgets.Image(value=self.plot.png(), format="png")
-        self.summary = widgets.HTML(self._summary())
+        self.frames = Frames(self._draw)
+        self.state, picture, summary = self.frames.get(start.budget)
+        self.image = widgets.Image(value=picture, format="png")
+        self.summary = widgets.HTML(summary)
         super().__init__([self.slider, self.image, self.summary])
         self.slider.observe(self._on_budget, names="value")
 
@@ -112,14 +211,17 @@ class DropCurveView(widgets.VBox):
         """The live widget, plus a static rendering for pages without a kernel."""
         return static.bundle(super()._repr_mimebundle_(**kwargs), static.drop_curve_view(self))
 
-    def _on_budget(self, change: dict) -> None:
-        self.state = self._points[change["new"]]
-        self.plot.update(self.state)
-        self.image.value = self.plot.png()
-        self.summary.value = self._summary()
+    def _draw(self, budget: int) -> tuple[CurvePoint, bytes, str]:
+        point = self._points[budget]
+        self.plot.update(point)
+        return point, self.plot.png(), self._summary(point)
 
-    def _summary(self) -> str:
-        p = self.state
+    def _on_budget(self, change: dict) -> None:
+        self.state, self.image.value, self.summary.value = self.frames.get(change["new"])
+        self.frames.draw_ahead(options_ahead(self.slider.options, change["old"], change["new"]))
+
+    @staticmethod
+    def _summary(p: CurvePoint) -> str:
         if p.error:
             return static.problem_html(f"at budget {p.budget}: {p.error}")
         return f"<b>lost at budget {p.budget}</b> ({len(p.lost)}): {ids_html(p.lost)}"
@@ -149,8 +251,10 @@ class ComparisonView(widgets.VBox):
         self.states = self._states(budget)
         self.plot = ComparisonPlot(parts, curves, self.states)
         self.slider = _budget_slider(self._index.total, budget)
-        self.image = widgets.Image(value=self.plot.png(), format="png")
-        self.summary = widgets.HTML(self._summary())
+        self.frames = Frames(self._draw)
+        self.states, picture, summary = self.frames.get(budget)
+        self.image = widgets.Image(value=picture, format="png")
+        self.summary = widgets.HTML(summary)
         super().__init__([self.slider, self.image, self.summary])
         self.slider.observe(self._on_budget, names="value")
 
@@ -161,20 +265,23 @@ class ComparisonView(widgets.VBox):
     def _states(self, budget: int) -> list[PackState]:
         return [self._index.state(p, budget) for p in self._packers]
 
+    def _draw(self, budget: int) -> tuple[list[PackState], bytes, str]:
+        states = self._states(budget)
+        self.plot.update(states)
+        return states, self.plot.png(), self._summary(states)
+
     def _on_budget(self, change: dict) -> None:
-        self.states = self._states(change["new"])
-        self.plot.update(self.states)
-        self.image.value = self.plot.png()
-        self.summary.value = self._summary()
+        self.states, self.image.value, self.summary.value = self.frames.get(change["new"])
+        self.frames.draw_ahead(steps_ahead(change["old"], change["new"], 0, self.slider.max))
 
     @property
     def wasted(self) -> dict[str, int]:
         """Tokens of the budget each packer leaves unused at the slider's budget."""
         return {n: s.remaining for n, s in zip(self.names, self.states, strict=True)}
 
-    def _summary(self) -> str:
+    def _summary(self, states: Sequence[PackState]) -> str:
         rows = []
-        for name, s in zip(self.names, self.states, strict=True):
+        for name, s in zip(self.names, states, strict=True):
             if s.error:
                 rows.append(static.problem_html(f"{name}: {s.error}"))
             else:

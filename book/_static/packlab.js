@@ -1,0 +1,123 @@
+/* The packlab book's own script. Jupyter Book adds a <script> for every .js file in _static/ to
+   every page (src/packlab/course/book.py copies this folder into the book's source).
+
+   1. The menu buttons work. pydata-sphinx-theme and sphinx-book-theme each bind their sidebar
+      toggles to the FIRST `.primary-toggle` / `.secondary-toggle` of the page, which is the
+      pydata header's own button, hidden in this theme; the button a reader sees (in the article
+      header) had no listener, so ☰ did nothing. A click on a visible one now clicks the first.
+   2. Code keeps its indentation when a long line wraps: each line of a code cell becomes a
+      block whose wrapped continuation is indented under the line's own start.
+   3. Printed tables scroll inside their box instead of wrapping: an output whose lines have
+      columns (runs of spaces inside a line) is marked `packlab-table`.
+   4. A tap on a figure shown smaller than it was drawn opens it at full size, over the page. */
+(function () {
+  "use strict";
+
+  function forwardToggles(kind) {
+    const all = document.querySelectorAll("." + kind);
+    if (all.length < 2) return;
+    const bound = all[0];
+    all.forEach((button, index) => {
+      if (index === 0) return;
+      button.addEventListener("click", (event) => {
+        event.preventDefault();
+        event.stopPropagation();
+        bound.click();
+      });
+    });
+  }
+
+  /* The text of `pre` as lines, each a list of [text, wrappers], wrappers being the element
+     ancestors (outermost first) that coloured the text. */
+  function linesOf(pre) {
+    const lines = [[]];
+    function walk(node, wrappers) {
+      node.childNodes.forEach((child) => {
+        if (child.nodeType === Node.TEXT_NODE) {
+          child.textContent.split("\n").forEach((piece, index) => {
+            if (index > 0) lines.push([]);
+            if (piece) lines[lines.length - 1].push([piece, wrappers]);
+          });
+        } else if (child.nodeType === Node.ELEMENT_NODE) {
+          walk(child, wrappers.concat([child]));
+        }
+      });
+    }
+    walk(pre, []);
+    if (lines.length > 1 && lines[lines.length - 1].length === 0) lines.pop();
+    return lines;
+  }
+
+  function hangingIndent(pre) {
+    const lines = linesOf(pre);
+    const out = document.createDocumentFragment();
+    lines.forEach((pieces) => {
+      const text = pieces.map((p) => p[0]).join("");
+      const indent = text.length - text.trimStart().length;
+      const line = document.createElement("span");
+      line.className = "packlab-line";
+      line.style.paddingLeft = indent + 2 + "ch";
+      line.style.textIndent = -(indent + 2) + "ch";
+      pieces.forEach(([piece, wrappers]) => {
+        let node = document.createTextNode(piece);
+        for (let i = wrappers.length - 1; i >= 0; i -= 1) {
+          const copy = wrappers[i].cloneNode(false);
+          copy.appendChild(node);
+          node = copy;
+        }
+        line.appendChild(node);
+      });
+      line.appendChild(document.createTextNode("\n"));
+      out.appendChild(line);
+    });
+    pre.replaceChildren(out);
+    pre.classList.add("packlab-wrapped");
+  }
+
+  function isTable(pre) {
+    const lines = pre.textContent.split("\n").filter((line) => line.trim());
+    const columned = lines.filter((line) => /\S {2,}\S/.test(line.trim()));
+    return lines.length >= 2 && columned.length >= 2;
+  }
+
+  function enlargeable(img) {
+    if (img.closest("a")) return;
+    img.classList.add("packlab-zoomable");
+    img.setAttribute("title", "Tap to see it at full size");
+    img.addEventListener("click", () => {
+      if (img.naturalWidth <= img.getBoundingClientRect().width + 1) return;
+      const box = document.createElement("div");
+      box.className = "packlab-zoom";
+      box.setAttribute("role", "dialog");
+      box.setAttribute("aria-label", "The figure at full size (tap to close)");
+      const big = document.createElement("img");
+      big.src = img.currentSrc || img.src;
+      big.alt = img.alt;
+      box.appendChild(big);
+      box.addEventListener("click", () => box.remove());
+      document.addEventListener("keydown", function close(event) {
+        if (event.key === "Escape") {
+          box.remove();
+          document.removeEventListener("keydown", close);
+        }
+      });
+      document.body.appendChild(box);
+    });
+  }
+
+  function ready() {
+    forwardToggles("primary-toggle");
+    forwardToggles("secondary-toggle");
+    document.querySelectorAll("main .cell_input pre, main div.highlight pre").forEach((pre) => {
+      if (!pre.closest(".cell_output")) hangingIndent(pre);
+    });
+    document.querySelectorAll("main .cell_output pre").forEach((pre) => {
+      if (isTable(pre)) pre.classList.add("packlab-table");
+      else hangingIndent(pre);
+    });
+    document.querySelectorAll("main img").forEach(enlargeable);
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", ready);
+  else ready();
+})();
