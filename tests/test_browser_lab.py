@@ -297,3 +297,110 @@ def test_a_quiz_explains_nothing_before_check_and_says_right_once(context, lab):
         assert shown.count("Right") == option.right + option.why.count("Right"), shown
     cell.screenshot(path=screenshot_path("issue10-lab-quiz-checked"))
     page.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 20: predict, then reveal -- the answer stays folded in JupyterLab until asked for
+# ---------------------------------------------------------------------------------------------
+
+REVEAL_CELLS = ["# Predict, then reveal", "%load_ext packlab.course.reveal",
+                "%%reveal\nprint('printed answer', 6 * 7)",
+                "%%reveal\nfrom IPython.display import HTML\nHTML('<b>rich answer 99</b>')"]
+ANSWERS = ("printed answer 42", "rich answer 99")
+# Each folded box of the open notebook: open or not, and whether its answer can be seen.
+FOLDED_BOXES = """(answers) => [...document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output details')].map(box => ({
+    open: box.open,
+    summary: box.querySelector('summary') ? box.querySelector('summary').innerText.trim() : '',
+    summaryShown: !!box.querySelector('summary') && box.querySelector('summary').checkVisibility(),
+    answerShown: [...box.querySelectorAll('pre, div, b')].some(e => e.checkVisibility()
+        && answers.some(a => e.innerText.includes(a))),
+}))"""
+
+
+def reveal_notebook() -> nbformat.NotebookNode:
+    cells = [nbformat.v4.new_markdown_cell(REVEAL_CELLS[0])]
+    cells += [nbformat.v4.new_code_cell(source) for source in REVEAL_CELLS[1:]]
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}
+    return notebook
+
+
+def folded(page) -> list[dict]:
+    boxes = page.evaluate(FOLDED_BOXES, list(ANSWERS))
+    assert len(boxes) == 2, f"expected two folded answers, found {boxes}"
+    return boxes
+
+
+def assert_all_folded(page, when: str) -> None:
+    for box in folded(page):
+        assert box["summary"] == "Show the answer" and box["summaryShown"], (when, box)
+        assert not box["open"] and not box["answerShown"], f"{when}: an answer shows: {box}"
+
+
+def executed_elsewhere(lab, name: str) -> str:
+    """The notebook run by nbclient, not by JupyterLab: unsigned, so JupyterLab distrusts it."""
+    from nbclient import NotebookClient
+
+    notebook = reveal_notebook()
+    NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+    nbformat.write(notebook, lab.folder / name)
+    return name
+
+
+def open_saved(context, lab, notebook: str):
+    page = context.new_page()
+    page.goto(lab.url(f"/lab/tree/{notebook}"))
+    cells = len(nbformat.read(lab.folder / notebook, as_version=4).cells)
+    page.wait_for_function(NOTEBOOK_READY, arg=cells)
+    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) details summary").first.wait_for()
+    return page
+
+
+def test_a_predict_cells_answer_stays_folded_after_run_all_and_reopening(context, lab):
+    """Run All shows each %%reveal cell's answer folded; saved and reopened (trusted, from
+    JupyterLab's own save) it is still folded, and so it is in an untrusted notebook (executed
+    elsewhere: JupyterLab sanitizes its HTML)."""
+    nbformat.write(reveal_notebook(), lab.folder / "reveal-check.ipynb")
+    page = open_and_run_all(context, lab, "reveal-check.ipynb")
+    assert_all_folded(page, "after Run All")
+    page.screenshot(path=screenshot_path("issue20-lab-reveal-after-run-all"))
+    page.keyboard.press("Control+s")
+    saved = lab.folder / "reveal-check.ipynb"
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while not any(c.get("outputs") for c in nbformat.read(saved, as_version=4).cells):
+        assert time.monotonic() < deadline, "JupyterLab did not save the notebook"
+        time.sleep(0.2)
+    page.close()
+
+    page = open_saved(context, lab, "reveal-check.ipynb")
+    assert_all_folded(page, "reopened")
+    page.close()
+
+    page = open_saved(context, lab, executed_elsewhere(lab, "reveal-untrusted.ipynb"))
+    assert_all_folded(page, "untrusted")
+    page.screenshot(path=screenshot_path("issue20-lab-reveal-untrusted"))
+    page.close()
+
+
+def test_a_folded_answer_opens_on_click_and_by_keyboard(context, lab):
+    """The summary is the button: a click opens and closes it; so do Enter and Space on it,
+    without JupyterLab taking the key (Enter would otherwise edit the cell)."""
+    page = open_saved(context, lab, executed_elsewhere(lab, "reveal-keys.ipynb"))
+    summary = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) details summary").first
+    answer = page.get_by_text(ANSWERS[0])
+    summary.click()
+    answer.wait_for(state="visible")
+    page.screenshot(path=screenshot_path("issue20-lab-reveal-opened"))
+    summary.click()
+    answer.wait_for(state="hidden")
+    for key in ("Enter", "Space"):
+        summary.focus()
+        summary.press(key)
+        answer.wait_for(state="visible")
+        assert page.evaluate("() => !document.querySelector('.jp-mod-editMode')"), \
+            f"{key} on the summary put JupyterLab in edit mode"
+        summary.press(key)
+        answer.wait_for(state="hidden")
+    page.close()
