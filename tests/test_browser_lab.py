@@ -278,18 +278,18 @@ def test_a_quiz_explains_nothing_before_check_and_says_right_once(context, lab):
         cell.scroll_into_view_if_needed()
         cell.locator(".jp-InputArea-editor").click()
         page.keyboard.press("Control+Enter")
-    view = cell.locator(".jp-OutputArea-output .widget-vbox").first
+    view = cell.locator(".jp-OutputArea-output .packlab-quiz").first
     view.locator("button", has_text="Check").wait_for()
     cell.screenshot(path=screenshot_path("issue10-lab-quiz-unchecked"))
     before = page.content()
     assert not leaked(before) and "answer=" not in before, "the page explains before Check"
-    feedback = view.locator(".widget-html-content").last
+    feedback = view.locator(".packlab-quiz-verdict")
     for option in sorted(question.options, key=lambda o: o.right):  # a wrong pick, then right
-        view.locator("label", has_text=option.text).click()
+        view.locator("label", has_text=option.text.replace("`", "")).click()
         view.locator("button", has_text="Check").click()
         verdict = "Right." if option.right else "Not quite."
         # Wait for this pick's explanation: the previous pick's verdict may still be shown.
-        feedback.filter(has_text=option.why[:40]).wait_for()
+        feedback.filter(has_text=plain(option.why)[:20]).wait_for()
         assert verdict in feedback.inner_text()
         assert plain(option.why) in plain(feedback.inner_text())
         assert leaked(page.content()) == [option.why], "Check explains the pick, nothing else"
@@ -403,4 +403,63 @@ def test_a_folded_answer_opens_on_click_and_by_keyboard(context, lab):
             f"{key} on the summary put JupyterLab in edit mode"
         summary.press(key)
         answer.wait_for(state="hidden")
+    page.close()
+
+
+# Issue 20: the quiz is a radio group named by its question, run by the keyboard, read out.
+QUIZ_ROLES = """(quiz) => {
+    const group = quiz.querySelector('[role=radiogroup]');
+    const named = group && document.getElementById(group.getAttribute('aria-labelledby'));
+    const radios = [...quiz.querySelectorAll('input[type=radio]')];
+    const live = quiz.querySelector('[aria-live]');
+    return {question: named ? named.innerText.trim() : null,
+            names: [...new Set(radios.map(r => r.name))], radios: radios.length,
+            labelled: radios.every(r => r.closest('label') && r.closest('label').innerText.trim()),
+            live: live ? live.getAttribute('aria-live') : null,
+            code: quiz.querySelectorAll('code').length, backticks: quiz.innerText.includes('`')};
+}"""
+CHECKED = "(quiz) => [...quiz.querySelectorAll('input[type=radio]')].findIndex(r => r.checked)"
+ACTIVE_CELL = """() => [...document.querySelectorAll(
+    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell')]
+    .findIndex(c => c.classList.contains('jp-mod-active'))"""
+
+
+def test_the_quiz_is_a_named_radio_group_run_by_the_keyboard(context, lab):
+    """Issue 20: the radios had no group, no name, no legend; ArrowDown on an option moved to the
+    next notebook cell; the verdict was never read out; backticks showed as typed."""
+    from packlab.course.quiz import questions
+
+    question = questions()["03-one-line-fix"]  # its options hold code in backticks
+    notebook = "lessons/03-the-early-stop-trap.ipynb"
+    page = context.new_page()
+    page.goto(lab.url(f"/lab/tree/{notebook}"))
+    cells = len(nbformat.read(lab.folder / notebook, as_version=4).cells)
+    page.wait_for_function(NOTEBOOK_READY, arg=cells)
+    for source in ("from packlab.course.quiz import quiz", f'quiz("{question.id}")'):
+        cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").filter(
+            has_text=source)
+        cell.scroll_into_view_if_needed()
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Control+Enter")
+    quiz = cell.locator(".jp-OutputArea-output .packlab-quiz").first
+    quiz.locator("button", has_text="Check").wait_for()
+    roles = quiz.evaluate(QUIZ_ROLES)
+    assert roles["question"] and roles["question"].startswith(question.question[:30]), roles
+    assert roles["radios"] == len(question.options) and len(roles["names"]) == 1, roles
+    assert roles["names"][0] and roles["labelled"] and roles["live"] == "polite", roles
+    assert roles["code"] >= 1 and not roles["backticks"], roles
+
+    first = quiz.locator("input[type=radio]").first
+    first.click()
+    active = page.evaluate(ACTIVE_CELL)
+    for expected in (1, 2):
+        page.keyboard.press("ArrowDown")
+        assert quiz.evaluate(CHECKED) == expected, "ArrowDown did not move to the next option"
+        assert page.evaluate(ACTIVE_CELL) == active, "ArrowDown moved to another notebook cell"
+    page.keyboard.press("ArrowUp")
+    assert quiz.evaluate(CHECKED) == 1
+    page.keyboard.press("Tab")  # to Check
+    page.keyboard.press("Enter")
+    quiz.locator(".packlab-quiz-verdict", has_text=re.compile("Right|Not quite")).wait_for()
+    cell.screenshot(path=screenshot_path("issue20-lab-quiz-keyboard"))
     page.close()

@@ -265,9 +265,9 @@ def drop_reasons_view(view) -> tuple[str, str]:
 
 
 def multiple_choice(view) -> tuple[str, str]:
-    """The question and its options only: which one is right, and why, stays in the kernel."""
-    options = [option.text for option in view.question.options]
-    items = "".join(f"<li>{html.escape(option)}</li>" for option in options)
-    body = (f"<p><b>{html.escape(view.question.question)}</b></p><ol>{items}</ol>"
+    """The question and its options only, in the learner's order, as markdown: which one is
+    right, and why, stays in the kernel."""
+    items = "".join(f"<li>{option}</li>" for option in view.options_html)
+    body = (f"<div>{view.question_html}</div><ol>{items}</ol>"
             + note("Pick an answer", "check it and read why each option is right or wrong"))
-    return body, "MultipleChoice: " + " | ".join(options)
+    return body, "MultipleChoice: " + " | ".join(option.text for option in view.options)
