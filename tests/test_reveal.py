@@ -76,3 +76,26 @@ def test_the_cell_shows_one_folded_output_and_nothing_else():
 PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360f8cfc0f01f0005000201b5b1a4a20000000049454e44ae426082")
+
+
+def test_the_slides_keep_the_answer_folded(tmp_path):
+    """`make slides` exports executed lessons with nbconvert's reveal template: each %%reveal
+    output reaches the deck as its closed <details> box, the answer only inside it."""
+    from nbclient import NotebookClient
+
+    from packlab.course import slides
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("## Predict"),
+        nbformat.v4.new_code_cell("%load_ext packlab.course.reveal"),
+        nbformat.v4.new_code_cell("%%reveal\nprint('slide answer', 6 * 7)"),
+    ])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                       "language": "python"}
+    NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+    deck = slides.export(notebook, "reveal", tmp_path, slides.write_template(tmp_path / "t"))
+    page = deck.read_text(encoding="utf-8")
+    boxes = re.findall(r"<details[^>]*>.*?</details>", page, re.S)
+    assert len(boxes) == 1 and " open" not in boxes[0].split(">")[0], boxes
+    assert "slide answer 42" in boxes[0]
+    assert page.count("slide answer 42") == 1, "the answer shows outside its box"
