@@ -351,6 +351,14 @@ def assert_all_folded(page, when: str) -> None:
         assert not box["open"] and not box["answerShown"], f"{when}: an answer shows: {box}"
 
 
+def has_outputs(path) -> bool:
+    """Whether the notebook at ``path`` holds outputs (False while JupyterLab is writing it)."""
+    try:
+        return any(cell.get("outputs") for cell in nbformat.read(path, as_version=4).cells)
+    except (OSError, ValueError):  # nbformat's NotJSONError is a ValueError
+        return False
+
+
 def executed_elsewhere(lab, name: str) -> str:
     """The notebook run by nbclient, not by JupyterLab: unsigned, so JupyterLab distrusts it."""
     from nbclient import NotebookClient
@@ -381,7 +389,7 @@ def test_a_predict_cells_answer_stays_folded_after_run_all_and_reopening(context
     page.keyboard.press("Control+s")
     saved = lab.folder / "reveal-check.ipynb"
     deadline = time.monotonic() + WAIT_MS / 1000
-    while not any(c.get("outputs") for c in nbformat.read(saved, as_version=4).cells):
+    while not has_outputs(saved):
         assert time.monotonic() < deadline, "JupyterLab did not save the notebook"
         time.sleep(0.2)
     page.close()
@@ -400,8 +408,9 @@ def test_a_folded_answer_opens_on_click_and_by_keyboard(context, lab):
     """The summary is the button: a click opens and closes it; so do Enter and Space on it,
     without JupyterLab taking the key (Enter would otherwise edit the cell)."""
     page = open_saved(context, lab, executed_elsewhere(lab, "reveal-keys.ipynb"))
-    summary = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) details summary").first
-    answer = page.get_by_text(ANSWERS[0])
+    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")  # tabs restored stay hidden
+    summary = panel.locator("details summary").first
+    answer = panel.locator("details pre", has_text=ANSWERS[0])
     summary.click()
     answer.wait_for(state="visible")
     page.screenshot(path=screenshot_path("issue20-lab-reveal-opened"))
