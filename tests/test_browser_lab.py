@@ -325,6 +325,9 @@ FOLDED_BOXES = """(answers) => [...document.querySelectorAll(
     open: box.open,
     summary: box.querySelector('summary') ? box.querySelector('summary').innerText.trim() : '',
     summaryShown: !!box.querySelector('summary') && box.querySelector('summary').checkVisibility(),
+    // packlab's inline style (reveal.SUMMARY_STYLE's colour) survives JupyterLab's sanitizer
+    styled: !!box.querySelector('summary')
+        && getComputedStyle(box.querySelector('summary')).color === 'rgb(0, 90, 140)',
     answerShown: [...box.querySelectorAll('pre, div, b')].some(e => e.checkVisibility()
         && answers.some(a => e.innerText.includes(a))),
 }))"""
@@ -348,6 +351,7 @@ def folded(page) -> list[dict]:
 def assert_all_folded(page, when: str) -> None:
     for box in folded(page):
         assert box["summary"] == "Show the answer" and box["summaryShown"], (when, box)
+        assert box["styled"], f"{when}: the summary lost its style: {box}"
         assert not box["open"] and not box["answerShown"], f"{when}: an answer shows: {box}"
 
 
