@@ -19,6 +19,7 @@ from packlab.course.quiz import (
     RIGHT,
     WRONG,
     MultipleChoice,
+    Question,
     every_quiz_explanation,
     inline,
     questions,
@@ -209,6 +210,6 @@ def test_quiz_text_and_feedback_are_markdown():
             view.pick(option.text)
             view.check()
             assert "`" not in view.feedback and ("<code>" in view.feedback) == ("`" in option.why)
-    hostile = MultipleChoice(questions()["02-skip-or-stop"].__class__(
-        "x", "Is <script>alert(1)</script> *fine*?", questions()["02-skip-or-stop"].options))
+    hostile = MultipleChoice(Question("x", "Is <script>alert(1)</script> *fine*?",
+                                      questions()["02-skip-or-stop"].options), key="k")
     assert "<script>" not in hostile.question_html and "<em>fine</em>" in hostile.question_html

@@ -130,8 +130,11 @@ def _new_key(path: Path) -> str:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(key, encoding="ascii")
-    except OSError:
-        return getpass.getuser()
+    except OSError:  # a read-only home: the user name is stable enough
+        try:
+            return getpass.getuser()
+        except (OSError, KeyError):
+            return "learner"
     return key
 
 
