@@ -99,3 +99,14 @@ def test_the_slides_keep_the_answer_folded(tmp_path):
     assert len(boxes) == 1 and " open" not in boxes[0].split(">")[0], boxes
     assert "slide answer 42" in boxes[0]
     assert page.count("slide answer 42") == 1, "the answer shows outside its box"
+
+
+def test_the_student_install_holds_the_magic_a_lesson_loads(tmp_path):
+    """A lesson loads the magic with %load_ext, not an import: the student install, which holds
+    only the modules the notebooks import, must count it too."""
+    from packlab.course.student import notebook_imports
+
+    path = tmp_path / "lesson.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("%load_ext packlab.course.reveal")]), path)
+    assert "packlab.course.reveal" in notebook_imports([path])
