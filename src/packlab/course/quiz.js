@@ -2,13 +2,18 @@
 // A radio group named by its question, native radios sharing one name (the arrow keys move
 // between them), a Check button, and the verdict in a polite live region, so a screen reader
 // reads it out. The options and the verdict arrive as HTML the kernel rendered from markdown.
+const QUIZ_KEYS = new Set(["ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "Home", "End",
+  " ", "Enter"]);
+
 function render({ model, el }) {
   const id = "packlab-quiz-" + Math.random().toString(36).slice(2);
   el.classList.add("packlab-quiz");
-  // Keys pressed inside the quiz are the quiz's: JupyterLab's notebook shortcuts (ArrowDown
-  // selects the next cell) are suppressed here, and the keys go no further than the quiz.
-  el.setAttribute("data-lm-suppress-shortcuts", "true");
-  el.addEventListener("keydown", (event) => event.stopPropagation());
+  // The keys that move through the options or press a button are the quiz's: they go no
+  // further, so JupyterLab's notebook (listening where keydown bubbles) does not take ArrowDown
+  // to select the next cell. Every other key (Ctrl+S, Escape) still reaches JupyterLab.
+  el.addEventListener("keydown", (event) => {
+    if (QUIZ_KEYS.has(event.key)) event.stopPropagation();
+  });
 
   const question = document.createElement("div");
   question.id = id + "-question";
