@@ -250,3 +250,19 @@ def static_server(root: Path, seconds: float = 30) -> Iterator[str]:
     finally:
         stop_group(process)
         log.unlink(missing_ok=True)
+
+
+def serious_violations(page, *within: str) -> list[str]:
+    """axe-core's serious and critical violations on ``page`` (only inside the elements the CSS
+    selectors ``within`` match, when given), one line each: the rule, its help and the first
+    elements it names.
+
+    axe-core comes from the axe-playwright-python wheel (a pinned dev dependency): no network.
+    """
+    from axe_playwright_python.sync_playwright import Axe
+
+    context = {"include": [[selector] for selector in within]} if within else None
+    found = Axe().run(page, context=context).response["violations"]
+    return [f"{v['impact']}: {v['id']} ({v['help']}): "
+            + "; ".join(" ".join(node["target"]) for node in v["nodes"][:3])
+            for v in found if v["impact"] in ("serious", "critical")]

@@ -14,6 +14,7 @@ from conftest import COURSE, EXERCISES, with_answer
 from rich.console import Console
 
 from packlab.course import cli, workspace
+from packlab.course.manifest import ROOT
 
 PACKLAB = Path(sys.executable).with_name("packlab")
 BY_NUMBER = {e.name[:2]: e for e in EXERCISES}
@@ -51,6 +52,13 @@ def answer_of(exercise) -> str:
     answer_id = exercise.grade_id("answer")
     return next(cell.source for cell in notebook.cells
                 if cell.metadata.get("nbgrader", {}).get("grade_id") == answer_id)
+
+
+def released_copy(tmp_path: Path, exercise) -> Path:
+    """A learner's untouched copy of the released exercise (the course's own is refused)."""
+    path = tmp_path / f"{exercise.name}.ipynb"
+    path.write_bytes(exercise.release.read_bytes())
+    return path
 
 
 def solved_copy(tmp_path: Path, exercise) -> Path:
@@ -138,8 +146,8 @@ def test_check_all_runs_the_hidden_groups_too(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
-def test_check_fails_the_released_notebook_and_says_why(capsys, exercise):
-    code, out = run(capsys, "check", str(exercise.release))
+def test_check_fails_the_released_notebook_and_says_why(capsys, tmp_path, exercise):
+    code, out = run(capsys, "check", str(released_copy(tmp_path, exercise)))
     assert code == 1, out
     assert "✗" in out
     if exercise.starter:  # running, buggy code: each failing call is shown
@@ -153,10 +161,10 @@ def test_check_fails_the_released_notebook_and_says_why(capsys, exercise):
     assert f"packlab hint {exercise.name[:2]}" in out
 
 
-def test_check_all_on_the_released_notebook_reports_hidden_failures(capsys):
-    exercise = BY_NUMBER["02"]
-    _, visible = run(capsys, "check", str(exercise.release))
-    code, everything = run(capsys, "check", "--all", str(exercise.release))
+def test_check_all_on_the_released_notebook_reports_hidden_failures(capsys, tmp_path):
+    released = str(released_copy(tmp_path, BY_NUMBER["02"]))
+    _, visible = run(capsys, "check", released)
+    code, everything = run(capsys, "check", "--all", released)
     assert code == 1
     assert everything.count("✗") > visible.count("✗")
 
@@ -173,6 +181,23 @@ def test_check_names_a_broken_cell_by_its_place_in_the_notebook(capsys, tmp_path
     assert "cell 3 (`scratch = 1`) has a syntax error on line 2" in out
     assert "cell 1 " not in out
     assert "→   2 | print(scratch +)" in out
+
+
+def test_check_names_the_workspace_copy_when_given_the_courses_own(capsys, tmp_path,
+                                                                  monkeypatch):
+    """Issue 20: from the course folder, `packlab check exercises/02-…/02-….ipynb` (the path
+    JupyterLab's file browser shows) named the course's untouched copy: never the learner's."""
+    monkeypatch.setenv("PACKLAB_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.chdir(ROOT)
+    exercise = BY_NUMBER["02"]
+    given = exercise.release.relative_to(ROOT)
+    code, out = run(capsys, "check", str(given))
+    mine = workspace.learner_copy(tmp_path / "ws", exercise.release)
+    flat = " ".join(out.split())
+    assert code == 2, out
+    assert f"{given} is the course's own copy of exercise {exercise.name}" in flat
+    assert f"packlab check {mine}" in flat
+    assert "not written yet" not in out and "✗" not in out
 
 
 def test_check_missing_notebook(tmp_path):

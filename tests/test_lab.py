@@ -241,6 +241,23 @@ def test_terminal_runs_packlab(server):
     assert f"VIRTUAL_ENV={sys.prefix}" in seen, seen
 
 
+@pytest.mark.parametrize("opened_from", [None, "", "exercises"])
+def test_terminal_opens_in_the_workspace(server, opened_from):
+    """Issue 20: a terminal opened in JupyterLab (with no folder, the file browser's root "" or
+    one of its folders) starts in the workspace, where the file browser's paths are; it
+    started in the folder `make lab` ran from, the course's own copies."""
+    body = {} if opened_from is None else {"cwd": opened_from}
+    name = post_json(server.url("/api/terminals"), body)["name"]
+    try:
+        line = 'echo "cwd=$(pwd)"; echo all""-done'
+        seen = asyncio.run(asyncio.wait_for(
+            _terminal_output(server, name, line, "all-done"), REPLY_SECONDS))
+    finally:
+        delete(server.url(f"/api/terminals/{name}"))
+    wanted = server.folder / (opened_from or "")
+    assert f"cwd={wanted.resolve()}\r" in seen, seen
+
+
 async def _kernel_output(server: Server, kernel: str, code: str) -> str:
     """Run ``code`` in ``kernel`` over its websocket (Jupyter's messaging protocol); its stdout."""
     from tornado.websocket import websocket_connect

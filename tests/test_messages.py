@@ -10,7 +10,7 @@ import shutil
 import nbformat
 import pytest
 from conftest import COURSE, EXERCISES, with_answer
-from test_cli import BY_NUMBER, _wide, answer_of, row, run  # noqa: F401 - _wide: wide console
+from test_cli import BY_NUMBER, _wide, answer_of, released_copy, row, run  # noqa: F401 - _wide
 
 from autograder.engine import grade_notebook
 from autograder.report import feedback_html
@@ -33,8 +33,8 @@ def not_written(*args):
 # --- a starter is not written yet ---------------------------------------------------------------
 
 @pytest.mark.parametrize("exercise", STARTERS, ids=lambda e: e.name)
-def test_check_says_a_starter_is_not_written_yet(capsys, exercise):
-    code, out = run(capsys, "check", str(exercise.release))
+def test_check_says_a_starter_is_not_written_yet(capsys, tmp_path, exercise):
+    code, out = run(capsys, "check", str(released_copy(tmp_path, exercise)))
     assert code == 1
     assert sentence(exercise.function) in out
     assert out.count(sentence(exercise.function)) == 1
@@ -82,9 +82,9 @@ def test_progress_grades_a_bug_fix_exercise_once_its_answer_changed(capsys, tmp_
 
 # --- one mistake, one paragraph -----------------------------------------------------------------
 
-def test_check_all_prints_each_mistakes_paragraph_once(capsys):
+def test_check_all_prints_each_mistakes_paragraph_once(capsys, tmp_path):
     fix = BY_NUMBER["03"]  # as released it holds the break bug: many checks fail for one reason
-    code, out = run(capsys, "check", "--all", str(fix.release))
+    code, out = run(capsys, "check", "--all", str(released_copy(tmp_path, fix)))
     assert code == 1
     paragraph = "the loop stops at the first part that does not fit"
     assert out.count(paragraph) == 1, out
@@ -147,7 +147,8 @@ def test_every_hint_command_printed_or_written_is_packlab_hint_and_a_number(caps
             run_tests(exercise.name, not_written)
         except Failed as exc:
             texts[f"test cell of {exercise.name}"] = str(exc)
-        texts[f"packlab check {exercise.name}"] = run(capsys, "check", str(exercise.release))[1]
+        texts[f"packlab check {exercise.name}"] = run(
+            capsys, "check", str(released_copy(tmp_path, exercise)))[1]
         texts[f"book page of {exercise.name}"] = book._exercise_note(exercise,
                                                                       exercise.name[:2]).source
     texts["START.ipynb"] = workspace.start_page(COURSE).cells[0].source

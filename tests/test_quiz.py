@@ -15,7 +15,17 @@ import nbformat
 import pytest
 from conftest import COURSE
 
-from packlab.course.quiz import RIGHT, WRONG, every_quiz_explanation, questions, quiz
+from packlab.course.quiz import (
+    RIGHT,
+    WRONG,
+    MultipleChoice,
+    Question,
+    every_quiz_explanation,
+    inline,
+    questions,
+    quiz,
+    shuffled,
+)
 
 QUIZ_CALL = re.compile(r'^quiz\("([^"]+)"\)$')
 VERDICT = re.compile(r"^(right|wrong|correct|no|not quite|not here|yes)\b", re.I)
@@ -24,9 +34,10 @@ OPENING = 40  # characters of an explanation: enough to give it away, short enou
 
 
 def plain(text: str) -> str:
-    """Text as a reader sees it, for comparing: HTML entities decoded, Markdown's backticks
-    and stars gone, spaces collapsed, case folded."""
-    return " ".join(re.sub(r"[`*]", "", html.unescape(text)).split()).casefold()
+    """Text as a reader sees it, for comparing: HTML tags gone and entities decoded, Markdown's
+    backticks and stars gone, spaces collapsed, case folded."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", text))  # markdown rendered: tags dropped
+    return " ".join(re.sub(r"[`*]", "", text).split()).casefold()
 
 
 def leaked(text: str) -> list[str]:
@@ -91,11 +102,11 @@ def test_every_option_explains_itself_without_a_verdict():
 @pytest.mark.parametrize("quiz_id", sorted(questions()))
 def test_check_says_right_once_and_explains_the_pick(quiz_id):
     view = quiz(quiz_id)
-    assert view.feedback.value == ""
+    assert view.feedback == ""
     for option in view.question.options:
-        view.choice.value = option.text
+        view.pick(option.text)
         assert view.check() is option.right
-        shown = view.feedback.value
+        shown = view.feedback
         assert (RIGHT if option.right else WRONG) in shown
         assert shown.count("Right") == (1 if option.right else 0) + option.why.count("Right")
         assert plain(option.why) in plain(shown)
@@ -103,7 +114,7 @@ def test_check_says_right_once_and_explains_the_pick(quiz_id):
 
 def test_check_without_a_pick_asks_for_one():
     view = quiz("02-skip-or-stop")
-    assert view.check() is None and "Pick an option" in view.feedback.value
+    assert view.check() is None and "Pick an option" in view.feedback
 
 
 def test_the_static_rendering_shows_the_question_and_options_only():
@@ -113,8 +124,7 @@ def test_the_static_rendering_shows_the_question_and_options_only():
         assert not leaked(rendering), quiz_id
         assert "Right" not in rendering and "Not quite" not in rendering
         assert "<details" not in rendering
-        assert all(html.escape(option.text) in bundle["text/html"]
-                   for option in question.options)
+        assert all(inline(option.text) in bundle["text/html"] for option in question.options)
         assert "JupyterLab" in bundle["text/html"]
 
 
@@ -140,3 +150,51 @@ def test_the_sealed_quizzes_hold_every_question_and_no_answer_in_sight():
     folder = resources.files(module.__package__)
     assert (folder / module.QUIZZES).is_file()  # the checkout reads the TOML itself
     assert module.unsealed(text) == questions()
+
+
+# --- issue 20: shuffled per learner, markdown, the verdict announced -----------------------------
+
+def right_place(question, key: str) -> int:
+    return [option.right for option in shuffled(question, key)].index(True)
+
+
+def test_options_are_shuffled_per_learner_and_stable_across_runs(tmp_path, monkeypatch):
+    """The right answer was option 1 in 5 of 10 quizzes for everyone. Now each learner gets an
+    order of their own, the same at every run, and across learners the right answer's place is
+    spread over every position."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "me"))
+    first = [o.text for o in quiz("02-skip-or-stop").options]
+    assert [o.text for o in quiz("02-skip-or-stop").options] == first, "not stable"
+    assert (tmp_path / "me" / "packlab" / "learner-key").is_file()
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "someone-else"))
+    orders = {tuple(o.text for o in quiz("02-skip-or-stop").options) for _ in range(2)}
+    assert len(orders) == 1
+    learners = [f"learner-{n}" for n in range(400)]
+    for question in questions().values():
+        places = [right_place(question, key) for key in learners]
+        share = [places.count(place) / len(places) for place in range(len(question.options))]
+        assert min(share) > 0.5 / len(question.options), (question.id, share)
+        assert sorted(o.text for o in shuffled(question, "x")) == sorted(
+            o.text for o in question.options)
+    one_learner = [right_place(question, "learner-7") for question in questions().values()]
+    assert one_learner.count(0) < 5, one_learner
+
+
+def test_quiz_text_and_feedback_are_markdown():
+    """Backticks showed as typed ("Delete the `else: break` branch"): now they are code."""
+    with_code = [q for q in questions().values()
+                 if any("`" in o.text or "`" in o.why for o in q.options)]
+    assert with_code, "no quiz option with code in it: this test would check nothing"
+    for question in with_code:
+        view = MultipleChoice(question, key="k")
+        for shown, option in zip(view.options_html, view.options, strict=True):
+            assert "`" not in shown, shown
+            if "`" in option.text:
+                assert "<code>" in shown
+        for option in view.options:
+            view.pick(option.text)
+            view.check()
+            assert "`" not in view.feedback and ("<code>" in view.feedback) == ("`" in option.why)
+    hostile = MultipleChoice(Question("x", "Is <script>alert(1)</script> *fine*?",
+                                      questions()["02-skip-or-stop"].options), key="k")
+    assert "<script>" not in hostile.question_html and "<em>fine</em>" in hostile.question_html

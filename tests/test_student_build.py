@@ -112,7 +112,11 @@ def test_the_learner_commands_work(built, venv, outside):
     written.parent.mkdir()
     nbformat.write(with_reference_answer(exercise), written)
 
-    unwritten = packlab(venv, outside, "check", released)
+    own = packlab(venv, outside, "check", released)  # the install's own copy: not the learner's
+    assert own.returncode == 2 and "course's own copy" in own.stdout, own.stdout
+    mine = outside / "mine" / "released.ipynb"
+    mine.write_bytes(released.read_bytes())
+    unwritten = packlab(venv, outside, "check", mine)
     assert unwritten.returncode == 1 and "not written yet" in unwritten.stdout, unwritten.stdout
     passing = packlab(venv, outside, "check", written)
     assert passing.returncode == 0 and "Every check passed" in passing.stdout, passing.stdout

@@ -29,7 +29,7 @@ import pytest
 from browser import Lab, _shut_down_kernels
 from nbclient import NotebookClient
 
-from packlab.course import notes, slides, workshop
+from packlab.course import notes, slides, workshop, workspace
 from packlab.course.cli import cmd_demo, parser
 from packlab.course.manifest import load
 
@@ -169,6 +169,20 @@ def test_demo_prepares_the_notebook_and_the_font_override(tmp_path):
     assert copy.read_text() == projected()
 
 
+def test_the_demo_leaves_the_learners_workspace_alone(tmp_path, monkeypatch):
+    """Issue 20: after `make demo`, the learner's file browser showed workshop/ (the presenter's
+    notebook and speaker notes): the demo now has a folder of its own."""
+    monkeypatch.setenv("PACKLAB_WORKSPACE", str(tmp_path / "workspace"))
+    monkeypatch.setenv("PACKLAB_DEMO_FOLDER", str(tmp_path / "demo"))
+    learner = workspace.prepare()
+    folder = workshop.prepare()
+    assert folder == tmp_path / "demo" and (folder / workshop.NOTEBOOK).is_file()
+    assert (folder / workshop.NOTES_PAGE).is_file()
+    found = sorted(str(p.relative_to(learner)) for p in learner.rglob("*"))
+    assert not [p for p in found if "workshop" in p or "presenter" in p], found
+    assert not (learner / workshop.SETTINGS).exists()
+
+
 def projected() -> str:
     """The presenter's notebook as the room sees it, without its speaker notes."""
     return nbformat.writes(notes.without_notes(presenter())) + "\n"
@@ -246,7 +260,8 @@ def test_packlab_demo_serves_the_notebook_with_big_fonts(tmp_path):
     port, token = _free_port(), secrets.token_hex(16)
     env = {key: value for key, value in os.environ.items() if key != "DISPLAY"}
     env.update(JUPYTER_PORT=str(port), JUPYTER_TOKEN=token,
-               PACKLAB_WORKSPACE=str(tmp_path / "ws"), JUPYTER_RUNTIME_DIR=str(tmp_path / "rt"))
+               PACKLAB_WORKSPACE=str(tmp_path / "ws"), JUPYTER_RUNTIME_DIR=str(tmp_path / "rt"),
+               PACKLAB_DEMO_FOLDER=str(tmp_path / "demo"))
     base = f"http://127.0.0.1:{port}"
     log = tmp_path / "server.log"
     with open(log, "wb") as err:
@@ -272,9 +287,10 @@ def test_packlab_demo_serves_the_notebook_with_big_fonts(tmp_path):
             assert json.load(answer)["type"] == "notebook"
         with urllib.request.urlopen(f"{base}/?token={token}", timeout=10) as page:
             assert f"/lab/tree/{workshop.NOTEBOOK}" in page.url
-        projected_and_presenter_views(Lab(base, token, tmp_path / "ws", log))
+        projected_and_presenter_views(Lab(base, token, tmp_path / "demo", log))
+        assert not (tmp_path / "ws").exists(), "the demo wrote into the learner's workspace"
     finally:
-        _shut_down_kernels(Lab(base, token, tmp_path / "ws", log))
+        _shut_down_kernels(Lab(base, token, tmp_path / "demo", log))
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.killpg(process.pid, sig)

@@ -53,7 +53,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
         command.append("--allow-root")
     console.print(f"Serving the course from {shown(folder)} (your own copies). "
                   "Stop with Ctrl-C.")
-    return subprocess.call(command, env=workspace.server_environment())
+    # Started in the workspace, so a terminal opened in JupyterLab starts there too (terminado
+    # gives a new terminal the server's own folder) and sees the same paths as the file browser.
+    return subprocess.call(command, env=workspace.server_environment(), cwd=folder)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -74,6 +76,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     path = Path(args.notebook)
     if not path.is_file():
         console.print(f"There is no notebook at {shown(path)}. Save it, and give its path.")
+        return 2
+    course_copy = workspace.course_copy_note(path)
+    if course_copy:
+        console.print(shown(course_copy))
         return 2
     exercise = exercise_of(path)
     if exercise is None:

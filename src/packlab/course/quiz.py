@@ -5,6 +5,12 @@ The questions live in quizzes.toml, next to this file, and a lesson shows one by
 slide's) holds which option is right or why: the kernel keeps that, and shows the picked
 option's explanation only when the learner presses Check.
 
+Each learner sees the options in an order of their own, the same at every run: shuffled by a
+random key made once in their state folder (next to the hints' memory) and the quiz's id. The
+question, options and explanations are markdown. In JupyterLab the quiz is an anywidget
+(quiz.js): a radio group named by its question, arrow keys moving between the options, and the
+verdict in a live region a screen reader reads out.
+
 The student install holds quizzes.sealed.json instead (`sealed`): the same questions, each
 option's verdict and explanation compressed and base64-encoded, so that a learner browsing the
 install's files does not read an answer by accident. It is a seal, not a lock: anyone who means
@@ -14,21 +20,29 @@ to can decode it, as anyone can run `questions()` in a cell.
 from __future__ import annotations
 
 import base64
-import html
+import getpass
 import json
+import os
+import random
+import secrets
 import tomllib
 import zlib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from pathlib import Path
 
-import ipywidgets as widgets
+import anywidget
+import traitlets
+from markdown_it import MarkdownIt
 
 from packlab.views import static
 
 QUIZZES = "quizzes.toml"
 SEALED = "quizzes.sealed.json"  # what the student install holds instead
 RIGHT, WRONG = "✓ Right.", "✗ Not quite."
+KEY_FILE = "learner-key"  # in the learner's state folder: seeds the order of the options
+_MARKDOWN = MarkdownIt("commonmark", {"html": False})  # text as written: no raw HTML
 
 
 @dataclass(frozen=True)
@@ -90,34 +104,81 @@ def every_quiz_explanation() -> list[str]:
     return [option.why for question in questions().values() for option in question.options]
 
 
-class MultipleChoice(widgets.VBox):
-    """Radio buttons, a Check button, and the explanation of whichever option was picked."""
+def markdown(text: str) -> str:
+    """A question's markdown as HTML (raw HTML in it is shown as text)."""
+    return _MARKDOWN.render(text).strip()
 
-    def __init__(self, question: Question):
+
+def inline(text: str) -> str:
+    """An option's or an explanation's markdown as inline HTML."""
+    return _MARKDOWN.renderInline(text)
+
+
+def learner_key() -> str:
+    """This learner's random key, made once and kept in their state folder (their user name
+    when that folder cannot be written)."""
+    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    path = base / "packlab" / KEY_FILE
+    try:
+        return path.read_text(encoding="ascii").strip() or _new_key(path)
+    except OSError:
+        return _new_key(path)
+
+
+def _new_key(path: Path) -> str:
+    key = secrets.token_hex(16)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(key, encoding="ascii")
+    except OSError:  # a read-only home: the user name is stable enough
+        try:
+            return getpass.getuser()
+        except (OSError, KeyError):
+            return "learner"
+    return key
+
+
+def shuffled(question: Question, key: str | None = None) -> tuple[Option, ...]:
+    """The question's options in this learner's order (the same at every run)."""
+    seed = f"{learner_key() if key is None else key}:{question.id}"
+    return tuple(random.Random(seed).sample(question.options, len(question.options)))
+
+
+class MultipleChoice(anywidget.AnyWidget):
+    """A question, its options as a radio group, Check, and the picked option's explanation."""
+
+    _esm = Path(__file__).with_name("quiz.js")
+    question_html = traitlets.Unicode().tag(sync=True)
+    options_html = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    picked = traitlets.Int(-1).tag(sync=True)  # the option the learner picked, as shown
+    checks = traitlets.Int(0).tag(sync=True)  # the front end counts presses of Check
+    feedback = traitlets.Unicode("").tag(sync=True)  # the verdict and explanation, as HTML
+
+    def __init__(self, question: Question, key: str | None = None):
         self.question = question
-        self.choice = widgets.RadioButtons(options=[o.text for o in question.options],
-                                           value=None, layout=widgets.Layout(width="auto"))
-        self.button = widgets.Button(description="Check", button_style="primary")
-        self.feedback = widgets.HTML()
-        self.button.on_click(lambda _: self.check())
-        title = widgets.HTML(f"<b>{html.escape(question.question)}</b>")
-        super().__init__([title, self.choice, self.button, self.feedback])
+        self.options = shuffled(question, key)
+        super().__init__(question_html=markdown(question.question),
+                         options_html=[inline(option.text) for option in self.options])
+        self.observe(lambda _: self.check(), names="checks")
 
     def _repr_mimebundle_(self, **kwargs):
         """The live widget, plus the question and options alone for pages without a kernel."""
-        return static.bundle(super()._repr_mimebundle_(**kwargs), static.multiple_choice(self))
+        found = super()._repr_mimebundle_(**kwargs)  # anywidget's: (data, metadata)
+        data = found[0] if isinstance(found, tuple) else found
+        return static.bundle(data, static.multiple_choice(self))
+
+    def pick(self, text: str) -> None:
+        """Pick the option that reads ``text`` (what a click on it does)."""
+        self.picked = [option.text for option in self.options].index(text)
 
     def check(self) -> bool | None:
         """Show the chosen option's explanation; return whether it was right (None if no pick)."""
-        picked = self.choice.index
-        if picked is None:
-            self.feedback.value = "<i>Pick an option first.</i>"
+        if not 0 <= self.picked < len(self.options):
+            self.feedback = "<p><i>Pick an option first.</i></p>"
             return None
-        option = self.question.options[picked]
-        verdict, colour = (RIGHT, "#166534") if option.right else (WRONG, "#b45309")
-        self.feedback.value = (
-            f"<p style='color:{colour}'><b>{verdict}</b> {html.escape(option.why)}</p>"
-        )
+        option = self.options[self.picked]
+        verdict, colour = (RIGHT, "#166534") if option.right else (WRONG, "#9a3412")
+        self.feedback = f"<p style='color:{colour}'><b>{verdict}</b> {inline(option.why)}</p>"
         return option.right
 
 

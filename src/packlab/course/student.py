@@ -202,8 +202,17 @@ def notebook_imports(paths: Iterable[Path]) -> set[str]:
         for cell in nbformat.read(path, as_version=4).cells:
             if cell.cell_type == "code":
                 tree = ast.parse(reader.transform_cell(cell.source), filename=str(path))
-                found |= _imported(ast.walk(tree), "")
+                found |= _imported(ast.walk(tree), "") | _extensions(tree)
     return found
+
+
+def _extensions(tree: ast.AST) -> set[str]:
+    """The modules a cell loads as IPython extensions (``%load_ext packlab.course.reveal``)."""
+    return {node.args[1].value for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "run_line_magic" and len(node.args) == 2
+            and all(isinstance(arg, ast.Constant) for arg in node.args)
+            and node.args[0].value == "load_ext"}
 
 
 def student_modules(course: Course) -> tuple[str, ...]:

@@ -1,17 +1,19 @@
 """`make demo`: the presenter's notebook in JupyterLab, with fonts a projector can carry.
 
-`prepare` puts the presenter's notebook (workshop/presenter.ipynb) into the learner's workspace,
-next to the lessons, without its speaker notes (the room sees that notebook); the notes go to a
-page of their own, workshop/speaker-notes.html, for the presenter's second window, followed by
-each lesson's notes (`packlab.course.notes`, the slides' source too). It also writes
-a JupyterLab settings folder for this launch only: larger code, content and UI fonts, line
-numbers in code cells, no news or update checks (the room may be offline). `run` serves
-JupyterLab at that notebook the way `packlab lab` does (JUPYTER_PORT, JUPYTER_TOKEN, JUPYTER_IP
-honoured; headless and as root), with JUPYTERLAB_SETTINGS_DIR and JUPYTERLAB_WORKSPACES_DIR
-pointing at that folder, so the presenter's own JupyterLab settings are neither used nor
-changed; its kernels get the demo's canvas (`canvas`: PACKLAB_FIGURE_SCALE, _WIDTH and _HEIGHT),
-so the figures grow with the fonts and a slider with its picture fits a 1280 × 720 screen. The
-left sidebar starts folded (`write_settings` writes the default workspace's layout).
+`prepare` puts the presenter's notebook (workshop/presenter.ipynb) into the demo's own folder
+(`demo/`, or PACKLAB_DEMO_FOLDER; never the learner's `workspace/`, whose file browser must not
+show presenter files), next to copies of the lessons, without its speaker notes (the room sees that
+notebook); the notes go to a page of their own, workshop/speaker-notes.html, for the presenter's
+second window, followed by each lesson's notes (`packlab.course.notes`, the slides' source too).
+It also writes a JupyterLab settings folder for this launch only: larger code, content and UI
+fonts, line numbers in code cells, no news or update checks (the room may be offline). `run`
+serves JupyterLab at that notebook the way `packlab lab` does (JUPYTER_PORT, JUPYTER_TOKEN,
+JUPYTER_IP honoured; headless and as root), with JUPYTERLAB_SETTINGS_DIR and
+JUPYTERLAB_WORKSPACES_DIR pointing at that folder, so the presenter's own JupyterLab settings are
+neither used nor changed; its kernels get the demo's canvas (`canvas`: PACKLAB_FIGURE_SCALE,
+_WIDTH and _HEIGHT), so the figures grow with the fonts and a slider with its picture fits a
+1280 × 720 screen. The left sidebar starts folded (`write_settings` writes the default
+workspace's layout).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ PRESENTER = ROOT / "workshop" / "presenter.ipynb"
 NOTEBOOK = "workshop/presenter.ipynb"  # where it lands in the workspace, and the URL path
 SETTINGS = ".presenter"  # hidden folder in the workspace: user settings and layouts of the demo
 NOTES_PAGE = "workshop/speaker-notes.html"  # the presenter's own window; the room never sees it
+DEMO_VARIABLE = "PACKLAB_DEMO_FOLDER"  # where the demo's folder goes (default: demo/)
 LAB_CONTENT_PX = 14  # JupyterLab's usual text size: the demo's figures grow by code_px / this
 
 # CSS variables the theme manager may override (schema apputils-extension/themes.json, "overrides").
@@ -91,15 +94,20 @@ def default_workspace(folder: Path) -> Path:
     return path
 
 
+def default_folder() -> Path:
+    """The demo's folder: a workspace of its own, apart from the learner's."""
+    return Path(os.environ.get(DEMO_VARIABLE) or ROOT / "demo")
+
+
 def prepare(folder: Path | None = None, fresh: bool = False,
             code_px: int = FONT_SIZES["code-font-size"]) -> Path:
-    """The learner's workspace plus the presenter's notebook and the demo's settings.
+    """The demo's folder: the course's lessons, the presenter's notebook and the demo's settings.
 
     The copy the room sees has no speaker notes; they go to a page of their own (NOTES_PAGE),
     made from the same notebook. An existing copy is kept (it may hold live-coded cells), minus
     any notes, unless ``fresh`` is true.
     """
-    folder = workspace.prepare(folder)
+    folder = workspace.prepare(folder or default_folder())
     copy = folder / NOTEBOOK
     source = nbformat.read(PRESENTER, as_version=4)
     if fresh or not copy.exists():
@@ -161,4 +169,4 @@ def run(folder: Path | None = None, fresh: bool = False,
           f"(or {folder / NOTES_PAGE}). Stop with Ctrl-C.", flush=True)
     env = environment(folder)
     env.update(canvas(code_px).environment())  # the kernels' figures follow the fonts
-    return subprocess.call(command(folder), env=env)
+    return subprocess.call(command(folder), env=env, cwd=folder)  # terminals open there too

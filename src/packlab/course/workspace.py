@@ -50,6 +50,19 @@ def learner_copy(folder: Path, original: Path) -> Path:
     return folder / original.relative_to(ROOT)
 
 
+def course_copy_note(path: Path, folder: Path | None = None) -> str | None:
+    """What to tell a learner who names the course's own copy of an exercise instead of theirs
+    (None for any other file): `packlab check` would only ever find it unwritten."""
+    originals = {exercise.release.resolve(): exercise for exercise in load().exercises}
+    exercise = originals.get(Path(path).resolve())
+    if exercise is None:
+        return None
+    mine = learner_copy(folder or default_folder(), exercise.release)
+    return (f"{path} is the course's own copy of exercise {exercise.name}, which stays as "
+            f"released: your work is in your copy, {mine}. Check that one: "
+            f"packlab check {mine}")
+
+
 def start_page(course: Course) -> nbformat.NotebookNode:
     """The course map, made from the manifest."""
     rows = ["| # | Lesson | Exercise | Function |", "|---|---|---|---|"]

@@ -12,10 +12,11 @@ Every function here reads a view and returns ``(html, text)``; none changes the 
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from packlab.packing.evidence import SKIPPED
@@ -101,18 +102,35 @@ def _picture(view, alt: str, what: str, action: str = "slide it") -> tuple[str, 
     return body, f"{type(view).__name__}: {_plain(summary)}"
 
 
+def described(alt: str) -> Callable:
+    """A view's rendering that also makes the live view accessible: sliders named by their
+    labels, plot images with ``alt`` (what the plot shows at any budget; see views.a11y)."""
+    def wrap(render: Callable) -> Callable:
+        @functools.wraps(render)
+        def rendering(view) -> tuple[str, str]:
+            from packlab.views.a11y import describe
+
+            describe(view, alt)
+            return render(view)
+        return rendering
+    return wrap
+
+
+@described("Bar chart: every part in priority order, taken or skipped at the slider's budget")
 def budget_view(view) -> tuple[str, str]:
     budget = view.slider.value
     return _picture(view, f"Parts taken and skipped at budget {budget}",
                     f"Static picture at budget {budget}")
 
 
+@described("Bar charts side by side: what each packer takes and skips at the slider's budget")
 def comparison_view(view) -> tuple[str, str]:
     budget = view.slider.value
     return _picture(view, f"{' and '.join(view.names)} side by side at budget {budget}",
                     f"Static picture at budget {budget}")
 
 
+@described("Bar chart: what fit includes and leaves out at the slider's budget and reserve")
 def fit_view(view) -> tuple[str, str]:
     budget, reserve = view.budget.value, view.reserve.value
     return _picture(view, f"What fit includes at budget {budget} with reserve {reserve}",
@@ -120,12 +138,14 @@ def fit_view(view) -> tuple[str, str]:
                     "slide the budget and the reserve")
 
 
+@described("Bar chart: the parts of the turn as assembled at the slider's budget")
 def turn_view(view) -> tuple[str, str]:
     budget = view.budget.value
     return _picture(view, f"The turn as assembled at budget {budget}",
                     f"Static picture at budget {budget}")
 
 
+@described("Bar chart: each item's relevance signals for the query, and what fits the budget")
 def relevance_view(view) -> tuple[str, str]:
     budget, query = view.slider.value, view.query.value
     return _picture(view, f"Signals of each item for the query {query!r} at budget {budget}",
@@ -159,6 +179,7 @@ def evidence_figure(decisions: Sequence, limit: int, min_span: int) -> Figure:
     return figure
 
 
+@described("Chunks whole, cut or skipped at the sliders' limit and min_span")
 def evidence_view(view) -> tuple[str, str]:
     limit, min_span = view.limit.value, view.min_span.value
     summary = view.summary.value
@@ -171,6 +192,7 @@ def evidence_view(view) -> tuple[str, str]:
     return body, text
 
 
+@described("The text split into its tokens")
 def token_view(view) -> tuple[str, str]:
     body = (f"<pre style='white-space:pre-wrap;margin:0 0 4px'>{html.escape(view.text.value)}</pre>"
             f"<div>{view.summary.value}</div>{view.tokens.value}"
@@ -249,12 +271,14 @@ def _curve(view) -> tuple[str, str]:
     return body, text
 
 
+@described("Step chart: parts kept at every budget, the slider's budget marked")
 def drop_curve_view(view) -> tuple[str, str]:
     body, text = _curve(view)
     return body + note("Static picture at a few budgets", "slide along the curve"), (
         f"DropCurveView: {text}")
 
 
+@described("Step chart: parts kept at every budget, the slider's budget marked")
 def drop_reasons_view(view) -> tuple[str, str]:
     body, text = _curve(view.curve)
     budget = view.curve.slider.value
@@ -265,9 +289,9 @@ def drop_reasons_view(view) -> tuple[str, str]:
 
 
 def multiple_choice(view) -> tuple[str, str]:
-    """The question and its options only: which one is right, and why, stays in the kernel."""
-    options = [option.text for option in view.question.options]
-    items = "".join(f"<li>{html.escape(option)}</li>" for option in options)
-    body = (f"<p><b>{html.escape(view.question.question)}</b></p><ol>{items}</ol>"
+    """The question and its options only, in the learner's order, as markdown: which one is
+    right, and why, stays in the kernel."""
+    items = "".join(f"<li>{option}</li>" for option in view.options_html)
+    body = (f"<div>{view.question_html}</div><ol>{items}</ol>"
             + note("Pick an answer", "check it and read why each option is right or wrong"))
-    return body, "MultipleChoice: " + " | ".join(options)
+    return body, "MultipleChoice: " + " | ".join(option.text for option in view.options)
