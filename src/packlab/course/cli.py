@@ -54,7 +54,38 @@ def cmd_lab(args: argparse.Namespace) -> int:
         command.append("--allow-root")
     console.print(f"Serving the course from {shown(folder)} (your own copies). "
                   "Stop with Ctrl-C.")
-    return subprocess.call(command, env=workspace.server_environment())
+    return serve(command, workspace.server_environment())
+
+
+STOP_SECONDS = 10.0  # JupyterLab's own shutdown on SIGTERM takes about a second
+
+
+def serve(command: list[str], env: dict[str, str]) -> int:
+    """Run a server until it exits; a SIGTERM or SIGHUP to this process (a service manager, a
+    closed terminal, `kill`) stops the server too, instead of leaving it running orphaned."""
+    import signal
+
+    process = subprocess.Popen(command, env=env)
+
+    def stop(signum, frame) -> None:
+        process.send_signal(signal.SIGTERM)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        while True:
+            try:
+                return process.wait()
+            except KeyboardInterrupt:  # Ctrl-C reached the server too: let it finish
+                continue
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
