@@ -96,6 +96,8 @@ def grader_fingerprint(assignment: str) -> str:
 def stale(graded: Graded, notebook: str | None, problem: str | None) -> str | None:
     """Why a stored record no longer stands for the submission (`CHANGED`, `NEW_GRADER`), or
     None when it does: the same notebook bytes (or the same problem), the same grader."""
+    if problem is not None:  # as the record keeps it: cut to a length
+        problem = report.bounded(dataclasses.replace(graded.result, error=problem)).error
     if graded.notebook != notebook or (problem is not None and graded.result.error != problem):
         return CHANGED
     if graded.grader != grader_fingerprint(graded.result.assignment):
