@@ -6,7 +6,9 @@ as nbgrader's autograde lays it out: the course's cells as released (edits to th
 as nbgrader's OverwriteCells does), the student's answer cells and own code cells, and in each
 test cell packlab's messages for its group as the cell's output. Hidden test code is never in it
 (the released cells have none). A submission that cannot be read gets the released notebook with
-the reason it was not graded on top.
+the reason it was not graded on top. Beside it go the submission's timestamp.txt and
+submission_secret.txt, as `nbgrader autograde` copies them: `nbgrader release_feedback` needs
+both (the secret ties the feedback to the student's own `nbgrader fetch_feedback`).
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
 from autograder.corrections import override_line
 from autograder.escape import for_markdown
+from autograder.late import NotReadable, read_small
 from autograder.overrides import Override
 from autograder.report import write_atomically
 from packlab.course.manifest import Exercise
 
 MAX_CELLS = 500  # of the student's cells, at most this many are kept
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's exchange writes
+EXCHANGE_BYTES = 1_000  # nbgrader's secret is 128 characters, its timestamp about 30
 MAX_SOURCE = 20_000  # characters of one of the student's cells
 
 
@@ -87,3 +92,22 @@ def write(path: Path, exercise: Exercise, submitted: Path, row: dict,
             cell.outputs = [new_output("stream", name="stdout", text=messages[_grade_id(cell)])]
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, nbformat.writes(notebook))
+
+
+def copy_exchange_files(submitted: Path, autograded: Path) -> list[str]:
+    """Copy the submission folder's timestamp.txt and submission_secret.txt into its autograded
+    folder (each only as a small regular file); return why any that is there was not copied."""
+    problems = []
+    for name in EXCHANGE_FILES:
+        try:
+            data = read_small(submitted / name, EXCHANGE_BYTES)
+        except FileNotFoundError:
+            (autograded / name).unlink(missing_ok=True)  # none now: none left from before
+            continue
+        except OSError as exc:
+            why = exc if isinstance(exc, NotReadable) else type(exc).__name__
+            problems.append(f"{name} was not copied ({why})")
+            continue
+        autograded.mkdir(parents=True, exist_ok=True)
+        write_atomically(autograded / name, data.decode("utf-8", "replace"))
+    return problems

@@ -58,9 +58,9 @@ def _portable(name: str) -> bool:
 def _score(row: dict | None) -> str:
     if row is None:
         return "not in grades.csv"
-    if row["status"] != "graded":
+    if row["status"] != "graded" and not (row.get("manual") or row.get("extra_credit")):
         return f"not graded: {row.get('reason') or row['status']}"
-    return f"{row['score']} / {row['max_score']}"
+    return f"{row['score']} / {row['max_score']}"  # with the gradebook's manual grades
 
 
 def index_html(student: str, entries: list[tuple[str, str]]) -> str:

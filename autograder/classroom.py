@@ -3,8 +3,10 @@
 Each submission is graded in its own worker process (which runs the student's code in a sandbox
 of its own), here or on a Dask cluster's workers (`autograder.cluster`), and its results are
 written here as soon as it is done. A rerun skips what is already
-written unless forced, so a killed run resumes where it stopped; a `Regrade` grades again just
-the students, assignments or test groups it names.
+written for the same notebook bytes and the same grader (`autograder.record`), so a killed run
+resumes where it stopped and a changed submission (nbgrader's `collect --update`) is graded
+again, its earlier score kept in its record's history; a `Regrade` grades again just the
+students, assignments or test groups it names.
 
 After the tests come the dates and corrections (`autograder.corrections`): the late penalty,
 from nbgrader's timestamp.txt and the due date, then the instructor's override. They are worked
@@ -26,7 +28,7 @@ from functools import partial
 from pathlib import Path
 
 from autograder import cluster, isolation, late, record, report
-from autograder.corrections import Corrections, number
+from autograder.corrections import Corrections, Marks, number
 from autograder.engine import Result, confinement, grade_notebook, named_cells
 from autograder.isolation import Limits
 from autograder.overrides import Key, Override
@@ -131,10 +133,9 @@ def grade_task(task: Task, limits: Limits, sandboxed: bool = True,
                groups: tuple[str, ...] | None = None) -> Result:
     """Grade one task (every test group, or just ``groups``); never raises."""
     exercise = load().exercise(task.assignment) if task.problem is None else None
-    if exercise is None:
+    if exercise is None:  # nothing to run: no sandbox to name
         return Result(task.student, task.assignment, error=task.problem,
-                      max_score=_max_score(task.assignment),
-                      sandbox=confinement(sandboxed))
+                      max_score=_max_score(task.assignment), sandbox="")
     try:
         return grade_notebook(task.notebook, exercise, task.student, limits, groups=groups,
                               sandboxed=sandboxed)
@@ -151,7 +152,32 @@ def grade_one(task: Task, limits: Limits, sandboxed: bool = True,
     result = grade_task(task, limits, sandboxed, groups)
     if task.notebook is None or result.error:
         return Graded(result, [])
-    return Graded(*named_cells(result, task.notebook, load().exercise(task.assignment)))
+    exercise = load().exercise(task.assignment)
+    if result.score < result.max_score and _untouched(task.notebook, exercise):
+        result = dataclasses.replace(result, notes=[report.UNTOUCHED, *result.notes])
+    return Graded(*named_cells(result, task.notebook, exercise))
+
+
+def _answer(path: Path, grade_id: str) -> str | None:
+    """The source of the notebook's cell ``grade_id`` (None when it has none, or is unreadable)."""
+    import nbformat
+
+    try:
+        cells = nbformat.read(path, as_version=4).cells
+    except Exception:  # noqa: BLE001 - nbformat raises several kinds for a broken file
+        return None
+    return next((str(cell.get("source", "")) for cell in cells
+                 if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id),
+                None)
+
+
+def _untouched(notebook: Path, exercise: Exercise) -> bool:
+    """Is the answer cell still the code the exercise was released with (its starter)?"""
+    grade_id = exercise.grade_id("answer")
+    released = _answer(exercise.release, grade_id)
+    handed_in = _answer(notebook, grade_id)
+    return released is not None and handed_in is not None \
+        and handed_in.strip() == released.strip()
 
 
 def _max_score(assignment: str) -> int:
@@ -179,12 +205,15 @@ def _results(out: Path, task: Task) -> dict | None:
 
 
 def grades_row(data: dict) -> dict:
-    """The grades.csv row of one results.json document (``sandbox``: bubblewrap or none)."""
+    """The grades.csv row of one results.json document (``sandbox``: bubblewrap, none, or
+    empty when nothing of the student's ran)."""
     extra = data["extra_data"]
     lateness = extra.get("late") or {}
     adjustment = extra.get("adjustment") or {}
+    marks = Marks.from_dict(extra.get("marks"))
     raw = extra.get("raw_score", data["score"])
     after_late = number(max(0, raw - lateness.get("penalty", 0)))
+    corrected = extra.get("corrected_score", data["score"])
     days = lateness.get("late_days")
     return {"student": extra["student"], "assignment": extra["assignment"],
             "score": data["score"], "max_score": extra["max_score"],
@@ -194,8 +223,11 @@ def grades_row(data: dict) -> dict:
             "raw_score": raw, "submitted_at": lateness.get("submitted_at", ""),
             "due": lateness.get("due", ""), "late_days": "" if days is None else days,
             "late_penalty": lateness.get("penalty", 0), "late_note": lateness.get("note", ""),
-            "adjustment": number(data["score"] - after_late) if adjustment else "",
-            "adjustment_reason": adjustment.get("reason", "")}
+            "timestamp_flag": lateness.get("flag", ""),
+            "adjustment": number(corrected - after_late) if adjustment else "",
+            "adjustment_reason": adjustment.get("reason", ""),
+            "manual": number(marks.manual) if marks else "",
+            "extra_credit": number(marks.extra_credit) if marks else ""}
 
 
 def _unwritten(task: Task, sandboxed: bool) -> dict:
@@ -212,37 +244,58 @@ class Dates:
     dates and the overrides."""
 
     exercises: dict[str, Exercise]
-    gradebook: dict[str, datetime]
+    gradebook: late.GradebookDates
     overrides: dict[Key, Override] | None  # None: keep each submission's last override
+    marks: dict[Key, Marks] | None = None  # the gradebook's; None: keep each one's last
 
-    def corrections(self, task: Task, result: Result, stored: dict | None) -> Corrections:
-        """The late penalty and override of one graded task."""
+    def corrections(self, task: Task, result: Result, stored: dict | None,
+                    graded_at: str = "") -> Corrections:
+        """The late penalty, override and gradebook marks of one graded task (``graded_at``:
+        when it was graded, the time a submission without a timestamp may count as)."""
         exercise = self.exercises.get(task.assignment)
         if exercise is None:
             lateness = late.Lateness()
         else:
-            due, source = ((self.gradebook[exercise.name], late.FROM_GRADEBOOK)
-                           if exercise.name in self.gradebook else (exercise.due, late.FROM_COURSE))
+            due, source = ((self.gradebook.due[exercise.name], late.FROM_GRADEBOOK)
+                           if exercise.name in self.gradebook.due
+                           else (exercise.due, late.FROM_COURSE))
+            extension = self.gradebook.extensions.get((task.student, task.assignment))
+            if extension and due is not None:
+                due, source = late.extended(due, extension), f"{source}, with an extension"
             folder = task.notebook.parent if task.notebook else None
             lateness = late.assess(folder, due, source, exercise.late_policy,
-                                   0 if result.error else result.score, result.max_score)
+                                   0 if result.error else result.score, result.max_score,
+                                   _when(graded_at))
         if self.overrides is not None:
             override = self.overrides.get((task.student, task.assignment))
         else:
             override = Override.from_dict((stored or {}).get("extra_data", {}).get("adjustment"))
-        return Corrections(lateness, override)
+        if self.marks is not None:
+            marks = self.marks.get((task.student, task.assignment))
+        else:
+            marks = Marks.from_dict((stored or {}).get("extra_data", {}).get("marks"))
+        return Corrections(lateness, override, marks)
 
 
-def _due_dates(gradebook: str | None, course_id: str) -> dict[str, datetime]:
-    """The gradebook's due dates (none when there is no gradebook, or no such SQLite file)."""
+def _when(iso: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(iso)
+    except ValueError:
+        return None
+
+
+def _due_dates(gradebook: str | None, course_id: str) -> late.GradebookDates:
+    """The gradebook's due dates and extensions (none when there is no gradebook, or no such
+    SQLite file)."""
+    none = late.GradebookDates({}, {})
     if gradebook is None:
-        return {}
+        return none
     from sqlalchemy.engine import make_url
 
     url = make_url(gradebook)
     if url.drivername.startswith("sqlite") and not (url.database and Path(url.database).is_file()):
-        return {}
-    return late.gradebook_due_dates(gradebook, course_id)
+        return none
+    return late.gradebook_dates(gradebook, course_id)
 
 
 def _stored(data: dict | None) -> dict | None:
@@ -250,7 +303,8 @@ def _stored(data: dict | None) -> dict | None:
     if data is None:
         return None
     extra = data["extra_data"]
-    return {"late": extra.get("late"), "adjustment": extra.get("adjustment")}
+    return {"late": extra.get("late"), "adjustment": extra.get("adjustment"),
+            "marks": extra.get("marks")}
 
 
 def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool = False,
@@ -259,7 +313,7 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
                 sandboxed: bool = True, regrade: Regrade = Regrade(),
                 overrides: dict[Key, Override] | None = None,
                 gradebook: str | None = None, course_id: str = "",
-                scheduler: str | None = None) -> list[dict]:
+                scheduler: str | None = None, book: Book | None = None) -> list[dict]:
     """Grade everything under ``submitted`` into ``out``; return the grades.csv rows.
 
     With ``sandboxed`` (the default) grading refuses to start (`isolation.SandboxUnavailable`)
@@ -269,7 +323,10 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
     nbgrader's gradebook (of the course ``course_id``) whose due dates come before course.toml's
     (`late.GradebookUnreadable` when it cannot be read). With ``scheduler`` the submissions are
     graded on that Dask cluster's workers instead of ``jobs`` processes here
-    (`cluster.ClusterUnavailable` when it cannot grade as this machine would).
+    (`cluster.ClusterUnavailable` when it cannot grade as this machine would). ``book``, when
+    given, writes the rows into nbgrader's gradebook and returns what graders gave there
+    (`Marks`, by student and assignment; None when it could not be read): every results.json,
+    feedback page and row then totals them as `nbgrader export` does.
 
     Also writes the class's summary.md, class.json and class.png; `report.summary(rows)` is
     the text to print.
@@ -277,10 +334,11 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
     limits = limits or Limits()
     with _grader(jobs, scheduler, sandboxed) as start:
         return _grade_class(start, submitted, out, force, limits, progress, sandboxed, regrade,
-                            overrides, gradebook, course_id)
+                            overrides, gradebook, course_id, book)
 
 
 Start = Callable[..., Future]  # start grading (task, limits, sandboxed, groups)
+Book = Callable[[list[dict]], dict[Key, Marks] | None]  # grades.csv rows -> the gradebook's
 
 
 @contextmanager
@@ -314,48 +372,89 @@ def _not_finished(out: Path, task: Task, why: BaseException, sandboxed: bool) ->
                      sandboxed)
 
 
+def _correct(out: Path, tasks: list[Task], records: dict[Task, Graded | None],
+             dates: Dates) -> None:
+    """Dates and corrections: write again the results of ``tasks`` whose changed."""
+    for task in tasks:
+        graded, stored = records[task], _results(out, task)
+        if graded is not None and stored is not None:
+            fixes = dates.corrections(task, graded.result, stored, graded.graded_at)
+            if fixes.to_dict() != _stored(stored):
+                report.write_submission(out, graded.result, fixes, graded.cells)
+
+
+def _rows(out: Path, tasks: list[Task], why: dict[Task, str | None],
+          sandboxed: bool) -> tuple[list[dict], list[dict]]:
+    """The results.json documents of ``tasks`` (those that can be read) and grades.csv's rows,
+    each with why it was graded again (`regraded`; not a column of grades.csv)."""
+    results = [_results(out, t) for t in tasks]
+    rows = [{**(grades_row(data) if data else _unwritten(task, sandboxed)),
+             "regraded": why[task] if why[task] not in (None, "new") else ""}
+            for task, data in zip(tasks, results, strict=True)]
+    return [data for data in results if data], rows
+
+
+ASKED = "asked to regrade"  # --force, --student, --assignment or --group
+
+
+def _why(task: Task, old: Graded | None, digest: str | None, has_results: bool,
+         force: bool, regrade: Regrade) -> str | None:
+    """Why ``task`` is graded on this run: "new", `ASKED`, or why its record is stale; None
+    when its record stands."""
+    if not regrade.picks(task):
+        return None
+    if old is None or not has_results:
+        return "new"
+    if force or regrade:
+        return ASKED
+    return record.stale(old, digest, task.problem)
+
+
 def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: Limits,
                  progress: Callable[[Iterator, int], Iterator] | None, sandboxed: bool,
                  regrade: Regrade, overrides: dict[Key, Override] | None,
-                 gradebook: str | None, course_id: str) -> list[dict]:
+                 gradebook: str | None, course_id: str, book: Book | None) -> list[dict]:
     tasks = discover(submitted)
     dates = Dates({e.name: e for e in load().exercises}, _due_dates(gradebook, course_id),
                   overrides)
     report.remove_partial(out)  # what a killed run was writing when it died
     records = {t: record.read(out, t.student, t.assignment) for t in tasks}
-    todo = [t for t in tasks if regrade.picks(t) and (
-        force or regrade or records[t] is None or _results(out, t) is None)]
+    digests = {t: record.digest(t.notebook) for t in tasks}
+    why = {t: _why(t, records[t], digests[t], _results(out, t) is not None, force, regrade)
+           for t in tasks}
+    todo = [t for t in tasks if why[t] is not None]
 
     def groups(task: Task) -> tuple[str, ...] | None:
         old = records[task]
-        return regrade.groups if regrade.groups and old and not old.result.error else None
+        return regrade.groups if regrade.groups and why[task] == ASKED and old \
+            and not old.result.error else None
 
     futures = {start(task, limits, sandboxed, groups(task)): task for task in todo}
     finished = as_completed(futures)
-    for future in progress(finished, len(futures)) if progress else finished:
-        task, why = futures[future], _stopped(future)
-        if why is not None:
-            graded, records[task] = _not_finished(out, task, why, sandboxed), None
+    shown = progress(finished, len(futures)) if progress and futures else finished
+    for future in shown:
+        task, stopped = futures[future], _stopped(future)
+        if stopped is not None:
+            graded, records[task] = _not_finished(out, task, stopped, sandboxed), None
             report.write_submission(out, graded.result, dates.corrections(
                 task, graded.result, _results(out, task)))
             continue
         graded = future.result()
         if groups(task) and not graded.result.error:
             graded = record.merged(records[task], graded)
+        graded = record.stamped(graded, digests[task], records[task],
+                                None if why[task] == "new" else why[task])
         stored = _results(out, task)
         record.write(out, graded)
         records[task] = graded
-        report.write_submission(out, graded.result,
-                                dates.corrections(task, graded.result, stored), graded.cells)
-    for task in set(tasks) - set(todo):  # dates and corrections: write again what changed
-        graded, stored = records[task], _results(out, task)
-        if graded is not None and stored is not None:
-            fixes = dates.corrections(task, graded.result, stored)
-            if fixes.to_dict() != _stored(stored):
-                report.write_submission(out, graded.result, fixes, graded.cells)
-    results = [_results(out, t) for t in tasks]
-    rows = [grades_row(data) if data else _unwritten(task, sandboxed)
-            for task, data in zip(tasks, results, strict=True)]
+        report.write_submission(out, graded.result, dates.corrections(
+            task, graded.result, stored, graded.graded_at), graded.cells)
+    _correct(out, [t for t in tasks if t not in futures.values()], records, dates)
+    results, rows = _rows(out, tasks, why, sandboxed)
+    marks = book(rows) if book is not None else None
+    if marks is not None:  # the gradebook's manual grades and extra credit, on every row
+        _correct(out, tasks, records, dataclasses.replace(dates, marks=marks))
+        results, rows = _rows(out, tasks, why, sandboxed)
     report.write_grades(out, rows)
-    report.write_class(out, rows, [data for data in results if data])  # summary.md, class.*
+    report.write_class(out, rows, results)  # summary.md, class.*
     return rows

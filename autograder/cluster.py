@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import platform
 import tempfile
 from collections.abc import Callable, Iterator
@@ -74,33 +75,59 @@ def _sources() -> Iterator[tuple[Path, Path]]:
             yield path.relative_to(root.parent), path
 
 
+PARTS = {"course.toml": "its course.toml (lessons, exercises, points, dates)",
+         "released exercises": "its released exercises (exercises/)",
+         "grader code": "its grader's code (autograder/)",
+         "course algorithms": "its course algorithms (src/packlab/packing/)"}
+SHOWN_FILES = 5  # files named per part that differs
+
+
+def _digest(files: dict[str, str]) -> str:
+    return hashlib.sha256(repr(sorted(files.items())).encode()).hexdigest()[:16]
+
+
 @cache
-def fingerprint() -> dict[str, str]:
-    """What must be the same on every machine that grades, for the same results."""
+def fingerprint() -> dict:
+    """What must be the same on every machine that grades, for the same results: versions,
+    and a digest per part of the course (`PARTS`) with one per file, to name what differs."""
     course = load()
-    digest = hashlib.sha256(repr(course).encode())
+    files: dict[str, dict[str, str]] = {part: {} for part in PARTS}
+    files["course.toml"]["course.toml"] = hashlib.sha256(repr(course).encode()).hexdigest()[:16]
     for exercise in course.exercises:
-        digest.update(exercise.release.read_bytes())
+        files["released exercises"][f"exercises/{exercise.name}"] = hashlib.sha256(
+            exercise.release.read_bytes()).hexdigest()[:16]
     for name, path in _sources():
-        digest.update(str(name).encode() + b"\0" + path.read_bytes())
+        part = "grader code" if name.parts[0] == "autograder" else "course algorithms"
+        files[part][str(name)] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     python = ".".join(platform.python_version_tuple()[:2])
     return {"packlab": _version("packlab"), "Python": python,
             **{name: _version(name) for name in GRADING_LIBRARIES},
-            "course": digest.hexdigest()[:16]}
+            **{part: _digest(found) for part, found in files.items()}, "files": files}
 
 
-def _differences(theirs: dict[str, str]) -> list[str]:
+def describe(key: str, mine: object, theirs: object, who: str = "this machine") -> str:
+    """How a worker's fingerprint entry ``theirs`` differs from ``mine`` (of ``who``), in
+    words: for a part of the course, the files that differ."""
+    if key not in PARTS:
+        return f"it has {key} {theirs or 'unknown'}, {who} {mine}"
+    ours = (mine or {}).get(key, {}) if isinstance(mine, dict) else {}
+    other = (theirs or {}).get(key, {}) if isinstance(theirs, dict) else {}
+    changed = sorted(name for name in ours.keys() | other.keys()
+                     if ours.get(name) != other.get(name))
+    listed = ", ".join(name + (" (not on the worker)" if name not in other else
+                               f" (not on {who})" if name not in ours else "")
+                       for name in changed[:SHOWN_FILES])
+    more = f" and {len(changed) - SHOWN_FILES} more" if len(changed) > SHOWN_FILES else ""
+    return f"{PARTS[key]} differs from {who}'s" + (f": {listed}{more}" if listed else "")
+
+
+def _differences(theirs: dict) -> list[str]:
     """How a worker's fingerprint differs from this machine's, in words."""
-    ours, said = fingerprint(), []
-    for key, value in ours.items():
-        if theirs.get(key) == value:
-            continue
-        if key == "course":
-            said.append("its course is not the same (course.toml, the released exercises or "
-                        "the grader's code differ)")
-        else:
-            said.append(f"it has {key} {theirs.get(key, 'unknown')}, this machine {value}")
-    return said
+    ours = fingerprint()
+    return [describe(key, ours["files"] if key in PARTS else value,
+                     theirs.get("files") if key in PARTS else theirs.get(key))
+            for key, value in ours.items()
+            if key != "files" and theirs.get(key) != value]
 
 
 def worker_state(sandboxed: bool) -> dict:
@@ -231,12 +258,17 @@ def grade_parcel(parcel: Parcel, limits: Limits, sandboxed: bool,
     from autograder.classroom import grade_one
 
     task, state = parcel.task, worker_state(sandboxed)
-    refusals = [f"its {key} differs from the instructor's" for key in expected
-                if state["fingerprint"].get(key) != expected[key]]
+    mine = state["fingerprint"]
+    refusals = [describe(key, expected.get("files") if key in PARTS else expected[key],
+                         mine.get("files") if key in PARTS else mine.get(key),
+                         "the instructor")
+                for key in expected if key != "files" and mine.get(key) != expected[key]]
     refusals += [f"its sandbox does not work: {state['sandbox']}"] if state["sandbox"] else []
     if refusals:  # not recorded as graded: the next run grades it again
-        raise WorkerDiffers("the grading machine it was sent to cannot grade it: "
-                            + "; ".join(refusals))
+        message = "the grading machine it was sent to cannot grade it: " + "; ".join(refusals)
+        logging.getLogger("distributed.worker").warning("packlab: refused a submission: %s",
+                                                        message)
+        raise WorkerDiffers(message)
     with tempfile.TemporaryDirectory(prefix="packlab-submission-") as folder:
         copy = Path(folder) / task.notebook.name
         copy.write_bytes(parcel.notebook)

@@ -1,11 +1,14 @@
 """Dates and corrections: what happens to a graded score after the tests.
 
 First the late penalty (`autograder.late`), then the instructor's override
-(`autograder.overrides`). The tests' own score is kept (``raw_score``); ``score`` is the final one.
+(`autograder.overrides`), then what graders gave in nbgrader's gradebook (`Marks`: manual
+scores and extra credit, read back from it by `autograder.gradebook`). The tests' own score is
+kept (``raw_score``); ``score`` is the final one, the total `nbgrader export` gives.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from autograder.late import Lateness
@@ -13,14 +16,41 @@ from autograder.overrides import Override
 
 
 @dataclass(frozen=True)
+class Marks:
+    """What graders gave in nbgrader's gradebook on top of packlab's scores: the difference
+    their manual scores make to the auto scores, and their extra credit."""
+
+    manual: float = 0
+    extra_credit: float = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.manual or self.extra_credit)
+
+    def to_dict(self) -> dict:
+        return {"manual": number(self.manual), "extra_credit": number(self.extra_credit)}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Marks | None:
+        """The marks stored in a results.json, or None if there are none (or not ours)."""
+        if not isinstance(data, dict):
+            return None
+        values = (data.get("manual", 0), data.get("extra_credit", 0))
+        if not all(isinstance(v, int | float) and math.isfinite(v) for v in values):
+            return None
+        return cls(*values) or None
+
+
+@dataclass(frozen=True)
 class Corrections:
     late: Lateness = field(default_factory=Lateness)
     override: Override | None = None
+    marks: Marks | None = None
 
     def to_dict(self) -> dict:
         """As stored in results.json's extra_data (compared on a rerun to see what changed)."""
         return {"late": self.late.to_dict(),
-                "adjustment": self.override.to_dict() if self.override else None}
+                "adjustment": self.override.to_dict() if self.override else None,
+                "marks": self.marks.to_dict() if self.marks else None}
 
 
 def number(x: float) -> int | float:
@@ -33,20 +63,25 @@ def number(x: float) -> int | float:
 class Scored:
     raw: int | float  # what the tests gave
     after_late: int | float
-    final: int | float
+    corrected: int | float  # after the override: what packlab writes into the gradebook
+    final: int | float  # with the gradebook's manual scores and extra credit
 
     @property
     def adjustment(self) -> int | float:
-        return number(self.final - self.after_late)
+        """What the override changed."""
+        return number(self.corrected - self.after_late)
 
 
 def scored(raw: float, max_score: float, corrections: Corrections) -> Scored:
-    """The score after the late penalty, then after the override."""
+    """The score after the late penalty, then after the override, then with the gradebook's
+    marks (never below 0, as `nbgrader export` totals)."""
     after_late = number(max(0.0, raw - corrections.late.penalty))
-    final = after_late
+    corrected = after_late
     if corrections.override is not None:
-        final = number(corrections.override.applied(after_late, max_score))
-    return Scored(number(raw), after_late, final)
+        corrected = number(corrections.override.applied(after_late, max_score))
+    marks = corrections.marks or Marks()
+    final = number(max(0.0, corrected + marks.manual + marks.extra_credit))
+    return Scored(number(raw), after_late, corrected, final)
 
 
 def _shown(iso: str) -> str:
@@ -59,6 +94,17 @@ def override_line(override: Override) -> str:
     change = (f"score set to {number(override.score)}" if override.score is not None
               else f"{number(override.points):+g} point{'s' * (abs(override.points) != 1)}")
     return f"Adjustment by your instructor: {change}. Reason: {override.reason}"
+
+
+def _signed(x: float) -> str:
+    return f"{number(x):+g} point{'s' * (abs(x) != 1)}"
+
+
+def marks_line(marks: Marks) -> str:
+    """The gradebook's marks as the student reads them."""
+    said = ([f"manual grading {_signed(marks.manual)}"] if marks.manual else []) \
+        + ([f"extra credit {_signed(marks.extra_credit)}"] if marks.extra_credit else [])
+    return f"Graded by hand by your instructor: {', '.join(said)}."
 
 
 def lines(raw: float, max_score: float, corrections: Corrections) -> list[str]:
@@ -74,6 +120,8 @@ def lines(raw: float, max_score: float, corrections: Corrections) -> list[str]:
         said.append(f"Lateness: {late.note}.")
     if override is not None:
         said.append(override_line(override))
+    if corrections.marks:
+        said.append(marks_line(corrections.marks))
     if score.final != score.raw:
         said.append(f"The tests gave {score.raw} / {number(max_score)}; after these, "
                     f"{score.final} / {number(max_score)}.")

@@ -1,15 +1,21 @@
 """Writing packlab's scores into nbgrader's gradebook, through nbgrader's own API.
 
-`packlab grade` on the submitted/ folder of an nbgrader course (a folder holding
-nbgrader_config.py), or given ``--gradebook URL``, records each graded test cell's auto score and
-the submission's timestamp (nbgrader's timestamp.txt) as `nbgrader autograde` would: the student
-is created when missing, and manual scores and comments are never touched. The late penalty goes
-where nbgrader keeps its own, and an instructor's override becomes extra credit (nbgrader's own
-field for a grader's adjustment) on the submission's first test cell. So formgrader shows the
-sandboxed scores, manual grading works on top, and `nbgrader export` totals what grades.csv says.
+The gradebook is the one truth for the term. `packlab grade` on the submitted/ folder of an
+nbgrader course (a folder holding nbgrader_config.py), or given ``--gradebook URL``, records
+each graded test cell's auto score and the submission's timestamp (nbgrader's timestamp.txt) as
+`nbgrader autograde` would: the student is created when missing, and manual scores and comments
+are never touched. packlab's corrections (the late penalty and the instructor's override) are
+extra credit on the submission's first test cell, added to whatever extra credit a grader gave
+there, and nbgrader's own late penalty is left at 0: formgrader, which shows no late penalty,
+then shows the same total as `nbgrader export`. Then it reads back what graders gave (`Marks`:
+manual scores and extra credit), so grades.csv, the feedback, the bundles and the Canvas and
+Moodle files all total auto + manual + extra credit - late as `nbgrader export` does.
 A submission that could not be graded gets 0 in every cell (its reason is in grades.csv).
-In a course folder it also writes the autograded notebooks `nbgrader generate_feedback` renders
-(`autograder.autograded`).
+In a course folder it also writes the autograded folders `nbgrader generate_feedback` and
+`release_feedback` use (`autograder.autograded`: the notebook, with the submission's
+timestamp.txt and submission_secret.txt as `nbgrader autograde` copies them).
+
+`roster` puts a class list's names and emails into the gradebook (formgrader lists them).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SAWarning
 
 from autograder import autograded, late, report
+from autograder.corrections import Marks, marks_line, number
 from autograder.overrides import Override
 from packlab.course.manifest import Exercise, load
 
@@ -61,11 +68,11 @@ class Written:
     timestamps: int = 0
     new_students: list[str] = field(default_factory=list)
     notebooks: int = 0  # autograded notebooks for `nbgrader generate_feedback`
-    adjusted: int = 0  # overrides written as extra credit
-    replaced: list[str] = field(default_factory=list)  # extra credit an override replaced
-    unexplained: list[str] = field(default_factory=list)  # extra credit no override gave
+    corrected: int = 0  # late penalties and overrides written as extra credit
+    graders: list[str] = field(default_factory=list)  # manual grades and extra credit found
     missing: set[str] = field(default_factory=set)  # assignments the gradebook does not have
     problems: list[str] = field(default_factory=list)
+    marks: dict[tuple[str, str], Marks] = field(default_factory=dict)  # what graders gave
 
 
 def course_folder(submitted: Path) -> Path | None:
@@ -94,7 +101,11 @@ def _in_folder(url: str, folder: Path) -> str:
 
 def find(submitted: Path, url: str | None = None) -> Target | None:
     """The gradebook to write: ``url``, else that of the course holding SUBMITTED (or None)."""
-    course = course_folder(submitted)
+    return in_course(course_folder(submitted), url)
+
+
+def in_course(course: Path | None, url: str | None = None) -> Target | None:
+    """The gradebook ``url``, else that of the nbgrader course folder ``course`` (or None)."""
     settings = _course_settings(course) if course else None
     if url is None and settings is None:
         return None
@@ -126,49 +137,66 @@ def graded_tests(data: dict) -> list[dict]:
             for group, test in zip(extra["groups"], data["tests"], strict=True)]
 
 
-def late_penalty(data: dict) -> float:
-    """The points the late policy took off (nbgrader's late_submission_penalty): never more
-    than the tests gave, as in grades.csv."""
+def correction(data: dict) -> float:
+    """What packlab's corrections (the late penalty, then the override) change the tests' score
+    by: the extra credit packlab writes on the submission's first test cell."""
     extra = data.get("extra_data", {})
-    penalty = (extra.get("late") or {}).get("penalty") or 0
-    return round(min(float(penalty), float(extra.get("raw_score", data.get("score", 0)))), 2)
+    raw = extra.get("raw_score", data.get("score", 0))
+    return number(extra.get("corrected_score", data.get("score", 0)) - raw)
 
 
-def _extra_credit(grade, added: float | None, where: str, written: Written) -> None:
-    """Write an override as the grade's extra credit; say what it replaced, or what extra
-    credit is there without one (a formgrader entry, or an override since removed: kept)."""
-    before = grade.extra_credit
-    if added is None:
-        if before:
-            written.unexplained.append(f"{where}: {before:g}")
-        return
-    if before is not None and before != added:
-        written.replaced.append(f"{where}: {before:g} → {added:g}")
-    grade.extra_credit = added
-    written.adjusted += 1
+WRITTEN = "gradebook.json"  # beside results.json: the extra credit packlab last wrote
+
+
+def _last_written(out: Path, student: str, assignment: str) -> float:
+    """The extra credit packlab last wrote for this submission into the gradebook (the results
+    in OUT are written into one course's gradebook, even when its folder is moved)."""
+    path = report.submission_folder(out, student, assignment) / WRITTEN
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))["extra_credit"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+    return value if isinstance(value, int | float) else 0
 
 
 def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
-                  written: Written) -> None:
-    """Create or update the student's submission: its time, late penalty, test cell scores and
-    the override (grades.csv's ``adjustment``, as extra credit on its first test cell)."""
+                  last: float) -> float:
+    """Create or update the student's submission: its time, its test cell scores, and packlab's
+    corrections as extra credit on its first test cell, beside a grader's own extra credit
+    there (what is there beyond ``last``, the correction packlab wrote before). Returns the
+    number of test cell scores written."""
     student = row["student"]
-    adjusted = None if row.get("adjustment", "") == "" else float(row["adjustment"])
     scores = {exercise.grade_id(t["group"]): float(t["score"]) for t in graded_tests(data)}
     first = exercise.grade_id(next(iter(exercise.points)))
     extra = {"timestamp": timestamp} if timestamp else {}
     submission = gb.update_or_create_submission(exercise.name, student, **extra)
+    cells = 0
     for notebook in submission.notebooks:
-        notebook.late_submission_penalty = late_penalty(data) or None
+        notebook.late_submission_penalty = None  # in the extra credit: formgrader shows it
         for grade in notebook.grades:
             if scores and grade.name not in scores:
                 continue  # not one of packlab's test cells: left as it is
             grade.auto_score = scores.get(grade.name, 0.0)
             grade.needs_manual_grade = grade.manual_score is not None  # as nbgrader's autograde
-            written.cells += 1
-            where = f"{student}/{exercise.name} cell {grade.name}"
-            _extra_credit(grade, adjusted if grade.name == first else None, where, written)
+            cells += 1
+            if grade.name == first:
+                by_graders = (grade.extra_credit or 0) - last
+                total = number(by_graders + correction(data))
+                grade.extra_credit = total if total or grade.extra_credit is not None else None
     gb.db.commit()
+    return cells
+
+
+def _marks(gb, exercise: Exercise, student: str, written_extra: float) -> Marks:
+    """What graders gave this submission in the gradebook: the difference their manual scores
+    make, and their extra credit (all of it but packlab's ``written_extra``)."""
+    manual = extra = 0.0
+    for notebook in gb.find_submission(exercise.name, student).notebooks:
+        for grade in notebook.grades:
+            if grade.manual_score is not None:
+                manual += grade.manual_score - (grade.auto_score or 0)
+            extra += grade.extra_credit or 0
+    return Marks(number(manual), number(extra - written_extra))
 
 
 def _known(gb, assignment: str, written: Written) -> bool:
@@ -184,33 +212,48 @@ def _known(gb, assignment: str, written: Written) -> bool:
     return True
 
 
-def _record_row(gb, exercise: Exercise, row: dict, folder: Path, data: dict,
-                written: Written) -> None:
-    """One submission: its student, time, late penalty and test cell scores."""
+def _record_row(gb, target: Target, exercise: Exercise, row: dict, folder: Path, out: Path,
+                data: dict, written: Written) -> None:
+    """One submission: its student, time, test cell scores and corrections; then read back what
+    graders gave it."""
     from nbgrader.api import MissingEntry
 
     student = row["student"]
     timestamp, why = late.submitted_at(folder)
-    if timestamp is None and (folder / late.TIMESTAMP).exists():
+    if timestamp is None and why != late.NO_TIMESTAMP:
         written.problems.append(f"{student}/{exercise.name}: {why}; left out.")
     try:
         gb.find_student(student)
     except MissingEntry:
         gb.update_or_create_student(student)
         written.new_students.append(student)
-    _write_scores(gb, exercise, row, data, timestamp, written)
+    where = target.describe()
+    last = _last_written(out, student, exercise.name)
+    written.cells += _write_scores(gb, exercise, row, data, timestamp, last)
+    fix = correction(data)
+    report.write_atomically(report.submission_folder(out, student, exercise.name) / WRITTEN,
+                            json.dumps({"gradebook": where, "extra_credit": fix}) + "\n")
+    written.corrected += bool(fix)
+    marks = _marks(gb, exercise, student, fix)
+    written.marks[student, exercise.name] = marks
+    if marks:
+        written.graders.append(f"{student}/{exercise.name}: {marks_line(marks)}")
     written.submissions += 1
     written.timestamps += timestamp is not None
 
 
-def _autograded(settings, exercise: Exercise, row: dict, submitted: Path, data: dict) -> None:
-    """The notebook `nbgrader generate_feedback` renders, where nbgrader keeps it."""
+def _autograded(settings, exercise: Exercise, row: dict, submitted: Path,
+                data: dict) -> list[str]:
+    """The notebook `nbgrader generate_feedback` renders, where nbgrader keeps it, with the
+    files `nbgrader release_feedback` needs; returns what could not be copied."""
     folder = Path(settings.format_path(settings.autograded_directory, row["student"],
                                        exercise.name))
     override = Override.from_dict(data.get("extra_data", {}).get("adjustment"))
+    handed_in = submitted / row["student"] / exercise.name
     autograded.write(folder / f"{exercise.name}.ipynb", exercise,
-                     submitted / row["student"] / exercise.name / f"{exercise.name}.ipynb", row,
-                     graded_tests(data), override)
+                     handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), override)
+    return [f"{row['student']}/{exercise.name}: {problem}"
+            for problem in autograded.copy_exchange_files(handed_in, folder)]
 
 
 UNQUOTED = re.compile(r'[,"\r\n]|^[=+\-@\t]')
@@ -244,10 +287,10 @@ def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Writ
                     "=, +, - or @ would break or inject into its CSV (grades.csv has the row).")
                 continue
             data = results(out, row)
-            _record_row(gb, exercise, row, submitted / row["student"] / exercise.name, data,
-                        written)
+            _record_row(gb, target, exercise, row, submitted / row["student"] / exercise.name,
+                        out, data, written)
             if settings is not None:
-                _autograded(settings, exercise, row, submitted, data)
+                written.problems += _autograded(settings, exercise, row, submitted, data)
                 written.notebooks += 1
     return written
 
@@ -275,14 +318,58 @@ def summary(target: Target, written: Written) -> list[str]:
     for assignment in sorted(written.missing):
         lines.append(f"Not in the gradebook, so left out: {assignment} (run `nbgrader "
                      f"generate_assignment {assignment}` first).")
-    if written.adjusted:
-        lines.append(f"Wrote {_n(written.adjusted, 'override')} as extra credit on the "
-                     "submission's first test cell.")
-    if written.replaced:
-        lines.append(f"Replaced by an override, extra credit that was there before: "
-                     f"{_listed(written.replaced)}.")
-    if written.unexplained:
-        lines.append("Left as it is, extra credit on packlab's test cells that no override "
-                     "gives (entered in formgrader, or left by an override you have since "
-                     f"removed: change it there if so): {_listed(written.unexplained)}.")
+    if written.corrected:
+        lines.append(f"Wrote {_n(written.corrected, 'correction')} (late penalties and "
+                     "overrides) as extra credit on the submission's first test cell, so "
+                     "formgrader shows the same total as `nbgrader export`.")
+    if written.graders:
+        lines.append("Counted in grades.csv, the feedback and the exports, what graders gave "
+                     f"in the gradebook: {_listed(written.graders)}")
     return lines + [f"Note: {problem}" for problem in written.problems]
+
+
+NAME_CHARS = 128  # nbgrader's columns for names and emails
+
+
+def _names(entry: dict) -> tuple[str, str]:
+    """(first name, last name) of a roster entry: its first_name and last_name columns, else
+    its name split before the last word ("Ada King Lovelace" → "Ada King", "Lovelace")."""
+    if entry.get("first_name") or entry.get("last_name"):
+        return entry.get("first_name", ""), entry.get("last_name", "")
+    first, _, last = entry.get("name", "").strip().rpartition(" ")
+    return first.strip(), last
+
+
+@dataclass
+class Rostered:
+    """What `roster` did: students added and updated, and entries left out (plain text)."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def roster(target: Target, entries: list[dict]) -> Rostered:
+    """Put each roster entry (`lms.read_roster`: id, name or first_name and last_name, email)
+    into the gradebook as nbgrader's student record: formgrader lists them by name."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    done = Rostered()
+    with warnings.catch_warnings(), Gradebook(target.url, target.course_id) as gb:
+        warnings.simplefilter("ignore", SAWarning)
+        for entry in entries:
+            student = entry["id"]
+            if not exportable(student):
+                done.problems.append(f"{student!r} left out: `nbgrader export` writes ids "
+                                     "unquoted, so it would break its CSV")
+                continue
+            first, last = _names(entry)
+            try:
+                gb.find_student(student)
+                done.updated.append(student)
+            except MissingEntry:
+                done.added.append(student)
+            gb.update_or_create_student(student, first_name=first[:NAME_CHARS] or None,
+                                        last_name=last[:NAME_CHARS] or None,
+                                        email=entry.get("email", "")[:NAME_CHARS] or None)
+    return done

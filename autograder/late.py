@@ -2,15 +2,21 @@
 
 nbgrader writes the time of each submission to ``timestamp.txt`` in its folder (the exchange's
 `submit` and `collect`, and `zip_collect`) and reads it with `nbgrader.utils.parse_utc`; so do
-we. The due date is nbgrader's gradebook's when it has one for the assignment, else
-course.toml's `due`. A missing or unreadable timestamp never costs anything: the note says so.
+we, reading it as the student's file it is (`read_small`: a small regular file, no symlink
+followed, no FIFO opened). The due date is nbgrader's gradebook's when it has one for the
+assignment, else course.toml's `due`; a student's extension in the gradebook (nbgrader's
+`Gradebook.grant_extension`) moves it for that student. When the assignment has a due date, a
+missing, unreadable or future timestamp is flagged (`Lateness.flag`, grades.csv's
+``timestamp_flag``) and counts as course.toml's ``late_policy.missing_timestamp`` says.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import stat
 from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from packlab.course.manifest import LatePolicy
@@ -36,6 +42,7 @@ class Lateness:
     late_days: int | None = None  # started days late; None when it cannot be told
     penalty: float = 0  # points taken off
     note: str = ""  # what happened, in plain words
+    flag: str = ""  # with a due date: "missing", "unreadable" or "in the future" timestamp
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -45,42 +52,98 @@ def _iso(when: datetime) -> str:
     return when.isoformat(timespec="seconds")
 
 
-def submitted_at(folder: Path) -> tuple[datetime | None, str]:
-    """The time in the folder's timestamp.txt (UTC), or None and why it cannot be told."""
+class NotReadable(OSError):
+    """A file the grader will not read (not a regular file, or too large); says why."""
+
+
+def read_small(path: Path, limit: int) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes.
+
+    Nothing but a regular file is opened: a symlink is not followed and a FIFO, device or socket
+    is refused before it is opened (an open FIFO would block). OSError (`NotReadable` for
+    those) says why not.
+    """
+    if not stat.S_ISREG(os.lstat(path).st_mode):
+        raise NotReadable(f"{path.name} is not a regular file")
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # swapped since the lstat
+            raise NotReadable(f"{path.name} is not a regular file")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise NotReadable(f"{path.name} is larger than {limit:,} bytes")
+    return data
+
+
+NO_TIMESTAMP = f"no {TIMESTAMP} in the submission"
+FUTURE_SLACK = 300  # seconds: a clock a little ahead of the grader's is not "in the future"
+
+
+def submitted_at(folder: Path, now: datetime | None = None) -> tuple[datetime | None, str]:
+    """The time in the folder's timestamp.txt (UTC), or None and why it cannot be told (a
+    missing file: `NO_TIMESTAMP`). A time after ``now`` (the grader's clock) is refused."""
     from nbgrader.utils import parse_utc
 
     try:
-        with (folder / TIMESTAMP).open("rb") as handle:
-            raw = handle.read(TIMESTAMP_BYTES + 1)
+        raw = read_small(folder / TIMESTAMP, TIMESTAMP_BYTES)
     except FileNotFoundError:
-        return None, f"no {TIMESTAMP} in the submission"
+        return None, NO_TIMESTAMP
+    except NotReadable as exc:
+        return None, f"{TIMESTAMP} could not be read ({exc})"
     except OSError as exc:
         return None, f"{TIMESTAMP} could not be read ({type(exc).__name__})"
     text = raw.decode("utf-8", "replace").strip()
     if not text:
         return None, f"{TIMESTAMP} is empty"
     try:
-        if len(raw) > TIMESTAMP_BYTES:
-            raise ValueError("too long")
-        return parse_utc(text).replace(tzinfo=UTC), ""
+        when = parse_utc(text).replace(tzinfo=UTC)
     except (ValueError, OverflowError, TypeError, AttributeError):
         return None, f"{TIMESTAMP} does not hold a date nbgrader can read"
+    now = now or datetime.now(UTC)
+    if (when - now).total_seconds() > FUTURE_SLACK:
+        return None, f"{TIMESTAMP} holds a time in the future ({_iso(when)})"
+    return when, ""
 
 
-def gradebook_due_dates(url: str, course_id: str = "") -> dict[str, datetime]:
-    """Each assignment's due date in nbgrader's gradebook at ``url`` (those that have one).
+def _flag(why: str) -> str:
+    """A timestamp problem in one word or two, for grades.csv."""
+    if why == NO_TIMESTAMP:
+        return "missing"
+    return "in the future" if "in the future" in why else "unreadable"
+
+
+@dataclass(frozen=True)
+class GradebookDates:
+    """nbgrader's gradebook's due dates (by assignment) and extensions (by student and
+    assignment: what nbgrader adds to the due date for that student)."""
+
+    due: dict[str, datetime]
+    extensions: dict[tuple[str, str], timedelta]
+
+
+def gradebook_dates(url: str, course_id: str = "") -> GradebookDates:
+    """The due dates and students' extensions in nbgrader's gradebook at ``url``.
 
     ``course_id`` is the course's nbgrader id (nbgrader adds the course it is given when missing).
     """
-    from nbgrader.api import Gradebook
+    from nbgrader.api import Gradebook, SubmittedAssignment
 
     try:
         with Gradebook(url, course_id) as gradebook:
-            return {a.name: a.duedate.replace(tzinfo=UTC)
-                    for a in gradebook.assignments if a.duedate is not None}
+            due = {a.name: a.duedate.replace(tzinfo=UTC)
+                   for a in gradebook.assignments if a.duedate is not None}
+            extended = gradebook.db.query(SubmittedAssignment).filter(
+                SubmittedAssignment.extension.isnot(None)).all()
+            extensions = {(s.student_id, s.assignment.name): s.extension for s in extended}
     except Exception as exc:  # noqa: BLE001 - sqlalchemy and nbgrader raise many kinds
         raise GradebookUnreadable(f"nbgrader's gradebook {url} could not be read "
                                   f"({type(exc).__name__}: {str(exc)[:200]})") from None
+    return GradebookDates(due, extensions)
+
+
+def extended(due: datetime | None, extension: timedelta | None) -> datetime | None:
+    """A due date moved by a student's extension."""
+    return due + extension if due is not None and extension else due
 
 
 def _days(n: int) -> str:
@@ -93,31 +156,41 @@ def _points(x: float) -> str:
 
 
 def assess(folder: Path | None, due: datetime | None, due_from: str, policy: LatePolicy,
-           score: float, max_score: float) -> Lateness:
+           score: float, max_score: float, now: datetime | None = None) -> Lateness:
     """How late the submission in ``folder`` was and what that costs a ``score`` (never below 0).
 
     Days late are counted up: a minute late is one day. ``folder`` None: nothing handed in.
+    Without a time to trust, `LatePolicy.missing_timestamp` says how it counts: "on-time",
+    "when-graded" (handed in at ``now``, the grader's clock) or "zero".
     """
     if folder is None:
         return Lateness(due=_iso(due) if due else "", due_from=due_from if due else "")
-    when, why = submitted_at(folder)
+    now = now or datetime.now(UTC)
+    when, why = submitted_at(folder, now)
     stamp = Lateness(submitted_at=_iso(when) if when else "", due=_iso(due) if due else "",
                      due_from=due_from if due else "")
     if when is None:
         if due is None and policy.zero_after is None:
             return stamp
-        return replace(stamp, note=f"{why}, so it is not counted late")
+        stamp = replace(stamp, flag=_flag(why))
+        if policy.missing_timestamp == "zero":
+            return replace(stamp, penalty=score,
+                           note=f"{why}, so the score is 0 (the course's late policy)")
+        if policy.missing_timestamp == "on-time":
+            return replace(stamp, note=f"{why}, so it is not counted late")
+        when, why = now, f"{why}, so it is counted as handed in when graded ({_iso(now)})"
     days = max(0, math.ceil((when - due).total_seconds() / DAY)) if due else None
     stamp = replace(stamp, late_days=days)
+    said = f"{why}; " if why else ""
     if policy.zero_after is not None and when > policy.zero_after:
-        return replace(stamp, penalty=score,
-                     note=f"handed in after the cutoff ({_iso(policy.zero_after)}): the score is 0")
+        return replace(stamp, penalty=score, note=f"{said}handed in after the cutoff "
+                                                  f"({_iso(policy.zero_after)}): the score is 0")
     if not days:
-        return replace(stamp, note="on time" if days == 0 else "")
+        return replace(stamp, note=f"{said}on time" if days == 0 else said.removesuffix("; "))
     if not policy.per_day:
-        return replace(stamp, note=f"{_days(days)} late (no penalty)")
+        return replace(stamp, note=f"{said}{_days(days)} late (no penalty)")
     penalty = round(min(score, policy.per_day * max_score * days), 2)
     return replace(stamp, penalty=penalty,
-                 note=f"{_days(days)} late: {_points(penalty)} off "
-                      f"({policy.per_day * 100:g} % of the points per day late, "
-                      "a started day counts)")
+                   note=f"{said}{_days(days)} late: {_points(penalty)} off "
+                        f"({policy.per_day * 100:g} % of the points per day late, "
+                        "a started day counts)")

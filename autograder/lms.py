@@ -19,7 +19,10 @@ student id, the folder name). The formats follow the platforms' own documentatio
   import at a row whose user it cannot find, and a non-numeric grade is an error, so every
   row has an email address and every grade is a number or empty.
 
-Only the course's assignments (course.toml) become columns: a submitted folder of any other
+A score is grades.csv's, the total `nbgrader export` gives when the course has a gradebook
+(manual grades and extra credit included); a submission the tests could not grade is left
+empty unless a grader gave it points there. Only the course's assignments (course.toml) become
+columns: a submitted folder of any other
 name would otherwise become a new, empty assignment on the platform. Everything a student
 controls (names, ids, emails, assignment folders) goes through `for_csv`: these files are
 opened in spreadsheets. An identifier that escaping would change cannot be matched by the
@@ -127,7 +130,8 @@ def _scores(grades: list[dict], export: Export) -> tuple[list[str], dict, dict]:
         if top is not None:
             possible[row["assignment"]] = max(possible.get(row["assignment"], top), top)
         score = _number(row["score"])
-        if row["status"] != "graded":
+        by_hand = row.get("manual", "") or row.get("extra_credit", "")  # in nbgrader's gradebook
+        if row["status"] != "graded" and not by_hand:
             export.notes.append(f"{where}: left empty ({row['status']}: "
                                 f"{row.get('reason') or 'no reason given'})")
             score = ""

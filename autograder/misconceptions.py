@@ -21,9 +21,9 @@ from functools import cache
 from importlib import import_module
 
 from autograder import unwritten
-from autograder.engine import Result
+from autograder.engine import RAN, Result
 from autograder.escape import for_csv, for_markdown
-from autograder.report import GENERIC, NAME_CHARS, _cut
+from autograder.report import GENERIC, NAME_CHARS, UNTOUCHED, _cut
 from autograder.suite import NONDETERMINISTIC, Failure, Misconception
 
 # `GENERIC` keys are no idea to re-teach: counted, but kept apart from the teachable ones.
@@ -109,6 +109,26 @@ def held(data: dict) -> list[dict]:
              "example": _cut(e["example"], EXAMPLE_CHARS)} for e in listed]
 
 
+NOT_STARTED, DOES_NOT_RUN = "not started", "does not run"
+STATES = {NOT_STARTED: "the answer is still the starter as handed out (unchanged, or still "
+                       "`raise NotImplementedError`)",
+          DOES_NOT_RUN: "the notebook's code did not run (a syntax error, or a cell that "
+                        "raised), so the function was never defined"}
+
+
+def state(data: dict) -> str | None:
+    """`NOT_STARTED` or `DOES_NOT_RUN` for a graded submission none of whose own ideas were
+    tested, else None (its failing checks point to what it holds)."""
+    extra = data["extra_data"]
+    notes = [note for note in extra.get("notes") or [] if isinstance(note, str)]
+    keys = {entry["key"] for entry in held(data)}
+    if UNTOUCHED in notes or (keys and keys <= {unwritten.KEY}):
+        return NOT_STARTED
+    if "missing" in keys and any(note.startswith(RAN) for note in notes):
+        return DOES_NOT_RUN
+    return None
+
+
 # --- the class ---------------------------------------------------------------------------------
 
 
@@ -169,6 +189,11 @@ def markdown(data: dict) -> list[str]:
                       + ", ".join(f"{for_markdown(k)} {v['students']} "
                                   f"({_share(v['students'], graded)})"
                                   for k, v in generic.items()) + "."]
+        states = {k: n for k, n in entry.get("states", {}).items() if n}
+        if states:
+            lines += ["", "Nothing of theirs to count: " + "; ".join(
+                f"{k} {n} ({_share(n, graded)}): {STATES[k]}" for k, n in states.items())
+                + "."]
     return lines
 
 
@@ -180,7 +205,10 @@ def csv_text(results: list[dict], order: list[str]) -> str:
         extra = data["extra_data"]
         if extra["error"] or extra["assignment"] not in order:
             continue
-        for entry in held(data):
+        said = state(data)
+        listed = [{"key": said, "text": STATES[said], "lesson": "", "example": ""}] if said \
+            else held(data)
+        for entry in listed:
             rows.append({"student": _cut(extra["student"], NAME_CHARS),
                          "assignment": _cut(extra["assignment"], NAME_CHARS),
                          "misconception": entry["key"], "means": entry["text"],
@@ -212,12 +240,16 @@ def picture_rows(data: dict) -> list[tuple[str, str, int, str]]:
                          f"→ re-teach {value['lesson']}"))
         if len(teach) > TOP:
             rows.append(("more", "", 0, f"… and {len(teach) - TOP} more in summary.md"))
+        for key, students in entry.get("states", {}).items():
+            if students:
+                rows.append(("generic", key, students,
+                             f"{students} ({_share(students, graded)})  {key}"))
         generic = entry["crashed_or_missing"]
         if generic:
             rows.append(("generic", "did not run / not written", generic,
                          f"{generic} ({_share(generic, graded)})  crashed, no such function "
                          "or not written yet: no idea to re-teach"))
-        if not teach and not generic:
+        if not teach and not generic and not any(entry.get("states", {}).values()):
             rows.append(("none", "", 0, "no misconception found" if graded else "nothing graded"))
     return rows
 

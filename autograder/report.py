@@ -220,7 +220,7 @@ def gradescope(result: Result, corrections: Corrections | None = None) -> dict:
                                "max_score": shown.max_score, "error": shown.error,
                                "notes": shown.notes, "sandbox": shown.sandbox,
                                "groups": groups, "misconceptions": held,
-                               "raw_score": scored.raw,
+                               "raw_score": scored.raw, "corrected_score": scored.corrected,
                                "problem": problem(shown) or None, **fixes.to_dict()}}
 
     return _fitted(render, result, "(These results were cut to 200 KB.)")
@@ -304,7 +304,9 @@ def write_submission(out: Path, result: Result, corrections: Corrections | None 
 GRADES_FIELDS = ["student", "assignment", "score", "max_score", "status", "reason", "sandbox",
                  # dates and corrections (`autograder.corrections`): score is after them
                  "raw_score", "submitted_at", "due", "late_days", "late_penalty", "late_note",
-                 "adjustment", "adjustment_reason"]
+                 "timestamp_flag", "adjustment", "adjustment_reason",
+                 # nbgrader's gradebook: what graders gave there (score includes it)
+                 "manual", "extra_credit"]
 
 
 def write_grades(out: Path, rows: list[dict]) -> None:
@@ -334,6 +336,9 @@ GROUP_SHORT = {"visible": "visible", "edge-cases": "edge cases", "properties": "
 # Every suite's "it stopped with an error" / "it is not there" / "it is still the starter".
 GENERIC = {"crash", "missing", UNWRITTEN}
 NO_SUBMISSION = "no submission"
+# The note on a submission whose answer cell is the starter as released (`misconceptions.state`).
+UNTOUCHED = ("Your answer cell is still the code the exercise was handed out with: nothing of "
+             "yours was graded. Change it, then hand it in again.")
 
 
 def _one_line(text: object) -> str:
@@ -349,10 +354,24 @@ def _summary(rows: list[dict], name=_one_line) -> tuple[list[str], list[str]]:
     head = [f"Graded {len(graded)} of {len(rows)} submissions; mean {mean:.0%}."
             + (f" {len(failed)} could not be graded." if failed else "")
             + (f" {missing} not handed in." if missing else "")]
-    unsandboxed = sum(r.get("sandbox", "bubblewrap") == "none" for r in rows)
+    regraded = Counter(r["regraded"] for r in rows if r.get("regraded"))
+    if regraded:
+        head.append(f"Graded again: {sum(regraded.values())} "
+                    f"({', '.join(f'{n} {why}' for why, n in sorted(regraded.items()))}); "
+                    "their earlier scores are kept in their records' history.")
+    flagged = [r for r in rows if r.get("timestamp_flag")]
+    if flagged:
+        head.append(f"{len(flagged)} submission{'s' * (len(flagged) != 1)} with a due date "
+                    "had no timestamp.txt to trust (see grades.csv's timestamp_flag; course."
+                    "toml's late_policy.missing_timestamp says how they count): "
+                    + ", ".join(f"{name(r['student'])} / {name(r['assignment'])} "
+                                f"({r['timestamp_flag']})" for r in flagged[:10])
+                    + (f" and {len(flagged) - 10} more" if len(flagged) > 10 else "") + ".")
+    ran = [r for r in rows if r.get("sandbox", "bubblewrap")]
+    unsandboxed = sum(r.get("sandbox") == "none" for r in ran)
     if unsandboxed:
-        head.append(("Every submission was" if unsandboxed == len(rows) else
-                     f"{unsandboxed} of {len(rows)} submissions were")
+        head.append(("Every submission was" if unsandboxed == len(ran) else
+                     f"{unsandboxed} of {len(ran)} submissions were")
                     + " graded WITHOUT a sandbox (--no-sandbox): the students' code was not "
                     "isolated from this machine.")
     listed = [f"not graded: {name(r['student'])} / {name(r['assignment'])}: {name(r['reason'])}"
@@ -389,12 +408,16 @@ def class_data(results: list[dict]) -> dict:
             continue
         entry = assignments.setdefault(extra["assignment"], {
             "max_score": extra["max_score"], "scores": [], "not_graded": 0, "groups": {},
-            "held": []})
+            "held": [], "states": dict.fromkeys(misconceptions.STATES, 0)})
         if extra["error"]:
             entry["not_graded"] += 1
             continue
         entry["scores"].append(data["score"])
-        entry["held"].append(misconceptions.held(data))
+        state = misconceptions.state(data)
+        if state:  # nothing of the student's ran: no idea of theirs to count
+            entry["states"][state] += 1
+        else:
+            entry["held"].append(misconceptions.held(data))
         for group in extra.get("groups", []):
             tally = entry["groups"].setdefault(group["group"], {"passed": 0, "graded": 0})
             tally["graded"] += 1

@@ -89,5 +89,6 @@ def test_bundle_command(out, tmp_path, capsys):
 
 def test_graded_outputs_stay_out_of_git():
     root = Path(__file__).resolve().parent.parent
-    for path in ("graded/grades.csv", "graded/bundles/ada.zip", "roster.csv"):
+    for path in ("graded/grades.csv", "graded/bundles/ada.zip", "roster.csv",
+                 "similarity/similarity.html", "similarity/similarity.csv"):
         assert subprocess.run(["git", "check-ignore", "-q", path], cwd=root).returncode == 0, path

@@ -4,6 +4,7 @@ this machine would is refused before anything is graded."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -79,6 +80,10 @@ def test_the_cluster_grades_as_this_machine_does(graded):
     theirs = sorted(p.relative_to(there) for p in (there / "students").rglob("*") if p.is_file())
     assert ours == theirs and any(p.name == "results.json" for p in ours)
     for name in ours:
+        if name.name == "graded.json":  # the same but for when each was graded
+            assert {**json.loads((there / name).read_text()), "graded_at": ""} == \
+                {**json.loads((here / name).read_text()), "graded_at": ""}, name
+            continue
         assert (there / name).read_bytes() == (here / name).read_bytes(), name
     grades = (there / "grades.csv").read_text()
     assert "packlab-submission-" not in "".join(
@@ -140,7 +145,10 @@ def test_a_worker_with_another_course_is_refused(submitted, scheduler, other_cou
     done = packlab("grade", str(submitted), "--out", str(tmp_path / "out"),
                    "--scheduler", scheduler, *OPTIONS)
     assert done.returncode == 2, done.stdout
-    assert "Not grading" in done.stdout and "course is not the same" in done.stdout
+    said = " ".join(done.stdout.split())
+    assert "Not grading" in said and "its course.toml (lessons, exercises, points, dates) " \
+        "differs from this machine's: course.toml" in said, said
+    assert "grader's code" not in said  # only what differs is named
     assert address in done.stdout.replace("\n", "")
     assert not (tmp_path / "out").exists()
 
@@ -149,8 +157,21 @@ def test_a_worker_with_another_course_is_refused(submitted, scheduler, other_cou
     parcel = cluster.Parcel(Task("ada", FIRST.name, path), path.read_bytes())
     future = client.submit(cluster.grade_parcel, parcel, Limits(), True, None,
                            cluster.fingerprint(), workers=[address], pure=False)
-    with pytest.raises(cluster.WorkerDiffers, match="cannot grade it: its course differs"):
+    with pytest.raises(cluster.WorkerDiffers, match=r"cannot grade it: its course\.toml "
+                       r"\(lessons, exercises, points, dates\) differs from the instructor's"):
         future.result(timeout=120)
+
+
+def test_a_difference_names_the_part_and_its_files():
+    ours = cluster.fingerprint()["files"]
+    theirs = {**ours, "grader code": {**ours["grader code"], "autograder/suites/pack.py": "0"}}
+    del theirs["grader code"]["autograder/escape.py"]
+    theirs["grader code"]["autograder/extra.py"] = "1"
+    said = cluster.describe("grader code", ours, theirs)
+    assert said == ("its grader's code (autograder/) differs from this machine's: "
+                    "autograder/escape.py (not on the worker), autograder/extra.py (not on this "
+                    "machine), autograder/suites/pack.py")
+    assert cluster.describe("Python", "3.11", "3.12") == "it has Python 3.12, this machine 3.11"
 
 
 def test_a_worker_that_does_not_answer_the_check_is_named_and_nothing_is_graded():

@@ -124,9 +124,9 @@ def test_the_gradebook_holds_packlabs_scores(course):
                 grade = gb.find_grade(grade_id, EXERCISE.name, EXERCISE.name, student)
                 assert grade.auto_score == points.get(grade_id, 0), (student, grade_id)
                 assert grade.needs_manual_grade == ((student, grade_id) == ("bo", MANUAL[0]))
-            if student != "bo":  # cy's formgrader extra credit is kept, on top of ours
-                assert submission.score == float(ours[student, EXERCISE.name]["score"]) \
-                    + FORMGRADER.get(student, 0)
+            # formgrader's total is grades.csv's: manual grades and extra credit included
+            assert submission.score == float(ours[student, EXERCISE.name]["score"]), student
+            assert submission.late_submission_penalty == 0, student
         assert gb.find_submission(EXERCISE.name, "ada").score == EXERCISE.max_score - 1
         assert gb.find_submission(EXERCISE.name, "ada").timestamp.isoformat().startswith(
             "2026-11-30T09:15:00")
@@ -135,21 +135,27 @@ def test_the_gradebook_holds_packlabs_scores(course):
         edge = gb.find_grade(MANUAL[0], EXERCISE.name, EXERCISE.name, "bo")
         assert (edge.manual_score, edge.score) == (MANUAL[1], MANUAL[1])
         assert edge.auto_score == 0 < MANUAL[1]
-        # The overrides are extra credit on the first test cell; cy's own is left alone.
+        # The overrides are extra credit on the first test cell, beside a grader's own there.
         extra = {student: gb.find_grade(FIRST, EXERCISE.name, EXERCISE.name, student).extra_credit
                  for student in ("ada", "bo", "cy")}
-        assert extra == {"ada": -1, "bo": 0.5, "cy": FORMGRADER["cy"]}
+        assert extra == {"ada": -1, "bo": FORMGRADER["bo"] + 0.5, "cy": FORMGRADER["cy"]}
+    # grades.csv says what graders gave in the gradebook.
+    bo, cy = ours["bo", EXERCISE.name], ours["cy", EXERCISE.name]
+    assert (bo["manual"], bo["extra_credit"], bo["adjustment"]) == ("1.5", "2", "0.5")
+    assert float(bo["score"]) == float(bo["raw_score"]) + 0.5 + MANUAL[1] + FORMGRADER["bo"]
+    assert (cy["score"], cy["extra_credit"], cy["manual"]) == ("1", "1", "0")
 
     log = (course / "grade.log").read_text()
     assert re.search(rf"Gradebook {re.escape(str(course / 'gradebook.db'))} \(course packlab\): "
                      r"wrote 9 test cell scores for 3 submissions \(1 with the time in their "
                      r"timestamp\.txt\), and added 1 student\.", log), log
-    assert "Wrote 2 overrides as extra credit on the submission's first test cell." in log
-    assert ("Replaced by an override, extra credit that was there before: "
-            f"bo/{EXERCISE.name} cell {FIRST}: 2 → 0.5.") in log, log
-    assert ("Left as it is, extra credit on packlab's test cells that no override gives "
-            "(entered in formgrader, or left by an override you have since removed: change it "
-            f"there if so): cy/{EXERCISE.name} cell {FIRST}: 1.") in log, log
+    assert "Wrote 2 corrections (late penalties and overrides) as extra credit on the " \
+        "submission's first test cell" in log, log
+    said = " ".join(log.split())
+    assert ("Counted in grades.csv, the feedback and the exports, what graders gave in the "
+            f"gradebook: bo/{EXERCISE.name}: Graded by hand by your instructor: manual grading "
+            f"+1.5 points, extra credit +2 points.; cy/{EXERCISE.name}: Graded by hand by your "
+            "instructor: extra credit +1 point.") in said, said
     assert "Wrote 3 autograded notebooks for `nbgrader generate_feedback`." in log
     assert f"left out: {UNRELEASED.name} (run `nbgrader generate_assignment" in log, log
 
@@ -161,15 +167,39 @@ def test_nbgrader_export_gives_the_totals_of_grades_csv(course):
     ours = {r["student"]: r for r in csv_rows(course / "graded" / "grades.csv")
             if r["assignment"] == EXERCISE.name}
     assert set(exported) == set(ours) == {"ada", "bo", "cy"}
-    for student in ("ada", "cy"):  # ada's override included; cy's formgrader extra credit
-        assert float(exported[student]["score"]) == float(ours[student]["score"]) \
-            + FORMGRADER.get(student, 0), student
+    for student in ("ada", "bo", "cy"):  # overrides, manual grades and extra credit included
+        assert float(exported[student]["score"]) == float(ours[student]["score"]), student
         assert float(exported[student]["max_score"]) == float(ours[student]["max_score"])
     assert float(ours["ada"]["score"]) == EXERCISE.max_score - 1
     assert exported["ada"]["timestamp"].startswith("2026-11-30 09:15:00")
-    # bo's total is ours (his override included) with the grader's score in place of ours for
-    # that cell.
-    assert float(exported["bo"]["score"]) == float(ours["bo"]["score"]) + MANUAL[1]
+
+
+def test_bundles_and_lms_files_give_the_gradebooks_totals(course, tmp_path):
+    ours = {r["student"]: r for r in csv_rows(course / "graded" / "grades.csv")
+            if r["assignment"] == EXERCISE.name}
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email\nada,Ada Lovelace,ada@example.org\n"
+                      "bo,Bo Diddley,bo@example.org\ncy,Cy Twombly,cy@example.org\n")
+    for lms in ("canvas", "moodle"):
+        done = packlab("export", str(course / "graded"), "--roster", str(roster), "--lms", lms,
+                       "--to", str(tmp_path / f"{lms}.csv"), cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        rows = list(csv.reader((tmp_path / f"{lms}.csv").open(newline="")))
+        column = rows[0].index(EXERCISE.name)
+        cells = {row[1 if lms == "moodle" else 0]: row[column] for row in rows[1:]}
+        key = {"canvas": {"ada": "Ada Lovelace", "bo": "Bo Diddley", "cy": "Cy Twombly"},
+               "moodle": {"ada": "ada", "bo": "bo", "cy": "cy"}}[lms]
+        for student in ("ada", "bo", "cy"):
+            assert float(cells[key[student]]) == float(ours[student]["score"]), (lms, student)
+    done = packlab("bundle", str(course / "graded"), "--to", str(tmp_path / "bundles"),
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for student in ("bo", "cy"):
+        index = (tmp_path / "bundles" / student / "index.html").read_text()
+        assert f"{ours[student]['score']} / {EXERCISE.max_score}" in index, student
+        data = json.loads((tmp_path / "bundles" / student / EXERCISE.name /
+                           "results.json").read_text())
+        assert data["score"] == float(ours[student]["score"])
 
 
 def test_nbgrader_generate_feedback_renders_what_packlab_wrote(course):
@@ -182,7 +212,8 @@ def test_nbgrader_generate_feedback_renders_what_packlab_wrote(course):
         page = course / "feedback" / student / EXERCISE.name / f"{EXERCISE.name}.html"
         pages[student] = html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))
     bo_points = group_points(course, "bo")
-    bo_total = sum(bo_points.values()) - bo_points[MANUAL[0]] + MANUAL[1] + 0.5
+    bo_total = sum(bo_points.values()) - bo_points[MANUAL[0]] + MANUAL[1] + 0.5 \
+        + FORMGRADER["bo"]
     assert f"Score: {EXERCISE.max_score - 1:.1f} / {EXERCISE.max_score:.1f}" in pages["ada"]
     assert f"Score: {bo_total:.1f} / {EXERCISE.max_score:.1f}" in pages["bo"]
     # The override's reason is on the page, the student's words shown, not run as HTML.
@@ -207,17 +238,77 @@ def test_a_changed_override_replaces_its_extra_credit_and_a_removed_one_is_named
                                         f"ada,{EXERCISE.name},,3,Second look at the example\n")
     done = packlab("grade", str(copy / "submitted"), "--out", str(copy / "graded"),
                    "--overrides", str(copy / "overrides.csv"), cwd=tmp_path)
-    said = done.stdout
-    assert f"ada/{EXERCISE.name} cell {FIRST}: -1 → -2." in said, said
-    assert f"since removed: change it there if so): bo/{EXERCISE.name} cell {FIRST}: 0.5; " \
-           f"cy/{EXERCISE.name} cell {FIRST}: 1." in said, said
     with gradebook(copy) as gb:
         assert gb.find_submission(EXERCISE.name, "ada").score == 3
-        assert gb.find_grade(FIRST, EXERCISE.name, EXERCISE.name, "bo").extra_credit == 0.5
+        # bo's override is gone; the extra credit a grader gave him stays
+        assert gb.find_grade(FIRST, EXERCISE.name, EXERCISE.name, "bo").extra_credit == \
+            FORMGRADER["bo"]
+        bo = gb.find_submission(EXERCISE.name, "bo").score
     nbgrader("export", cwd=copy)
     exported = {r["student_id"]: r for r in csv_rows(copy / "grades.csv")
                 if r["assignment"] == EXERCISE.name}
-    assert float(exported["ada"]["score"]) == 3
+    ours = {r["student"]: r for r in csv_rows(copy / "graded" / "grades.csv")
+            if r["assignment"] == EXERCISE.name}
+    assert float(exported["ada"]["score"]) == float(ours["ada"]["score"]) == 3
+    assert float(exported["bo"]["score"]) == float(ours["bo"]["score"]) == bo
+    assert ours["bo"]["adjustment"] == "" and "Counted in grades.csv" in done.stdout
+
+
+def test_an_override_on_a_late_submission_shows_the_same_total_in_formgrader(course, tmp_path):
+    """ada handed in after 02's cutoff (score 0), then her override gives her 4: formgrader
+    used to show 9 / 5 (auto 5 + extra credit 4, the late penalty of 5 not shown)."""
+    from packlab.course.manifest import MANIFEST
+
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    entry = f'name = "{EXERCISE.name}"\n'
+    toml = MANIFEST.read_text(encoding="utf-8").replace(entry, entry + (
+        'due = "2026-11-29T17:00:00+00:00"\n'
+        'late_policy = { zero_after = "2026-11-30T09:00:00+00:00" }\n'))
+    (tmp_path / "course.toml").write_text(toml, encoding="utf-8")
+    (copy / "overrides.csv").write_text("student,assignment,points,score,reason\n"
+                                        f"ada,{EXERCISE.name},,4,Her laptop died\n")
+    done = subprocess.run([sys.executable, "-m", "packlab.course.cli", "grade",
+                           str(copy / "submitted"), "--out", str(copy / "graded"),
+                           "--overrides", str(copy / "overrides.csv")], cwd=tmp_path,
+                          env={**nbgrader_env(), "COLUMNS": "500",
+                               "PACKLAB_COURSE_TOML": str(tmp_path / "course.toml")},
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1 and "Not written" not in done.stdout, done.stdout  # cy's file
+    ada = {r["student"]: r for r in csv_rows(copy / "graded" / "grades.csv")
+           if r["assignment"] == EXERCISE.name}["ada"]
+    assert (ada["raw_score"], ada["late_penalty"], ada["adjustment"], ada["score"]) == \
+        ("5", "5", "4", "4")
+    with gradebook(copy) as gb:
+        submission = gb.find_submission(EXERCISE.name, "ada")
+        assert (submission.score, submission.late_submission_penalty) == (4, 0)
+    nbgrader("export", cwd=copy)
+    exported = {r["student_id"]: r for r in csv_rows(copy / "grades.csv")
+                if r["assignment"] == EXERCISE.name}
+    assert float(exported["ada"]["score"]) == 4
+
+
+def test_a_manual_grade_given_after_grading_shows_on_the_next_run(course, tmp_path):
+    """A grader scores ada's cell in formgrader (through nbgrader's API here); a plain rerun
+    grades nothing again but grades.csv and her feedback show the gradebook's total."""
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    with gradebook(copy) as gb:
+        gb.find_grade(EXERCISE.grade_id("properties"), EXERCISE.name, EXERCISE.name,
+                      "ada").manual_score = 1
+        gb.db.commit()
+    done = packlab("grade", str(copy / "submitted"), "--out", str(copy / "graded"),
+                   cwd=tmp_path)
+    assert "Not written" not in done.stdout, done.stdout + done.stderr
+    ada = {r["student"]: r for r in csv_rows(copy / "graded" / "grades.csv")
+           if r["assignment"] == EXERCISE.name}["ada"]
+    points = EXERCISE.points["properties"]
+    assert (ada["score"], ada["manual"]) == (str(EXERCISE.max_score - 1 - points + 1),
+                                             str(1 - points))
+    page = (copy / "graded" / "students" / "ada" / EXERCISE.name / "feedback.html").read_text()
+    assert f"manual grading {1 - points:+g} point" in html.unescape(page)
+    with gradebook(copy) as gb:
+        assert gb.find_submission(EXERCISE.name, "ada").score == float(ada["score"])
 
 
 def test_an_explicit_gradebook_url_from_outside_the_course(course, tmp_path):
@@ -271,45 +362,48 @@ def test_the_autograded_notebook_keeps_the_courses_cells_and_the_students_code()
     assert not any("<script>" in c.source for c in cells)
 
 
-def test_the_late_penalty_is_what_grades_csv_took_off():
-    from autograder.gradebook import late_penalty
+def test_the_correction_is_what_the_late_penalty_and_override_changed():
+    from autograder.gradebook import correction
 
-    def data(raw, penalty):
-        return {"score": max(0, raw - penalty),
-                "extra_data": {"raw_score": raw, "late": {"penalty": penalty}}}
+    def data(raw, corrected):
+        return {"score": corrected, "extra_data": {"raw_score": raw, "corrected_score": corrected}}
 
-    assert late_penalty(data(4, 1.25)) == 1.25
-    assert late_penalty(data(2, 5)) == 2  # never below zero, as grades.csv
-    assert late_penalty({"score": 3, "extra_data": {}}) == 0
-    assert late_penalty({}) == 0
+    assert correction(data(4, 2.75)) == -1.25
+    assert correction(data(5, 4)) == -1  # late 5 points, then an override of score 4
+    assert correction({"score": 3, "extra_data": {}}) == 0
+    assert correction({}) == 0
 
 
 @given(raw=st.integers(0, 10).map(lambda x: x / 2), penalty=st.integers(0, 30).map(lambda x: x / 4),
        points=st.none() | st.integers(-20, 20).map(lambda x: x / 2),
-       score=st.integers(0, 10).map(lambda x: x / 2), maximum=st.sampled_from([5, 6]))
-def test_nbgrader_totals_an_override_written_as_extra_credit_as_grades_csv_does(
-        raw, penalty, points, score, maximum):
-    """`nbgrader export` gives max(0, the cells' scores + extra credit - the late penalty): with
-    the penalty packlab writes and grades.csv's adjustment as extra credit, that is grades.csv's
-    final score."""
+       score=st.integers(0, 10).map(lambda x: x / 2), maximum=st.sampled_from([5, 6]),
+       manual=st.integers(-4, 4).map(lambda x: x / 2),
+       extra=st.integers(-4, 4).map(lambda x: x / 2))
+def test_formgrader_and_nbgrader_export_total_the_corrections_as_grades_csv_does(
+        raw, penalty, points, score, maximum, manual, extra):
+    """With packlab's correction as extra credit and no late penalty of nbgrader's, formgrader's
+    total (the cells' scores + extra credit) and `nbgrader export`'s (that, at least 0) are
+    grades.csv's final score, before and after a grader's manual score and extra credit."""
     from autograder.classroom import grades_row
-    from autograder.corrections import Corrections, scored
-    from autograder.gradebook import late_penalty
+    from autograder.corrections import Corrections, Marks, scored
+    from autograder.gradebook import correction
     from autograder.late import Lateness
     from autograder.overrides import Override
 
     raw = min(raw, maximum)
     override = Override("why", points=points) if points is not None else Override("why",
                                                                                   score=score)
-    final = scored(raw, maximum, Corrections(Lateness(penalty=penalty), override)).final
-    data = {"score": final, "extra_data": {
-        "student": "ada", "assignment": EXERCISE.name, "max_score": maximum, "error": None,
-        "raw_score": raw, "late": {"penalty": penalty}, "adjustment": override.to_dict()}}
-    row = grades_row(data)
-    assert row["score"] == final
-    assert max(0.0, raw + row["adjustment"] - late_penalty(data)) == pytest.approx(final)
-    data["extra_data"]["adjustment"] = None  # no override: no extra credit to write
-    assert grades_row(data)["adjustment"] == ""
+    for marks in (None, Marks(manual, extra)):
+        fixed = scored(raw, maximum, Corrections(Lateness(penalty=penalty), override, marks))
+        data = {"score": fixed.final, "extra_data": {
+            "student": "ada", "assignment": EXERCISE.name, "max_score": maximum, "error": None,
+            "raw_score": raw, "corrected_score": fixed.corrected, "late": {"penalty": penalty},
+            "adjustment": override.to_dict(), "marks": marks.to_dict() if marks else None}}
+        row = grades_row(data)
+        formgrader = raw + correction(data) + (manual + extra if marks else 0)
+        assert row["score"] == fixed.final == pytest.approx(max(0.0, formgrader))
+        if fixed.corrected >= 0 and not marks:
+            assert formgrader == pytest.approx(fixed.final)  # never "9 / 5"
 
 
 @pytest.mark.parametrize("student", ["a,b", 'say "hi"', "two\nlines", "=1+2", "+1", "-rf", "@x",

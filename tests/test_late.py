@@ -27,7 +27,7 @@ from packlab.course.manifest import MANIFEST, load
 PACKLAB = Path(sys.executable).parent / "packlab"
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
 TOTAL, PACK = COURSE.exercise("01"), COURSE.exercise("02")
-DUE = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
+DUE = datetime(2026, 11, 1, 17, 0, tzinfo=UTC)
 CUTOFF = DUE + timedelta(days=3)
 OLD_COLUMNS = ["student", "assignment", "score", "max_score", "status", "reason", "sandbox"]
 
@@ -42,10 +42,10 @@ def stamp(folder: Path, when: datetime | str | None) -> None:
 def term_manifest(path: Path) -> Path:
     """course.toml with due dates: 01 loses 10 % a day, 02 gets 0 after a cutoff."""
     text = MANIFEST.read_text(encoding="utf-8")
-    for name, lines in ((TOTAL.name, 'due = "2026-12-01T17:00:00+00:00"\n'
+    for name, lines in ((TOTAL.name, 'due = "2026-11-01T17:00:00+00:00"\n'
                                      "late_policy = { per_day = 0.1 }\n"),
-                        (PACK.name, "due = 2026-12-01T17:00:00Z\n"
-                                    'late_policy = { zero_after = "2026-12-04T17:00:00Z" }\n')):
+                        (PACK.name, "due = 2026-11-01T17:00:00Z\n"
+                                    'late_policy = { zero_after = "2026-11-04T17:00:00Z" }\n')):
         entry = f'name = "{name}"\n'
         assert entry in text
         text = text.replace(entry, entry + lines)
@@ -61,8 +61,14 @@ def term(tmp_path_factory):
     for student, when in (("early", DUE - timedelta(days=1)),
                           ("late2", DUE + timedelta(days=1, minutes=1)),
                           ("nostamp", None), ("garbage", "next tuesday-ish <b>"),
-                          ("huge", "2026-12-09 " + "9" * 5000)):
+                          ("huge", "2026-11-09 " + "9" * 5000),
+                          ("future", datetime(2031, 1, 1, tzinfo=UTC))):
         stamp(submit(submitted, student, TOTAL, right_total).parent, when)
+    fifo = submit(submitted, "fifo", TOTAL, right_total).parent / "timestamp.txt"
+    os.mkfifo(fifo)  # opening it to read would block the grader for ever
+    linked = submit(submitted, "linked", TOTAL, right_total).parent / "timestamp.txt"
+    (base / "elsewhere.txt").write_text("2026-10-01 09:00:00.000000 UTC")
+    linked.symlink_to(base / "elsewhere.txt")  # never followed
     stamp(submit(submitted, "early", PACK, right_pack).parent, DUE)
     stamp(submit(submitted, "late2", PACK, right_pack).parent, CUTOFF + timedelta(seconds=1))
     env = {**os.environ, "PACKLAB_COURSE_TOML": str(term_manifest(base / "course.toml"))}
@@ -97,14 +103,14 @@ def test_a_penalty_per_day_late_counts_started_days(term):
     row = rows["late2", TOTAL.name]
     assert (row["score"], row["raw_score"], row["late_days"], row["late_penalty"]) == \
         ("2.4", "3", "2", "0.6")  # 1 day and 1 minute late: 2 days, 10 % of 3 points each
-    assert row["submitted_at"] == "2026-12-02T17:01:00+00:00"
-    assert row["due"] == "2026-12-01T17:00:00+00:00"
+    assert row["submitted_at"] == "2026-11-02T17:01:00+00:00"
+    assert row["due"] == "2026-11-01T17:00:00+00:00"
     data = results(out, "late2", TOTAL.name)
     assert data["score"] == 2.4 and data["extra_data"]["raw_score"] == 3
     assert data["extra_data"]["late"]["penalty"] == 0.6
     text = page(out, "late2", TOTAL.name)
-    for said in ("Score: 2.4 / 3", "Handed in: 2026-12-02 17:01:00 UTC.",
-                 "Due: 2026-12-01 17:00:00 UTC (from course.toml).",
+    for said in ("Score: 2.4 / 3", "Handed in: 2026-11-02 17:01:00 UTC.",
+                 "Due: 2026-11-01 17:00:00 UTC (from course.toml).",
                  "2 days late: 0.6 points off (10 % of the points per day late"):
         assert said in text, said
 
@@ -116,26 +122,98 @@ def test_on_time_costs_nothing(term):
         ("3", "0", "0", "on time")
 
 
-@pytest.mark.parametrize("student,note", [
-    ("nostamp", "no timestamp.txt in the submission, so it is not counted late"),
-    ("garbage", "timestamp.txt does not hold a date nbgrader can read, so it is not counted late"),
-    ("huge", "timestamp.txt does not hold a date nbgrader can read, so it is not counted late")])
-def test_a_missing_or_unreadable_timestamp_is_never_a_penalty(term, student, note):
-    out, rows, _ = term
+@pytest.mark.parametrize("student,note,flag", [
+    ("nostamp", "no timestamp.txt in the submission, so it is not counted late", "missing"),
+    ("garbage", "timestamp.txt does not hold a date nbgrader can read, so it is not counted late",
+     "unreadable"),
+    ("huge", "timestamp.txt could not be read (timestamp.txt is larger than 1,000 bytes), so it "
+     "is not counted late", "unreadable"),
+    ("future", "timestamp.txt holds a time in the future (2031-01-01T00:00:00+00:00), so it is "
+     "not counted late", "in the future"),
+    ("fifo", "timestamp.txt could not be read (timestamp.txt is not a regular file), so it is "
+     "not counted late", "unreadable"),
+    ("linked", "timestamp.txt could not be read (timestamp.txt is not a regular file), so it is "
+     "not counted late", "unreadable")])
+def test_a_timestamp_that_cannot_be_trusted_is_flagged_and_counts_as_the_policy_says(
+        term, student, note, flag):
+    """course.toml's default `missing_timestamp = "on-time"`: no penalty, but flagged."""
+    out, rows, done = term
     row = rows[student, TOTAL.name]
     assert (row["score"], row["late_penalty"], row["late_days"], row["submitted_at"]) == \
         ("3", "0", "", "")
     assert row["late_note"] == note
+    assert row["timestamp_flag"] == flag
+    said = " ".join(done.stdout.split())
+    assert "6 submissions with a due date had no timestamp.txt to trust" in said, said
+    assert f"{student} / {TOTAL.name} ({flag})" in said
+    assert "no timestamp.txt to trust" in (out / "summary.md").read_text()
     text = page(out, student, TOTAL.name)
     assert f"Lateness: {note}." in text
     assert "<b>" not in text and "99999" not in text  # the file's text is never shown
+
+
+def test_a_trusted_timestamp_is_not_flagged(term):
+    _, rows, _ = term
+    assert rows["early", TOTAL.name]["timestamp_flag"] == rows["late2", TOTAL.name][
+        "timestamp_flag"] == ""
+
+
+@pytest.mark.parametrize("policy,penalty,days,note", [
+    ("on-time", 0, None, "no timestamp.txt in the submission, so it is not counted late"),
+    ("when-graded", 0, 3, "no timestamp.txt in the submission, so it is counted as handed in "
+     "when graded (2026-11-04T12:00:00+00:00); 3 days late (no penalty)"),
+    ("zero", 3, None, "no timestamp.txt in the submission, so the score is 0 (the course's "
+     "late policy)")])
+def test_missing_timestamp_counts_as_the_late_policy_says(tmp_path, policy, penalty, days, note):
+    from autograder import late
+    from packlab.course.manifest import LatePolicy
+
+    graded = DUE + timedelta(days=2, hours=19)
+    lateness = late.assess(tmp_path, DUE, late.FROM_COURSE,
+                           LatePolicy(missing_timestamp=policy), 3, 3, graded)
+    assert (lateness.penalty, lateness.late_days, lateness.note, lateness.flag) == \
+        (penalty, days, note, "missing")
+    # Without a due date there is nothing to flag.
+    assert late.assess(tmp_path, None, "", LatePolicy(missing_timestamp=policy), 3, 3,
+                       graded).flag == ""
+
+
+def test_missing_timestamp_must_be_one_the_policy_knows(tmp_path):
+    path = tmp_path / "course.toml"
+    path.write_text(MANIFEST.read_text(encoding="utf-8").replace(
+        'late_policy = "none"', 'late_policy = { missing_timestamp = "whenever" }', 1),
+        encoding="utf-8")
+    with pytest.raises(ValueError, match="missing_timestamp is one of 'on-time', 'when-graded'"):
+        load(path)
+
+
+def test_a_students_extension_in_the_gradebook_moves_their_due_date(tmp_path, monkeypatch):
+    """nbgrader's own extensions (`Gradebook.grant_extension`): ada has three more days."""
+    from nbgrader.api import Gradebook
+
+    monkeypatch.setenv("PATH", f"{PACKLAB.parent}{os.pathsep}{os.environ['PATH']}")  # alembic
+    submitted, out = tmp_path / "submitted", tmp_path / "out"
+    for student in ("ada", "bo"):
+        stamp(submit(submitted, student, TOTAL, with_answer(TOTAL, None)).parent,
+              DUE + timedelta(days=2))
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url) as gradebook:
+        gradebook.add_assignment(TOTAL.name, duedate=DUE.replace(tzinfo=None))
+        gradebook.add_student("ada")
+        gradebook.add_submission(TOTAL.name, "ada")
+        gradebook.grant_extension(TOTAL.name, "ada", days=3)
+    rows = {r["student"]: r for r in grade_class(submitted, out, jobs=1, limits=FAST,
+                                                  gradebook=url)}
+    assert (rows["ada"]["due"], rows["ada"]["late_days"]) == ("2026-11-04T17:00:00+00:00", 0)
+    assert (rows["bo"]["due"], rows["bo"]["late_days"]) == ("2026-11-01T17:00:00+00:00", 2)
+    assert "(from nbgrader's gradebook, with an extension)" in page(out, "ada", TOTAL.name)
 
 
 def test_after_the_cutoff_the_score_is_zero(term):
     out, rows, _ = term
     late, early = rows["late2", PACK.name], rows["early", PACK.name]
     assert (late["score"], late["raw_score"], late["late_days"]) == ("0", "5", "4")
-    assert "after the cutoff (2026-12-04T17:00:00+00:00)" in late["late_note"]
+    assert "after the cutoff (2026-11-04T17:00:00+00:00)" in late["late_note"]
     assert (early["score"], early["late_note"]) == ("5", "on time")  # due to the second
     assert results(out, "late2", PACK.name)["score"] == 0
 
@@ -162,7 +240,7 @@ def test_the_gradebooks_due_date_comes_first(tmp_path, monkeypatch):
         gradebook.add_assignment(TOTAL.name, duedate=DUE.replace(tzinfo=None))
     (row,) = grade_class(submitted, out, jobs=1, limits=FAST, gradebook=url)
     assert (row["due"], row["late_days"], row["score"]) == \
-        ("2026-12-01T17:00:00+00:00", 2, TOTAL.max_score)  # the course's policy: no penalty
-    assert "Due: 2026-12-01 17:00:00 UTC (from nbgrader's gradebook)." in page(out, "ada",
+        ("2026-11-01T17:00:00+00:00", 2, TOTAL.max_score)  # the course's policy: no penalty
+    assert "Due: 2026-11-01 17:00:00 UTC (from nbgrader's gradebook)." in page(out, "ada",
                                                                                 TOTAL.name)
     assert row["late_note"] == "2 days late (no penalty)"

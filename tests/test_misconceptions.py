@@ -47,15 +47,20 @@ CLASS = {PACK.name: {
     "s05": "pack_report/used_counts_dropped", "s06": "pack_report/used_counts_dropped",
     "s07": "pack_report/missing_used_key", "s08": SOLUTION, UNREADABLE: "{ not a notebook",
 }}
-GENERIC = {STARTER: "not-written", CRASH: "crash"}
+GENERIC = {CRASH: "crash"}
 BY_NAME = {PACK.name: PACK, REPORT.name: REPORT}
 
 
 def expected_keys(handed_in: str) -> set[str]:
-    """The misconceptions a submission holds, as the gallery says."""
+    """The misconceptions a submission holds, as the gallery says (a starter: none)."""
     if handed_in in GENERIC:
         return {GENERIC[handed_in]}
     return {gallery.load(handed_in).misconception} if "/" in handed_in else set()
+
+
+def listed_keys(handed_in: str) -> set[str]:
+    """What misconceptions.csv says of a submission: a starter is "not started"."""
+    return {"not started"} if handed_in == STARTER else expected_keys(handed_in)
 
 
 def notebook(exercise, handed_in: str):
@@ -127,7 +132,8 @@ def test_counts_lessons_and_examples_per_exercise(graded):
     assert data[PACK.name]["found"]["break-at-first-miss"]["lesson"] == "03-the-early-stop-trap"
     # Generic keys are counted apart, not in the table of ideas to re-teach.
     assert "| not-written |" not in markdown and "| crash |" not in markdown
-    assert "not-written 2 (10%), crash 1 (5%)." in markdown
+    assert "crash 1 (5%)." in markdown and "not-written" not in markdown
+    assert "Nothing of theirs to count: not started 2 (10%)" in markdown
 
 
 def test_summary_names_no_student_and_escapes_the_ungraded(graded):
@@ -149,7 +155,7 @@ def test_misconceptions_csv_lists_exactly_who_holds_what(graded):
         rows = list(csv.DictReader(handle))
     expected = {(for_csv(student), name, key)
                 for name, students in CLASS.items()
-                for student, handed_in in students.items() for key in expected_keys(handed_in)}
+                for student, handed_in in students.items() for key in listed_keys(handed_in)}
     assert {(r["student"], r["assignment"], r["misconception"]) for r in rows} == expected
     assert len(rows) == len(expected)
     by_student = {(r["student"], r["assignment"]): r for r in rows}

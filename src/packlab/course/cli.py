@@ -1,7 +1,8 @@
 """The `packlab` command.
 
 Learners: lab, check, hint, progress. Instructors and presenters: grade, similarity, release,
-gradescope, export, bundle, student-build, demo (the student install offers only the first four).
+gradescope, export, bundle, roster, student-build, demo (the student install offers only the
+first four).
 """
 
 from __future__ import annotations
@@ -55,7 +56,38 @@ def cmd_lab(args: argparse.Namespace) -> int:
                   "Stop with Ctrl-C.")
     # Started in the workspace, so a terminal opened in JupyterLab starts there too (terminado
     # gives a new terminal the server's own folder) and sees the same paths as the file browser.
-    return subprocess.call(command, env=workspace.server_environment(), cwd=folder)
+    return serve(command, workspace.server_environment(), cwd=folder)
+
+
+STOP_SECONDS = 10.0  # JupyterLab's own shutdown on SIGTERM takes about a second
+
+
+def serve(command: list[str], env: dict[str, str], cwd: Path) -> int:
+    """Run a server until it exits; a SIGTERM or SIGHUP to this process (a service manager, a
+    closed terminal, `kill`) stops the server too, instead of leaving it running orphaned."""
+    import signal
+
+    process = subprocess.Popen(command, env=env, cwd=cwd)
+
+    def stop(signum, frame) -> None:
+        process.send_signal(signal.SIGTERM)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        while True:
+            try:
+                return process.wait()
+            except KeyboardInterrupt:  # Ctrl-C reached the server too: let it finish
+                continue
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -223,12 +255,13 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if args.scheduler and jobs is not None:
         console.print("Note: --jobs is ignored with --scheduler (each Dask worker grades as many "
                       "submissions at once as it has threads).")
+    book = _Book(args.gradebook, submitted, out)
     try:
         rows = grade_class(submitted, out, jobs=jobs, force=args.force, limits=limits,
                            progress=lambda it, n: track(it, total=n, description="Grading",
                                                         console=console),
                            sandboxed=not args.no_sandbox, scheduler=args.scheduler,
-                           **corrections)
+                           book=book, **corrections)
     except ClusterUnavailable as exc:
         console.print(f"[bold red]Not grading.[/] {shown(exc)}")
         return 2
@@ -245,7 +278,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     console.print(f"Results: {shown(out / 'grades.csv')}, feedback per student in "
                   f"{shown(out / report.STUDENTS)}, and the class picture "
                   f"{shown(out / 'class.png')}.")
-    if not _to_gradebook(args.gradebook, submitted, out, rows):
+    if not book.said():
         return 1
     ungraded = [r for r in rows if r["status"] != "graded" and r["reason"] != report.NO_SUBMISSION]
     return 1 if ungraded else 0
@@ -327,24 +360,80 @@ def _regrade_options(grade: argparse.ArgumentParser) -> None:
                        "replaces the overrides of earlier runs (without it they are kept)")
 
 
-def _to_gradebook(url: str | None, submitted: Path, out: Path, rows: list[dict]) -> bool:
-    """Write the scores into nbgrader's gradebook (``url``, or the course's), and say so."""
-    from autograder import gradebook
+class _Book:
+    """Writes the scores into nbgrader's gradebook (``url``, or the course's) while grading,
+    and gives back what graders gave there; then says what it did."""
+
+    def __init__(self, url: str | None, submitted: Path, out: Path) -> None:
+        self.url, self.submitted, self.out = url, submitted, out
+        self.target = self.written = None
+        self.problem: str | None = None
+        self.failed = False
+
+    def __call__(self, rows: list[dict]) -> dict | None:
+        from autograder import gradebook
+
+        try:
+            self.target = gradebook.find(self.submitted, self.url)
+            if self.target is None:
+                return None  # not an nbgrader course: grades.csv is the gradebook
+            self.written = gradebook.record(self.target, self.submitted, self.out, rows)
+        except gradebook.NoGradebook as exc:  # fails only when asked for by --gradebook
+            self.problem, self.failed = f"Not written to nbgrader's gradebook: {exc}", bool(
+                self.url)
+            return None
+        except Exception as exc:  # noqa: BLE001 - a config, database or file error: say which
+            self.problem, self.failed = f"Not written to nbgrader's gradebook: {exc}", True
+            return None
+        return self.written.marks
+
+    def said(self) -> bool:
+        """Print what was written (or why not); False when writing failed."""
+        from autograder import gradebook
+
+        if self.problem:
+            console.print(shown(self.problem), style="bold red" if self.failed else None)
+        elif self.written is not None:
+            for line in gradebook.summary(self.target, self.written):
+                console.print(shown(line))
+        return not self.failed
+
+
+def cmd_roster(args: argparse.Namespace) -> int:
+    """Put a class list's names and emails into nbgrader's gradebook."""
+    from autograder import gradebook, lms
 
     try:
-        target = gradebook.find(submitted, url)
-        if target is None:
-            return True  # not an nbgrader course: grades.csv is the gradebook
-        written = gradebook.record(target, submitted, out, rows)
-    except gradebook.NoGradebook as exc:  # fails only when asked for by --gradebook
-        console.print(f"Not written to nbgrader's gradebook: {shown(exc)}")
-        return url is None
-    except Exception as exc:  # noqa: BLE001 - a config, database or file error: say which
-        console.print(f"[bold red]Not written to nbgrader's gradebook:[/] {shown(exc)}")
-        return False
-    for line in gradebook.summary(target, written):
-        console.print(shown(line))
-    return True
+        entries = lms.read_roster(Path(args.roster))
+        target = gradebook.in_course(Path(args.course).resolve(), args.gradebook)
+    except (lms.InputError, gradebook.NoGradebook) as exc:
+        console.print(f"[bold red]Roster not written:[/] {shown(exc)}")
+        return 2
+    if target is None:
+        console.print(f"[bold red]Roster not written:[/] {shown(args.course)} is not an nbgrader "
+                      "course folder (it has no nbgrader_config.py): give --course or --gradebook.")
+        return 2
+    done = gradebook.roster(target, entries)
+    console.print(f"Gradebook {shown(target.describe())}: added {len(done.added)} and updated "
+                  f"{len(done.updated)} students' names and emails.")
+    for problem in done.problems:
+        console.print(f"[bold red]Not written:[/] {shown(problem)}")
+    return 1 if done.problems else 0
+
+
+def _roster_parser(sub) -> None:
+    roster = sub.add_parser(
+        "roster", help="put a roster's names and emails into nbgrader's gradebook",
+        description="Put each student of a roster CSV (columns id, name, email; or first_name "
+        "and last_name for name) into nbgrader's gradebook: formgrader and `nbgrader export` "
+        "then show their names. The same roster maps students for `packlab export`.")
+    roster.add_argument("roster", help="CSV with the columns id, name, email")
+    roster.add_argument("--course", default=".",
+                        help="the nbgrader course folder (holding nbgrader_config.py)")
+    roster.add_argument("--gradebook", metavar="URL",
+                        help="nbgrader gradebook URL, e.g. sqlite:///course/gradebook.db "
+                        "(default: the course's)")
+    roster.set_defaults(run=cmd_roster)
 
 
 def _gradebook_option(grade: argparse.ArgumentParser) -> None:
@@ -543,7 +632,7 @@ def _handing_back(sub: argparse._SubParsersAction) -> None:
 
 # The instructor's commands: the student install (`packlab student-build`) leaves them out.
 INSTRUCTOR_ONLY = frozenset({"grade", "release", "gradescope", "export", "bundle", "similarity",
-                             "student-build", "demo"})
+                             "roster", "student-build", "demo"})
 
 
 def cmd_student_build(args: argparse.Namespace) -> int:
@@ -642,6 +731,7 @@ def parser() -> argparse.ArgumentParser:
     gradescope.add_argument("--out", help="the zip to write (default: ASSIGNMENT-gradescope.zip)")
     gradescope.set_defaults(run=cmd_gradescope)
     _handing_back(sub)
+    _roster_parser(sub)
     if not student_install:  # it imports the similarity report, which only instructors have
         _similarity_parser(sub)
     build = sub.add_parser(

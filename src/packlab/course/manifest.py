@@ -22,6 +22,9 @@ POLICIES = (ALL_OR_NOTHING, PROPORTIONAL)
 STUDENT_MARKER = "[build]\nstudent = true\n"
 
 
+MISSING_TIMESTAMP = ("on-time", "when-graded", "zero")  # see course.toml's late_policy
+
+
 @dataclass(frozen=True)
 class LatePolicy:
     """What late work costs (course.toml's `late_policy`): nothing, a share of the points per
@@ -29,6 +32,7 @@ class LatePolicy:
 
     per_day: float = 0.0  # share of the exercise's points taken off per day late
     zero_after: datetime | None = None  # handed in after this: the score is 0
+    missing_timestamp: str = "on-time"  # how a missing, unreadable or future time counts
 
 
 @dataclass(frozen=True)
@@ -161,16 +165,21 @@ def _late_policy(value: object, where: str) -> LatePolicy:
     """`late_policy`: "none", { per_day = 0.1 }, { zero_after = DATE } or both keys."""
     if value == "none":
         return LatePolicy()
-    if not isinstance(value, dict) or not value or set(value) - {"per_day", "zero_after"}:
+    if not isinstance(value, dict) or not value or set(value) - {"per_day", "zero_after",
+                                                                 "missing_timestamp"}:
         raise ValueError(f"{where}: late_policy must be \"none\", {{ per_day = 0.1 }}, "
-                         f"{{ zero_after = \"2026-12-08T17:00:00+00:00\" }} or both keys; "
-                         f"got {value!r}.")
+                         f"{{ zero_after = \"2026-12-08T17:00:00+00:00\" }} or both keys "
+                         f"(and missing_timestamp if you like); got {value!r}.")
+    missing = value.get("missing_timestamp", "on-time")
+    if missing not in MISSING_TIMESTAMP:
+        raise ValueError(f"{where}: late_policy's missing_timestamp is one of "
+                         f"{', '.join(map(repr, MISSING_TIMESTAMP))}; got {missing!r}.")
     per_day = value.get("per_day", 0.0)
     if isinstance(per_day, bool) or not isinstance(per_day, int | float) or not 0 <= per_day <= 1:
         raise ValueError(f"{where}: late_policy's per_day is the share of the points taken off "
                          f"per day late, from 0 to 1 (0.1 is 10 %); got {per_day!r}.")
     cutoff = value.get("zero_after")
-    return LatePolicy(float(per_day), None if cutoff is None else _when(cutoff, where))
+    return LatePolicy(float(per_day), None if cutoff is None else _when(cutoff, where), missing)
 
 
 def _dated(exercise: Exercise, default_policy: object, manifest: str) -> Exercise:
