@@ -114,6 +114,18 @@ class _Judge:
         arguments = list(args)
         return Check(name, lambda call: self.check(call, name, arguments))
 
+    def answers(self, name: str, expected: Any, *args: Any) -> Check:
+        """A named example whose answer is written out: called with ``args``, the function gives
+        ``expected`` (for a function that must raise: an instance of ``error``). Visible checks
+        are written so, and the student install computes no answer of the course's."""
+        judge = self.knowing(expected)
+        arguments = list(args)
+        return Check(name, lambda call: judge.check(call, name, arguments))
+
+    def knowing(self, expected: Any) -> _Judge:
+        """This judge, with ``expected`` as the course's answer to every call."""
+        raise NotImplementedError
+
     def shows(self, name: str, test: Test, *args: Any) -> Check:
         """One side of a named example: called with ``args``, ``test`` holds for the answer."""
         arguments = list(args)
@@ -179,6 +191,9 @@ class Compare(_Judge):
     malformed: Callable[[Any], Any] = _never
     render: Callable[[Any], str] = show
     expected_text: Callable[..., str] | None = None
+
+    def knowing(self, expected: Any) -> Compare:
+        return replace(self, expected=lambda *args: expected, expected_text=None)
 
     def text(self, args: list) -> str:
         """The expected answer, as a failure says it."""
@@ -276,6 +291,9 @@ class CompareOrRaise(_Judge):
     def said(self, expected: Any) -> str:
         """The expected answer or error, as a failure says it."""
         return self.describe_error(expected) if isinstance(expected, self.error) else show(expected)
+
+    def knowing(self, expected: Any) -> CompareOrRaise:
+        return replace(self, expected=lambda args: expected)
 
     def text(self, args: list) -> str:
         return self.said(self.expected(args))

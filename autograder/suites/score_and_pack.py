@@ -241,6 +241,16 @@ def case(name: str, items: list[dict], query: str, budget: int,
     return scorer(fallback).case(name, items, query, budget)
 
 
+def example(name: str, answer: tuple[list[str], int, int, int], items: list[dict], query: str,
+            budget: int, fallback: str = "not-by-score") -> Check:
+    """A visible example, its answer written out as (included, tokens_used, tokens_before,
+    deferred_count)."""
+    included, used, before, deferred = answer
+    return scorer(fallback).answers(name, {"included": included, "tokens_used": used,
+                                           "tokens_before": before, "deferred_count": deferred},
+                                    items, query, budget)
+
+
 def item(key: str, text: str, tokens: int, **extra) -> dict:
     return {"id": key, "text": text, "tokens": tokens, **extra}
 
@@ -269,11 +279,29 @@ SUITE = Suite(
                              "of the 34 offered, one item deferred",
                              {"tokens-used-wrong", "tokens-before-wrong", "deferred-count-wrong"},
                              LESSON_EXAMPLE, "why did the deploy fail", 27),
-                case("pinned instructions and question, then the ERROR log, in story order",
-                     LESSON_EXAMPLE, "why did the deploy fail", 27),
-                case("when everything fits, every item is included in chronological order",
-                     LESSON_EXAMPLE, "why did the deploy fail", 100),
-                case("no items: nothing included, nothing deferred", [], "deploy", 50),
+                example("pinned instructions and question, then the ERROR log, in story order",
+                        (["sys", "cache", "log", "ask"], 27, 34, 1),
+                        LESSON_EXAMPLE, "why did the deploy fail", 27),
+                example("when everything fits, every item is included in chronological order",
+                        (["sys", "note", "cache", "log", "ask"], 34, 34, 0),
+                        LESSON_EXAMPLE, "why did the deploy fail", 100),
+                example("no items: nothing included, nothing deferred", ([], 0, 0, 0), [],
+                        "deploy", 50),
+                example("a big high-scoring item that does not fit is skipped and the walk goes "
+                        "on: 'step' and 'tip' still go in", (["sys", "step", "tip"], 38, 188, 1),
+                        [item("sys", "Answer in one line.", 8, pinned=True),
+                         item("trace", "deploy trace deploy trace migration error", 150),
+                         item("step", "deploy migration", 15), item("tip", "deploy", 15)],
+                        "deploy migration", 40, "break-at-first-miss"),
+                example("a line that starts with ERROR gets the error boost",
+                        (["line-1"], 10, 20, 1),
+                        [item("line-1", "ERROR queue stuck on worker 2", 10),
+                         item("line-2", "queue length at 40 on worker 2", 10)], "worker", 10,
+                        "no-error-signal"),
+                example("of two identical items the newer one wins, by recency",
+                        (["dup-2"], 10, 20, 1),
+                        [item("dup-1", "cache miss on shard 7", 10),
+                         item("dup-2", "cache miss on shard 7", 10)], "shard", 10, "no-recency"),
             ),
             visible=True,
         ),
