@@ -7,7 +7,7 @@ against the *whole* budget, never what is left of it (a part exactly the budget 
 
 from __future__ import annotations
 
-from autograder.compare import Compare
+from autograder.compare import Compare, vary_parts
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions
 from packlab.packing.reasons import OVER_BUDGET, REASONS, TOO_LARGE, pack_with_reasons, reason_for
 
@@ -259,7 +259,7 @@ def diagnose(args: list, got) -> Misconception:
 
 
 PACKER = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=pack_with_reasons,
-                 diagnose=diagnose, malformed=shape_problem)
+                 diagnose=diagnose, malformed=shape_problem, vary=vary_parts)
 case = PACKER.case
 
 

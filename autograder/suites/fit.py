@@ -17,7 +17,7 @@ import math
 import re
 import warnings
 
-from autograder.compare import CompareOrRaise, Unchanged
+from autograder.compare import CompareOrRaise, Unchanged, vary_parts
 from autograder.suite import (
     Answer,
     Caller,
@@ -303,7 +303,8 @@ def diagnose(args: list, got: Answer, expected: dict | FitError) -> Misconceptio
 FIT = CompareOrRaise(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=expected_outcome,
                      error=FitError, describe_error=describe_error, unmentioned=unmentioned,
                      diagnose=diagnose, malformed=shape_problem,
-                     unchanged=Unchanged("items", compared=lambda args: args[0]))
+                     unchanged=Unchanged("items", compared=lambda args: args[0]),
+                     vary=lambda rng, args: vary_parts(rng, args, scale=False))
 
 
 def case(name: str, items: list[dict], budget, reserve=0, tokenizer: str | None = None) -> Check:

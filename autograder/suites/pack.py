@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autograder.compare import Compare
+from autograder.compare import Compare, vary_parts
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from packlab.packing.packers import greedy, stop_at_first_miss
 
@@ -127,7 +127,7 @@ def is_id_list(value) -> bool:
 
 
 PACK = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=greedy,
-               diagnose=diagnose, malformed=lambda got: not is_id_list(got))
+               diagnose=diagnose, malformed=lambda got: not is_id_list(got), vary=vary_parts)
 
 
 def case(name: str, tokens: dict[str, int], budget: int) -> Check:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autograder.compare import Compare
+from autograder.compare import Compare, vary_parts
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from autograder.suites.pack import (
     cost,
@@ -138,7 +138,7 @@ def diagnose(args: list, got) -> Misconception:
 
 
 REPORT = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=report,
-                 diagnose=diagnose, malformed=shape_problem)
+                 diagnose=diagnose, malformed=shape_problem, vary=vary_parts)
 
 
 def case(name: str, tokens: dict[str, int], budget: int) -> Check:
