@@ -98,6 +98,9 @@ def test_the_notebook_says_what_packlab_check_all_says(tmp_path, capsys):
     said = str(failed.value)
     failing = [line.strip() for line in terminal.splitlines() if line.strip().startswith("✗")]
     assert failing and all(line in said for line in failing)
+    flat = " ".join(terminal.split())
+    assert flat.endswith(" ".join(said.splitlines()[-1].split()))  # the same score, last
+    assert said.splitlines()[-1].startswith("Score: 0 / 5 points (visible tests 0/1")
 
 
 # --- hidden edge cases vary per student, and stay hidden ---------------------------------------
@@ -110,7 +113,8 @@ def hidden_calls(mutant: gallery.Mutant, seed: str) -> list[str]:
 
 @pytest.mark.parametrize("key", ["pack/strict_less_than", "pack_report/break_at_first_miss",
                                  "total_tokens/skips_first", "drop_reasons/strict_too_large",
-                                 "fit/pair_split"])
+                                 "fit/pair_split", "pack_evidence/break_at_first_miss",
+                                 "score_and_pack/break_at_first_miss"])
 def test_hidden_edge_cases_vary_per_student_and_repeat_for_a_regrade(key):
     mutant = gallery.load(key)
     written = hidden_calls(mutant, "")

@@ -8,7 +8,7 @@ here.
 
 from __future__ import annotations
 
-from autograder.compare import Compare, Unchanged
+from autograder.compare import Compare, Unchanged, vary_parts
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from packlab.packing.evidence import SKIPPED, by_score, decisions, pack_evidence
 
@@ -261,7 +261,8 @@ def describe(items) -> str:
 
 PACKER = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=pack_evidence,
                  diagnose=diagnose, malformed=shape_problem, render=describe,
-                 unchanged=Unchanged("chunks"))
+                 unchanged=Unchanged("chunks"),
+                 vary=lambda rng, args: vary_parts(rng, args, scale=False))
 
 
 def case(name: str, spec: list[tuple[str, int, float]], limit: int,

@@ -7,7 +7,7 @@ answer is diagnosed by comparing it with the same scorer run with one signal cha
 
 from __future__ import annotations
 
-from autograder.compare import Compare
+from autograder.compare import Compare, vary_parts
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from packlab.packing.packers import stop_at_first_miss
 from packlab.packing.relevance import classic_idf, ranking, score_and_pack, score_items
@@ -230,7 +230,7 @@ def scorer(fallback: str = "not-by-score") -> Compare:
     """How an answer is judged, its diagnosis falling back on ``fallback``."""
     return Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=score_and_pack,
                    diagnose=lambda args, got: diagnose(args, got, fallback),
-                   malformed=shape_problem, expected_text=expected_text)
+                   malformed=shape_problem, expected_text=expected_text, vary=vary_parts)
 
 
 SCORER = scorer()

@@ -173,17 +173,20 @@ def every_group(found: Exercise, suite: Suite, func: Callable) -> tuple[str, dic
 
 
 def score_line(found: Exercise, earned: dict[str, float], missing: Iterable[str]) -> str:
-    """``Score: 3 / 5 points (...)``, or in a student install what is left to grading."""
+    """``Score: 3 / 5 points (...)`` when every group ran; else the points earned so far and
+    those the hidden tests decide (at grading, when they are ``missing`` from this install)."""
     got = round(sum(earned.values()), 2)
     parts = ", ".join(f"{GROUP_TITLES.get(name, name).lower()} {earned[name]:g}/"
                       f"{found.points[name]:g}" for name in earned)
-    later = [name for name in missing if name in found.points]
+    later = [name for name in found.points if name not in earned]
     if not later:
         return f"Score: {got:g} / {points_text(found.max_score)} ({parts}), as the grader gives it."
     here = sum(found.points[name] for name in earned)
     left = sum(found.points[name] for name in later)
+    when = (" when your notebook is graded" if set(later) & set(missing)
+            else ": `packlab check --all` runs them now")
     return (f"Here: {got:g} / {points_text(here)}. The hidden tests decide the other "
-            f"{points_text(left)} of {found.max_score:g} when your notebook is graded.")
+            f"{points_text(left)} of {found.max_score:g}{when}.")
 
 
 def run_tests(exercise: str, func: Callable, group: str = "visible") -> float | None:
