@@ -47,6 +47,24 @@ def test_the_visible_checks_catch_every_mutant_but_those_course_toml_leaves_to_t
     assert all(len(why) > 40 for why in LEFT_TO_HIDDEN.values())
 
 
+@pytest.mark.parametrize("suite", sorted({e.suite for e in COURSE.exercises}))
+def test_the_hidden_edge_cases_call_with_inputs_of_their_own(suite):
+    """Knowing the visible checks never answers a hidden one: no hidden edge case calls the
+    function with arguments a visible check uses."""
+    reference = in_process_caller(load(suite).reference)
+    calls: dict[str, set[str]] = {}
+    for group in ("visible", "edge-cases"):
+        made = calls.setdefault(group, set())
+
+        def noted(args, made=made):
+            made.add(json.dumps(args, sort_keys=True, default=repr))
+            return reference(args)
+
+        assert run_group(load(suite).group(group), noted).ok
+    assert calls["visible"] and calls["edge-cases"]
+    assert not calls["visible"] & calls["edge-cases"]
+
+
 # --- a notebook run top to bottom reports every group, and the score --------------------------
 
 def run_top_to_bottom(notebook, folder) -> str:
