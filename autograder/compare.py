@@ -65,27 +65,29 @@ def _holds(args: list, got: Any) -> None:
 
 
 def vary_parts(rng: random.Random, args: list, scale: bool = True) -> list:
-    """A hidden example varied for one student: every id of the parts (the first argument) gets
-    one prefix, and (``scale``) every whole token count and whole-number argument after the
-    parts one factor. What fits, what ties and in which order all stay as they were."""
+    """A hidden example varied for one student: every part's id (a dict with an ``"id"``, at
+    any depth of the arguments) gets one prefix, and (``scale``) every whole token count and
+    every whole-number argument one factor. What fits, what ties and in which order all stay as
+    they were."""
     prefix = "".join(rng.choices(string.ascii_lowercase, k=3)) + "-"
     factor = rng.randint(2, 9) if scale else 1
 
     def scaled(value):
         return value * factor if type(value) is int else value
 
-    def part(value):
+    def varied(value):
+        if type(value) is list:
+            return [varied(item) for item in value]
         if type(value) is not dict:
             return value
-        changed = {**value, "tokens": scaled(value["tokens"])} if "tokens" in value else value
+        changed = {key: varied(item) for key, item in value.items()}
+        if "tokens" in value:
+            changed["tokens"] = scaled(value["tokens"])
         if type(value.get("id")) is str:
-            changed = {**changed, "id": prefix + value["id"]}
+            changed["id"] = prefix + value["id"]
         return changed
 
-    parts, *rest = args
-    parts = [part(value) for value in parts] if type(parts) is list else parts
-    return [parts, *map(scaled, rest)]
-
+    return [varied(arg) if type(arg) in (list, dict) else scaled(arg) for arg in args]
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,8 @@ def hidden_calls(mutant: gallery.Mutant, seed: str) -> list[str]:
 @pytest.mark.parametrize("key", ["pack/strict_less_than", "pack_report/break_at_first_miss",
                                  "total_tokens/skips_first", "drop_reasons/strict_too_large",
                                  "fit/pair_split", "pack_evidence/break_at_first_miss",
-                                 "score_and_pack/break_at_first_miss"])
+                                 "score_and_pack/break_at_first_miss",
+                                 "wrapped_cost/rounds_to_nearest", "assemble_turn/splits_pairs"])
 def test_hidden_edge_cases_vary_per_student_and_repeat_for_a_regrade(key):
     mutant = gallery.load(key)
     written = hidden_calls(mutant, "")

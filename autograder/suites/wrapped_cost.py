@@ -8,6 +8,7 @@ that is not a positive finite number is a ValueError whose message names ``ratio
 from __future__ import annotations
 
 import math
+import string
 
 from autograder.suite import (
     Caller,
@@ -20,6 +21,7 @@ from autograder.suite import (
     Suite,
     common_misconceptions,
     show,
+    variation,
 )
 from packlab.packing.tokens import wrap_chunk, wrapped_cost
 
@@ -217,8 +219,19 @@ def check_cost(call: Caller, name: str, chunk_id: str, text: str,
     return got
 
 
+def varied_id(chunk_id: str, text: str, ratio: float | None) -> str:
+    """The id a hidden example uses for one student (`autograder.suite.seeded`): its ASCII
+    letters drawn anew, so its length, and every cost, stays as written."""
+    rng = variation([chunk_id, text, ratio])
+    if rng is None:
+        return chunk_id
+    return "".join(rng.choice(string.ascii_lowercase) if ch.isascii() and ch.isalpha() else ch
+                   for ch in chunk_id)
+
+
 def case(name: str, chunk_id: str, text: str, ratio: float | None = None) -> Check:
-    return Check(name, lambda call: check_cost(call, name, chunk_id, text, ratio))
+    return Check(name, lambda call: check_cost(call, name, varied_id(chunk_id, text, ratio),
+                                               text, ratio))
 
 
 def example(name: str, answer: int, chunk_id: str, text: str,
