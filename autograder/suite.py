@@ -217,7 +217,7 @@ def variation(args: list) -> random.Random | None:
     if not key:
         return None
     text = f"{key}\0{json.dumps(args, sort_keys=True, default=repr)}"
-    return random.Random(hashlib.sha256(text.encode()).digest())
+    return random.Random(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
 
 
 def run_group(group: Group, call: Caller, seed: str = "") -> GroupResult:
