@@ -17,6 +17,9 @@ only make the first failing check say what went wrong.
 
 from __future__ import annotations
 
+import copy
+import random
+import string
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -35,6 +38,7 @@ from autograder.suite import (
     fail,
     property_check,
     show,
+    variation,
     wrong_kind,
 )
 
@@ -58,6 +62,32 @@ def _never(got: Any) -> bool:
 
 def _holds(args: list, got: Any) -> None:
     return None
+
+
+def vary_parts(rng: random.Random, args: list, scale: bool = True) -> list:
+    """A hidden example varied for one student: every part's id (a dict with an ``"id"``, at
+    any depth of the arguments) gets one prefix, and (``scale``) every whole token count and
+    every whole-number argument one factor. What fits, what ties and in which order all stay as
+    they were."""
+    prefix = "".join(rng.choices(string.ascii_lowercase, k=3)) + "-"
+    factor = rng.randint(2, 9) if scale else 1
+
+    def scaled(value):
+        return value * factor if type(value) is int else value
+
+    def varied(value):
+        if type(value) is list:
+            return [varied(item) for item in value]
+        if type(value) is not dict:
+            return value
+        changed = {key: varied(item) for key, item in value.items()}
+        if "tokens" in value:
+            changed["tokens"] = scaled(value["tokens"])
+        if type(value.get("id")) is str:
+            changed["id"] = prefix + value["id"]
+        return changed
+
+    return [varied(arg) if type(arg) in (list, dict) else scaled(arg) for arg in args]
 
 
 @dataclass(frozen=True)
@@ -84,6 +114,14 @@ class _Judge:
     function: str
     misconceptions: dict[str, Misconception]
     unchanged: Unchanged = Unchanged()
+    # How a hidden edge case's arguments vary per student (`autograder.suite.seeded`): a new
+    # example that tests the same idea. None: the examples are run as written.
+    vary: Callable[[random.Random, list], list] | None = None
+
+    def varied(self, args: list) -> list:
+        """``args``, or their variation under the current seed."""
+        rng = variation(args) if self.vary is not None else None
+        return args if rng is None else self.vary(rng, copy.deepcopy(args))
 
     def fail(self, check: str, args: list, got: str, expected: str,
              misconception: Misconception) -> CheckFailed:
@@ -112,13 +150,26 @@ class _Judge:
     def case(self, name: str, *args: Any) -> Check:
         """A named example: called with ``args``, the function gives the course's answer."""
         arguments = list(args)
-        return Check(name, lambda call: self.check(call, name, arguments))
+        return Check(name, lambda call: self.check(call, name, self.varied(arguments)))
+
+    def answers(self, name: str, expected: Any, *args: Any) -> Check:
+        """A named example whose answer is written out: called with ``args``, the function gives
+        ``expected`` (for a function that must raise: an instance of ``error``). Visible checks
+        are written so, and the student install computes no answer of the course's."""
+        judge = self.knowing(expected)
+        arguments = list(args)
+        return Check(name, lambda call: judge.check(call, name, arguments))
+
+    def knowing(self, expected: Any) -> _Judge:
+        """This judge, with ``expected`` as the course's answer to every call."""
+        raise NotImplementedError
 
     def shows(self, name: str, test: Test, *args: Any) -> Check:
         """One side of a named example: called with ``args``, ``test`` holds for the answer."""
-        arguments = list(args)
+        written = list(args)
 
         def run(call: Caller) -> None:
+            arguments = self.varied(written)
             got = self.value(call, name, arguments)
             try:
                 expected = test(arguments, got)
@@ -135,9 +186,10 @@ class _Judge:
 
     def left_alone(self, name: str, *args: Any) -> Check:
         """One side of a named example: the call leaves its arguments as they were."""
-        arguments = list(args)
+        written = list(args)
 
         def run(call: Caller) -> None:
+            arguments = self.varied(written)
             got = self.returned(call, name, arguments)
             self.require_unchanged(name, arguments, got.value, got.args_after)
 
@@ -180,6 +232,9 @@ class Compare(_Judge):
     render: Callable[[Any], str] = show
     expected_text: Callable[..., str] | None = None
 
+    def knowing(self, expected: Any) -> Compare:
+        return replace(self, expected=lambda *args: expected, expected_text=None, vary=None)
+
     def text(self, args: list) -> str:
         """The expected answer, as a failure says it."""
         if self.expected_text is not None:
@@ -219,9 +274,10 @@ class Compare(_Judge):
     def about(self, name: str, keys: frozenset[str] | set[str], *args: Any) -> Check:
         """One side of a named example (see `shows`): it fails only when the answer is wrong
         for one of the reasons ``keys``, as the diagnosis names them."""
-        arguments = list(args)
+        written = list(args)
 
         def run(call: Caller) -> None:
+            arguments = self.varied(written)
             got = self.ask(call, name, arguments).value
             if got != self.expected(*arguments) and self.diagnose(arguments, got).key in keys:
                 raise self.wrong(name, arguments, got, self.text(arguments))
@@ -277,6 +333,9 @@ class CompareOrRaise(_Judge):
         """The expected answer or error, as a failure says it."""
         return self.describe_error(expected) if isinstance(expected, self.error) else show(expected)
 
+    def knowing(self, expected: Any) -> CompareOrRaise:
+        return replace(self, expected=lambda args: expected, vary=None)
+
     def text(self, args: list) -> str:
         return self.said(self.expected(args))
 
@@ -309,9 +368,10 @@ class CompareOrRaise(_Judge):
     def about(self, name: str, keys: frozenset[str] | set[str], *args: Any) -> Check:
         """One side of a named example (see `shows`): it fails only when the answer or error is
         wrong for one of the reasons ``keys``, as the diagnosis names them."""
-        arguments = list(args)
+        written = list(args)
 
         def run(call: Caller) -> None:
+            arguments = self.varied(written)
             expected = self.expected(arguments)
             got = self.ask(call, name, arguments, self.said(expected))
             if self.misses(got, expected) and self.diagnose(arguments, got,

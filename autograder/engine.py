@@ -8,7 +8,7 @@ from pathlib import Path
 from autograder import submission
 from autograder.isolation import Limits
 from autograder.sandbox import Sandbox
-from autograder.suite import Failure, Suite, run_group
+from autograder.suite import Failure, Suite, passed_shown, run_group, seed_key
 from autograder.suites import NOT_INSTALLED
 from autograder.suites import load as load_suite
 from packlab.course.manifest import Exercise
@@ -69,6 +69,10 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
                    groups: tuple[str, ...] | None = None, sandboxed: bool = True) -> Result:
     """Grade one notebook (all test groups, or just ``groups``); never raises for student code.
 
+    The hidden edge cases are varied for ``student`` and the exercise (`autograder.suite.seeded`);
+    what the student's code printed is kept up to the end of the visible groups only, and of a
+    hidden group only how many of its checks passed (`passed_shown`).
+
     With ``sandboxed`` (the default) the student's code runs in a bubblewrap sandbox that sees
     nothing of this machine but the interpreter; without it, in a plain confined process.
     """
@@ -86,17 +90,20 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
     result.notes = code.notes
     with Sandbox(code.cells, limits, sandboxed=sandboxed) as box:
         caller = box.caller(suite.function)
+        result.output = box.output_tail()
         for group in suite.groups:
             if groups is not None and group.name not in groups:
                 continue
-            outcome = run_group(group, caller)
+            outcome = run_group(group, caller, seed_key(student, exercise.name))
             points = exercise.earned(group.name, len(outcome.passed),
                                      len(outcome.passed) + len(outcome.failures))
             result.groups.append(GroupScore(group.name, group.description, group.visible, points,
-                                            exercise.points[group.name], outcome.passed,
+                                            exercise.points[group.name],
+                                            passed_shown(group, outcome.passed),
                                             outcome.failures))
+            if group.visible:  # what the code prints during hidden groups shows their inputs
+                result.output = box.output_tail()
         result.notes += [f"{RAN}{p}." for p in box.problems]
-        result.output = box.output_tail()
     result.score = round(sum(g.points for g in result.groups), 2)
     return result
 

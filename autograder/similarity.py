@@ -20,6 +20,14 @@ similarity is at least 70 %:
   cases (90 %), and two differently written correct answers of 02 and 04 shared nothing;
 - the price: two students who both hand in the reference answer are never flagged. That is
   what the course teaches, and no evidence that one copied the other.
+
+Apart from the pairs, an answer that is mostly code the course gave out is listed on its own
+(`Given`): the reference answer, or a module of `packlab.packing`, which the student install
+holds. It is listed when at least `GIVEN_SHARE` of it is found in that code and the code they
+share is long (`GIVEN_MIN_SHARED` of copydetect's overlapping tokens): the reference answers of
+01 to 05 are shorter than that (31 to 119), since a right answer there is the lesson's loop
+written again; those of 06 to 10 are longer (195 to 1,141), and so is any whole module pasted
+in.
 """
 
 from __future__ import annotations
@@ -47,6 +55,8 @@ MAX_PAIRS = 30  # flagged pairs reported per assignment, most similar first
 MAX_CODE_CHARS = 20_000  # of one answer compared and shown (the longest reference has 4,629)
 MAX_NOTEBOOK_BYTES = 20_000_000
 NOISE = 25  # copydetect's default: the shortest run of (abstracted) code that counts
+GIVEN_SHARE = 0.8  # an answer is listed when this share of it is code the course gave out
+GIVEN_MIN_SHARED = 150  # ... and the code they share is at least this long (copydetect tokens)
 CSV_FIELDS = ["assignment", "student_a", "student_b", "similarity_a", "similarity_b",
               "shared_tokens"]
 
@@ -79,11 +89,22 @@ class Pair:
         return max(self.similarity_a, self.similarity_b)
 
 
+@dataclass(frozen=True)
+class Given:
+    """An answer that is mostly code the course gave out: its reference, or shipped code."""
+
+    student: str
+    source: str  # what it matches, in words
+    share: float  # the share of the answer found there
+    shared: int
+
+
 @dataclass
 class Assignment:
     name: str
     compared: int = 0
     pairs: list[Pair] = field(default_factory=list)  # flagged, most similar first
+    given: list[Given] = field(default_factory=list)  # answers that are code the course gave out
     more: int = 0  # flagged pairs left out past the limit
     not_compared: list[tuple[str, str]] = field(default_factory=list)  # (student, why)
     problem: str | None = None  # why nothing in it was compared
@@ -152,6 +173,41 @@ def compare(answers: list[Answer], given: list[int], threshold: float = THRESHOL
     return pairs, empty
 
 
+def given_code(exercise: Exercise) -> list[tuple[str, str]]:
+    """The code the course gave out, in words and as text: the reference answer, and every
+    module of `packlab.packing` (the student install holds them)."""
+    import packlab.packing
+
+    sources = [("the course's reference answer",
+                "\n\n".join(code_cells(exercise.source, True)))]
+    folder = Path(packlab.packing.__file__).parent
+    sources += [(f"packlab/packing/{path.name}, which the student install holds",
+                 path.read_text(encoding="utf-8"))
+                for path in sorted(folder.glob("*.py")) if path.name != "__init__.py"]
+    return sources
+
+
+def given(answers: list[Answer], exercise: Exercise) -> list[Given]:
+    """The answers that are mostly code the course gave out (each with its closest source)."""
+    from copydetect import compare_files
+
+    release = boilerplate(exercise, reference=False)
+    sources = [(label, _fingerprint(code, release)) for label, code in given_code(exercise)]
+    found = []
+    for one in answers:
+        mine = _fingerprint(one.code, release)
+        if not mine.hashes:
+            continue
+        matches = []
+        for label, source in sources:
+            shared, (share, _), _ = compare_files(mine, source)
+            if shared >= GIVEN_MIN_SHARED and share >= GIVEN_SHARE:
+                matches.append(Given(one.student, label, float(share), int(shared)))
+        if matches:
+            found.append(max(matches, key=lambda m: (m.share, m.shared)))
+    return sorted(found, key=lambda m: (-m.share, m.student))
+
+
 def find(submitted: Path, threshold: float = THRESHOLD, max_pairs: int = MAX_PAIRS
          ) -> list[Assignment]:
     """Every assignment under SUBMITTED, its flagged pairs and what was not compared."""
@@ -177,6 +233,7 @@ def find(submitted: Path, threshold: float = THRESHOLD, max_pairs: int = MAX_PAI
         if entry.problem:
             continue
         pairs, empty = compare(answers, boilerplate(exercises[name]), threshold)
+        entry.given = given(answers, exercises[name])
         entry.compared = len(answers) - len(empty)
         entry.not_compared += empty
         entry.pairs, entry.more = pairs[:max_pairs], max(0, len(pairs) - max_pairs)
@@ -237,6 +294,10 @@ def _assignment_html(entry: Assignment, threshold: float) -> str:
              f"<p>{entry.compared} answers compared; {len(entry.pairs) + entry.more} pairs share "
              f"at least {_percent(threshold)} of one answer's code.</p>"]
     parts += [_pair_html(pair) for pair in entry.pairs]
+    if entry.given:
+        items = "".join(f"<li>{_name(m.student)}: {_percent(m.share)} of the answer is "
+                        f"{_name(m.source)}</li>" for m in entry.given)
+        parts.append(f"<h3>Answers that are code the course gave out</h3><ul>{items}</ul>")
     if entry.more:
         parts.append(f"<p class='cut'>{entry.more:,} more pairs were flagged and are not shown "
                      "(packlab similarity --max-pairs shows more).</p>")
@@ -263,8 +324,10 @@ def write_html(out: Path, assignments: list[Assignment], threshold: float) -> Pa
             "<p>For a person to judge; no score depends on it. A pair is listed when at least "
             f"{_percent(threshold)} of one answer's code (after names, comments and spacing are "
             "set aside) is also in the other. The released starter and the course's reference "
-            "answer never count. Alike is not proof of copying: short answers, a common "
-            "mistake or working together as allowed can all look alike.</p>"
+            "answer never count between classmates; an answer that is itself mostly the "
+            "reference, or a module the student install holds, is listed on its own. Alike is "
+            "not proof of copying: short answers, a common mistake or working together as "
+            "allowed can all look alike.</p>"
             f"{body}</body></html>")
     path = out / "similarity.html"
     write_atomically(path, page)
@@ -286,8 +349,13 @@ def summary(assignments: list[Assignment], threshold: float) -> list[str]:
         flagged = len(entry.pairs) + entry.more
         lines.append(f"  {_shown(entry.name)}: {entry.compared} compared, {flagged} "
                      f"pair{'s' if flagged != 1 else ''} to look at"
-                     + (f", {len(entry.not_compared)} not compared" if entry.not_compared else ""))
+                     + (f", {len(entry.not_compared)} not compared" if entry.not_compared else "")
+                     + (f", {len(entry.given)} that are code the course gave out"
+                        if entry.given else ""))
         for pair in entry.pairs[:3]:
             lines.append(f"    {_shown(pair.a.student)} and {_shown(pair.b.student)}:"
                          f" {_percent(pair.similarity_a)} / {_percent(pair.similarity_b)}")
+        for match in entry.given[:3]:
+            lines.append(f"    {_shown(match.student)}: {_percent(match.share)} is "
+                         f"{_shown(match.source)}")
     return lines

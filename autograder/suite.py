@@ -9,11 +9,15 @@ gives the same verdict in both places.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import copy
+import hashlib
 import json
+import random
 import reprlib
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,6 +154,15 @@ class GroupResult:
         return not self.failures
 
 
+def passed_shown(group: Group, passed: list[str]) -> list[str]:
+    """What a learner is shown of the checks of ``group`` that passed: their names for a visible
+    group; for a hidden one only how many, since its names would tell what the hidden tests try
+    (and its failures show their calls anyway)."""
+    if group.visible or not passed:
+        return list(passed)
+    return [f"{len(passed)} hidden check{'s' if len(passed) > 1 else ''} passed"]
+
+
 class GroupCaller:
     """The caller a group's checks share.
 
@@ -175,18 +188,52 @@ class GroupCaller:
             raise
 
 
-def run_group(group: Group, call: Caller) -> GroupResult:
-    """Run every check of a group; collect what passed and what failed."""
+# --- hidden edge cases vary per student -----------------------------------------------------
+
+_SEED: ContextVar[str] = ContextVar("seed", default="")
+
+
+def seed_key(student: str, assignment: str) -> str:
+    """What a student's hidden edge cases are varied by: the assignment and the student."""
+    return f"{assignment}\0{student}"
+
+
+@contextlib.contextmanager
+def seeded(key: str) -> Iterator[None]:
+    """Vary the hidden edge cases run inside by ``key`` (none: as written)."""
+    token = _SEED.set(key)
+    try:
+        yield
+    finally:
+        _SEED.reset(token)
+
+
+def variation(args: list) -> random.Random | None:
+    """The random source that varies this example under the current seed (None: no seed).
+
+    It depends on the seed and the example alone, so the sides of one example and a regrade
+    of the same student's work vary it alike."""
+    key = _SEED.get()
+    if not key:
+        return None
+    text = f"{key}\0{json.dumps(args, sort_keys=True, default=repr)}"
+    return random.Random(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+
+
+def run_group(group: Group, call: Caller, seed: str = "") -> GroupResult:
+    """Run every check of a group; collect what passed and what failed. A hidden group's
+    edge cases are varied by ``seed`` (see `seeded`); a visible group is run as written."""
     result = GroupResult(group.name)
     call = GroupCaller(call)
-    for check in group.checks:
-        try:
-            check.run(call)
-        except CheckFailed as exc:
-            result.failures.append(exc.failure)
-            call.failed = True
-        else:
-            result.passed.append(check.name)
+    with seeded("" if group.visible else seed):
+        for check in group.checks:
+            try:
+                check.run(call)
+            except CheckFailed as exc:
+                result.failures.append(exc.failure)
+                call.failed = True
+            else:
+                result.passed.append(check.name)
     return result
 
 

@@ -83,6 +83,10 @@ except Exception as exc:
     seen["run_tests"] = f"{type(exc).__name__}: {exc}"
 out = io.StringIO()
 with redirect_stdout(out):
+    run_tests("02-greedy-pack", greedy, "visible")
+seen["visible_cell"] = out.getvalue()
+out = io.StringIO()
+with redirect_stdout(out):
     seen["check_exit"] = main(["check", "--all", notebook])
 seen["check_said"] = out.getvalue()
 print(json.dumps(seen))
@@ -122,6 +126,13 @@ def test_without_the_hidden_package_a_hidden_test_cell_says_so(student_install):
     assert student_install["run_tests"] == (
         "HiddenTestsNotInstalled: The hidden tests (edge-cases) are not part of this install: "
         "they run when your notebook is graded.")
+
+
+def test_without_the_hidden_package_the_visible_cell_says_what_grading_decides(student_install):
+    said = student_install["visible_cell"].strip().splitlines()
+    assert said[-1] == ("Here: 1 / 1 point. The hidden tests decide the other 4 points of 5 when "
+                        "your notebook is graded.")
+    assert "Hidden edge cases" not in "\n".join(said)
 
 
 def test_without_the_hidden_package_check_all_says_so_and_runs_the_visible_checks(

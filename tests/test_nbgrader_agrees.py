@@ -23,7 +23,7 @@ import nbformat
 import pytest
 from conftest import EXERCISES, submit, with_answer
 
-from autograder import gallery
+from autograder import gallery, unwritten
 from autograder.engine import grade_notebook
 from packlab.course import manifest
 from packlab.course.manifest import PROPORTIONAL as PROPORTIONAL_CREDIT
@@ -167,6 +167,19 @@ def test_nbgrader_and_packlab_give_the_same_scores(tmp_path, exercise):
             )
     assert not problems, (f"{exercise.name}: the graders disagree\n" + "\n\n".join(problems)
                           + f"\n\nnbgrader's log (tail):\n{log[-2000:]}")
+    # The hidden edge cases vary per student alike on both sides: nbgrader's kernel shows the
+    # very calls packlab's grader made for that student.
+    varied = 0
+    for student, result in ours.items():
+        edge = next(g for g in result.groups if g.name == "edge-cases")
+        notebook = course_dir / "autograded" / student / exercise.name / f"{exercise.name}.ipynb"
+        shown = "\n".join(str(out.get("evalue", "")) + str(out.get("text", ""))
+                           for cell in nbformat.read(notebook, as_version=4).cells
+                           for out in cell.get("outputs", []))
+        for failure in (f for f in edge.failures if not unwritten.is_unwritten(f)):
+            assert failure.call in shown, (student, failure.call, shown[-3000:])
+            varied += 1
+    assert varied, "no student failed a hidden edge case: nothing showed the seeds agree"
 
     # Sanity, under both graders.
     assert totals["reference"] == ours["reference"].score == exercise.max_score

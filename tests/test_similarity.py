@@ -10,6 +10,7 @@ import pytest
 
 from autograder import similarity
 from packlab.course.cli import main
+from packlab.course.manifest import ROOT
 from tests.conftest import COURSE, submit, with_answer
 
 PACK = COURSE.exercise("02-greedy-pack")
@@ -208,3 +209,54 @@ def test_long_answers_are_cut_and_say_so(tmp_path, monkeypatch):
     similarity.write_html(tmp_path, [entry], similarity.THRESHOLD)
     assert f"{len(ALICE) - 200:,} more characters were cut" in (
         tmp_path / "similarity.html").read_text(encoding="utf-8")
+
+
+# --- answers that are code the course gave out -------------------------------------------------
+
+FIT = COURSE.exercise("06-fit")
+EVIDENCE = COURSE.exercise("08-pack-evidence")
+
+
+def _packing_module(name: str) -> str:
+    """A module of packlab.packing as the student install holds it."""
+    return (ROOT / "src" / "packlab" / "packing" / name).read_text()
+
+
+def _answer_of(exercise) -> str:
+    notebook = nbformat.read(exercise.source, as_version=4)
+    return next(cell.source for cell in notebook.cells
+                if cell.metadata.get("nbgrader", {}).get("solution"))
+
+
+@pytest.fixture(scope="module")
+def pasted(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pasted")
+    for exercise, answers in ((FIT, {"pia": _packing_module("fitting.py"), "rex": _answer_of(FIT),
+                                     "sam": None}),
+                              (EVIDENCE, {"pia": _packing_module("evidence.py")}),
+                              (PACK, {"gina": GINA, "dave": DAVE})):
+        for student, code in answers.items():
+            notebook = (nbformat.read(exercise.release, as_version=4) if code is None
+                        else with_answer(exercise, code))
+            submit(root, student, exercise, notebook)
+    return {entry.name: entry for entry in similarity.find(root)}
+
+
+def test_an_answer_that_is_shipped_code_or_the_reference_is_listed(pasted):
+    fit = {m.student: m for m in pasted[FIT.name].given}
+    assert sorted(fit) == ["pia", "rex"]
+    assert fit["pia"].source.startswith("packlab/packing/fitting.py")
+    assert fit["rex"].source == "the course's reference answer"
+    assert [m.student for m in pasted[EVIDENCE.name].given] == ["pia"]
+    assert pasted[EVIDENCE.name].given[0].source.startswith("packlab/packing/evidence.py")
+
+
+def test_a_short_right_answer_is_not_taken_for_the_reference(pasted):
+    assert pasted[PACK.name].given == []
+
+
+def test_the_report_lists_them(pasted, tmp_path):
+    page = similarity.write_html(tmp_path, list(pasted.values()), similarity.THRESHOLD)
+    assert "Answers that are code the course gave out" in page.read_text()
+    said = "\n".join(similarity.summary(list(pasted.values()), similarity.THRESHOLD))
+    assert "pia:" in said and "packlab/packing/fitting.py" in said

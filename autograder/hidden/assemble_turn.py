@@ -197,7 +197,7 @@ GROUPS = (
                  SYS, [], [], [], ASK, 100),
             same_prefix_at_every_budget(
                 "the system prompt and the tools are the first parts sent at every budget",
-                [*AGENT, 0], (279, 300, 400, 600, 800, 900)),
+                [*AGENT, 0], (279, 300, 450, 600, 800, 1000)),
             case("the agent turn at budget 800: the warranty chunk fits, two smaller chunks "
                  "do not", *AGENT, 800),
             TURN.left_alone("the arguments are left exactly as they were", *SHORT_TURN),

@@ -6,26 +6,15 @@ import math
 
 from hypothesis import strategies as st
 
-from autograder.suite import Caller, Check, Group, property_check, show
-from autograder.suites.fit import FIT, MISCONCEPTIONS, args_of, case, expected_outcome, item
-
-
-def warns(name: str, items: list[dict], budget, wanted: int, tokenizer: str | None = None):
-    """fit returns the course's answer and gives ``wanted`` UserWarnings (0 or 1)."""
-    args = args_of(items, budget, 0, tokenizer)
-
-    def run(call: Caller) -> None:
-        got = FIT.returned(call, name, args, exact=True)
-        count = sum(w.startswith("UserWarning") for w in got.warnings)
-        if count != wanted:
-            said = "no warning" if count == 0 else f"{count} UserWarnings"
-            expected = show(FIT.expected(args))
-            raise FIT.fail(name, args, f"{show(got.value)}, with {said}",
-                           f"{expected}, with {'one UserWarning' if wanted else 'no warning'}",
-                           MISCONCEPTIONS["warns-once"])
-
-    return Check(name, run)
-
+from autograder.suite import Caller, Group, property_check, show
+from autograder.suites.fit import (
+    FIT,
+    args_of,
+    case,
+    expected_outcome,
+    item,
+    warns,
+)
 
 NAMES = ("sys", "turn-2", "doc", "call", "memo", "chunk", "turn-1", "result", "note", "ask",
          "rule", "log")

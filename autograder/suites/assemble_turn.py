@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import re
 
-from autograder.compare import CompareOrRaise, Unchanged
+from autograder.compare import CompareOrRaise, Unchanged, vary_parts
 from autograder.suite import (
     Answer,
     Group,
@@ -376,7 +376,8 @@ TURN = CompareOrRaise(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected
                       error=RequiredTooBig, describe_error=describe_error,
                       unmentioned=unmentioned, diagnose=diagnose, malformed=shape_problem,
                       unchanged=Unchanged("arguments", compared=lambda args: args[:5],
-                                          shown=lambda args: args[:5]))
+                                          shown=lambda args: args[:5]),
+                      vary=vary_parts)
 case = TURN.case
 
 

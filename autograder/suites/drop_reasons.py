@@ -7,8 +7,8 @@ against the *whole* budget, never what is left of it (a part exactly the budget 
 
 from __future__ import annotations
 
-from autograder.compare import Compare
-from autograder.suite import Group, Misconception, Suite, common_misconceptions
+from autograder.compare import Compare, vary_parts
+from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions
 from packlab.packing.reasons import OVER_BUDGET, REASONS, TOO_LARGE, pack_with_reasons, reason_for
 
 LESSON = "07-drop-reasons-and-refusal"
@@ -259,13 +259,21 @@ def diagnose(args: list, got) -> Misconception:
 
 
 PACKER = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=pack_with_reasons,
-                 diagnose=diagnose, malformed=shape_problem)
+                 diagnose=diagnose, malformed=shape_problem, vary=vary_parts)
 case = PACKER.case
 
 
 def ranked(*parts: tuple[str, int, float]) -> list[dict]:
     """``("sys", 60, 9)`` becomes ``{"id": "sys", "tokens": 60, "priority": 9}``, in order."""
     return [{"id": key, "tokens": tokens, "priority": priority} for key, tokens, priority in parts]
+
+
+def example(name: str, answer: tuple[list[str], list[tuple[str, str]], int], parts: list[dict],
+            budget: int) -> Check:
+    """A visible example, its answer written out as (included, [(id, reason)], used)."""
+    included, dropped, used = answer
+    return PACKER.answers(name, {"included": included, "used": used, "dropped": [
+        {"id": part_id, "reason": reason} for part_id, reason in dropped]}, parts, budget)
 
 
 UNCHANGED = "the parts list is left as it was"
@@ -301,12 +309,24 @@ SUITE = Suite(
                              "'memory' is over-budget, it lost to higher priorities",
                              {"reason-against-remaining", "one-reason-only", "strict-too-large",
                               "wrong-reason", "unknown-reason"}, LESSON_EXAMPLE, 150),
-                case("at a budget of 150 the 290-token chunk is too large and the memory lost "
-                     "the competition", LESSON_EXAMPLE, 150),
-                case("when everything fits, nothing is dropped and used is the total",
-                     LESSON_EXAMPLE, 500),
-                case("a part bigger than the whole budget is dropped as single-chunk-too-large",
-                     ranked(("sys", 40, 9), ("doc", 120, 5), ("turn", 30, 7)), 100),
+                example("at a budget of 150 the 290-token chunk is too large and the memory "
+                        "lost the competition",
+                        (["system", "chunk-refunds", "turn-latest"],
+                         [("memory", OVER_BUDGET), ("chunk-warranty", TOO_LARGE)], 140),
+                        LESSON_EXAMPLE, 150),
+                example("when everything fits, nothing is dropped and used is the total",
+                        ([p["id"] for p in LESSON_EXAMPLE], [], 460), LESSON_EXAMPLE, 500),
+                example("a part bigger than the whole budget is dropped as "
+                        "single-chunk-too-large", (["sys", "turn"], [("doc", TOO_LARGE)], 70),
+                        ranked(("sys", 40, 9), ("doc", 120, 5), ("turn", 30, 7)), 100),
+                example("a part of exactly the budget, dropped behind another, is over-budget, "
+                        "not too large: 'page' (150 tokens) in a budget of 150",
+                        (["rules"], [("page", OVER_BUDGET)], 20),
+                        ranked(("rules", 20, 8), ("page", 150, 4)), 150),
+                example("parts of equal priority are packed in input order: 'turn-2' and "
+                        "'turn-3' go in, 'turn-1' is left out",
+                        (["turn-2", "turn-3"], [("turn-1", OVER_BUDGET)], 100),
+                        ranked(("turn-2", 50, 3), ("turn-3", 50, 3), ("turn-1", 50, 3)), 100),
             ),
             visible=True,
         ),

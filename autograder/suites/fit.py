@@ -13,18 +13,21 @@ fit: the tokens it needs, the tokens left, the shortfall, the budget and the res
 from __future__ import annotations
 
 import copy
+import math
 import re
 import warnings
 
-from autograder.compare import CompareOrRaise, Unchanged
+from autograder.compare import CompareOrRaise, Unchanged, vary_parts
 from autograder.suite import (
     Answer,
+    Caller,
     Check,
     Group,
     Misconception,
     Suite,
     common_misconceptions,
     error_parts,
+    show,
     wrong_kind,
 )
 from autograder.worker import with_callables
@@ -33,6 +36,7 @@ from packlab.packing.fitting import (
     MISTAKES,
     RULES,
     FitError,
+    InvalidInput,
     RequiredDoesNotFit,
     fit,
     is_number,
@@ -299,11 +303,44 @@ def diagnose(args: list, got: Answer, expected: dict | FitError) -> Misconceptio
 FIT = CompareOrRaise(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=expected_outcome,
                      error=FitError, describe_error=describe_error, unmentioned=unmentioned,
                      diagnose=diagnose, malformed=shape_problem,
-                     unchanged=Unchanged("items", compared=lambda args: args[0]))
+                     unchanged=Unchanged("items", compared=lambda args: args[0]),
+                     vary=lambda rng, args: vary_parts(rng, args, scale=False))
 
 
 def case(name: str, items: list[dict], budget, reserve=0, tokenizer: str | None = None) -> Check:
     return FIT.case(name, *args_of(items, budget, reserve, tokenizer))
+
+
+def result(included: list[str], excluded: list[str], used: int, remaining: int) -> dict:
+    """fit's answer, written out."""
+    return {"included": included, "excluded": excluded, "tokens_used": used,
+            "tokens_remaining": remaining}
+
+
+def example(name: str, answer: dict | FitError, items: list[dict], budget, reserve=0,
+            tokenizer: str | None = None) -> Check:
+    """A visible example, its answer (or the error it raises) written out."""
+    return FIT.answers(name, answer, *args_of(items, budget, reserve, tokenizer))
+
+
+def warns(name: str, items: list[dict], budget, wanted: int, tokenizer: str | None = None,
+          answer: dict | None = None) -> Check:
+    """fit returns the course's answer (``answer``, when written out) and gives ``wanted``
+    UserWarnings (0 or 1)."""
+    args = args_of(items, budget, 0, tokenizer)
+    judge = FIT if answer is None else FIT.knowing(answer)
+
+    def run(call: Caller) -> None:
+        got = judge.returned(call, name, args, exact=True)
+        count = sum(w.startswith("UserWarning") for w in got.warnings)
+        if count != wanted:
+            said = "no warning" if count == 0 else f"{count} UserWarnings"
+            expected = show(judge.expected(args))
+            raise FIT.fail(name, args, f"{show(got.value)}, with {said}",
+                           f"{expected}, with {'one UserWarning' if wanted else 'no warning'}",
+                           MISCONCEPTIONS["warns-once"])
+
+    return Check(name, run)
 
 
 def item(item_id: str, tokens=None, priority=0, required=False, pair=None, content=None) -> dict:
@@ -354,18 +391,44 @@ SUITE = Suite(
                           {"break-at-first-miss"}, *args_of(AGENT, 700, 150, None)),
                 FIT.about("included ids come back in input order, not in priority order",
                           {"output-in-priority-order"}, *args_of(AGENT, 700, 150, None)),
-                case("the agent request at budget 700, reserve 150: required items, the tool pair "
-                     "whole, then the rest by priority", AGENT, 700, 150),
-                case("when everything fits, every id is included in input order and the rest of "
-                     "budget − reserve remains",
-                     [item("system", 100, 100), item("turn", 60, 50), item("chunk", 40, 20)],
-                     1000, 100),
+                example("the agent request at budget 700, reserve 150: required items, the tool "
+                        "pair whole, then the rest by priority",
+                        result(["system", "history-1", "history-2", "tool-call", "tool-result",
+                                "latest"], ["chunk-faq"], 550, 0), AGENT, 700, 150),
+                example("when everything fits, every id is included in input order and the rest "
+                        "of budget − reserve remains", result(["system", "turn", "chunk"], [],
+                                                              200, 700),
+                        [item("system", 100, 100), item("turn", 60, 50), item("chunk", 40, 20)],
+                        1000, 100),
                 FIT.about("a required item keeps its own priority's turn; it is not moved ahead "
                           "of higher priorities", {"required-promoted"},
                           *args_of(REQUIRED_SHORT, 1000, 150, None)),
-                case("a required item that does not fit raises a ValueError naming it, the "
-                     "tokens it needs and is short, the budget and the reserve",
-                     REQUIRED_SHORT, 1000, 150),
+                example("a required item that does not fit raises a ValueError naming it, the "
+                        "tokens it needs and is short, the budget and the reserve",
+                        RequiredDoesNotFit(
+                            "required item 'latest' does not fit: it needs 320 tokens but only 50 "
+                            "are left after the items placed before it, 270 short (budget 1000, "
+                            "reserve 150)", ("latest", "320", "50", "270", "1000", "150")),
+                        REQUIRED_SHORT, 1000, 150),
+                example("a tool call and its result are a pair: they go in together or not at "
+                        "all", result(["rules", "aside"], ["lookup", "answer"], 70, 50),
+                        [item("rules", 50, 100), item("lookup", 30, 70, pair="t1"),
+                         item("answer", 60, 70, pair="t1"), item("aside", 20, 5)], 120),
+                example("on equal priorities the earlier item is weighed first: 'faq-1' and "
+                        "'faq-2' go in, 'faq-3' does not",
+                        result(["faq-1", "faq-2"], ["faq-3"], 80, 10),
+                        [item("faq-1", 40, 30), item("faq-2", 40, 30), item("faq-3", 40, 30)],
+                        90),
+                warns("two items without token counts are estimated, with one UserWarning for "
+                      "the whole call",
+                      [item("q", content="what ships free?", priority=3),
+                       item("a", content="tents over sixty euros", priority=2)], 50, 1,
+                      answer=result(["q", "a"], [], 10, 40)),
+                example("a token count that is not a number (NaN) is refused with a ValueError "
+                        "naming the item",
+                        InvalidInput("item 'memo' has tokens=nan: a token count must be a finite "
+                                     "number, 0 or more", ("memo",)),
+                        [item("rules", 30, 9), item("memo", math.nan, 2)], 200),
             ),
             visible=True,
         ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autograder.compare import Compare
+from autograder.compare import Compare, vary_parts
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from packlab.packing.packers import greedy, stop_at_first_miss
 
@@ -127,11 +127,16 @@ def is_id_list(value) -> bool:
 
 
 PACK = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=greedy,
-               diagnose=diagnose, malformed=lambda got: not is_id_list(got))
+               diagnose=diagnose, malformed=lambda got: not is_id_list(got), vary=vary_parts)
 
 
 def case(name: str, tokens: dict[str, int], budget: int) -> Check:
     return PACK.case(name, parts_of(tokens), budget)
+
+
+def example(name: str, ids: list[str], tokens: dict[str, int], budget: int) -> Check:
+    """A visible example, its answer written out."""
+    return PACK.answers(name, ids, parts_of(tokens), budget)
 
 
 LESSON_EXAMPLE = (parts_of({"sys": 100, "huge": 80, "small": 10}), 130)
@@ -180,10 +185,13 @@ SUITE = Suite(
                            *LESSON_EXAMPLE),
                 PACK.shows("'huge' (80 tokens) does not fit after 'sys' and is skipped; 'small' "
                            "after it still fits and is taken", fits_at_its_turn, *LESSON_EXAMPLE),
-                case("parts of 100, 80 and 10 tokens in a budget of 130 keep 'sys' and 'small'",
-                     {"sys": 100, "huge": 80, "small": 10}, 130),
-                case("when everything fits, every id comes back in input order",
-                     {"sys": 100, "turn": 60, "chunk": 40}, 500),
+                example("parts of 100, 80 and 10 tokens in a budget of 130 keep 'sys' and "
+                        "'small'", ["sys", "small"], {"sys": 100, "huge": 80, "small": 10}, 130),
+                example("when everything fits, every id comes back in input order",
+                        ["sys", "turn", "chunk"], {"sys": 100, "turn": 60, "chunk": 40}, 500),
+                example("a part that lands exactly on the budget still fits: 70 + 50 = 120 in a "
+                        "budget of 120 keeps both", ["rules", "ask"],
+                        {"rules": 70, "ask": 50, "extra": 5}, 120),
             ),
             visible=True,
         ),

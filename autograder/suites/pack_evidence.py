@@ -8,7 +8,7 @@ here.
 
 from __future__ import annotations
 
-from autograder.compare import Compare, Unchanged
+from autograder.compare import Compare, Unchanged, vary_parts
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from packlab.packing.evidence import SKIPPED, by_score, decisions, pack_evidence
 
@@ -261,12 +261,23 @@ def describe(items) -> str:
 
 PACKER = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=pack_evidence,
                  diagnose=diagnose, malformed=shape_problem, render=describe,
-                 unchanged=Unchanged("chunks"))
+                 unchanged=Unchanged("chunks"),
+                 vary=lambda rng, args: vary_parts(rng, args, scale=False))
 
 
 def case(name: str, spec: list[tuple[str, int, float]], limit: int,
          min_span: int | None = 80) -> Check:
     return PACKER.case(name, *args_of(chunks_of(spec), limit, min_span))
+
+
+def example(name: str, sent: list[tuple[str, int, bool]], spec: list[tuple[str, int, float]],
+            limit: int, min_span: int | None = 80) -> Check:
+    """A visible example, its answer written out: each chunk sent as (id, characters kept,
+    truncated), its text the start of the chunk's."""
+    lengths = {key: length for key, length, _ in spec}
+    answer = [{"id": key, "text": text_of(key, lengths[key])[:kept], "truncated": cut}
+              for key, kept, cut in sent]
+    return PACKER.answers(name, answer, *args_of(chunks_of(spec), limit, min_span))
 
 
 TIGHT = args_of(chunks_of([("menu", 60, 0.1), ("faq", 100, 0.9), ("policy", 80, 0.7)]), 200, 80)
@@ -293,16 +304,32 @@ SUITE = Suite(
                                        "score-order"}, *TIGHT),
                 PACKER.about("with less than min_span characters left, a chunk that does not fit "
                              "is skipped, not cut to a fragment", {"no-min-span"}, *TIGHT),
-                case("the low-score chunk falls off when the limit is tight",
-                     [("menu", 60, 0.1), ("faq", 100, 0.9), ("policy", 80, 0.7)], 200),
-                case("when everything fits, every chunk is sent whole, best score first",
-                     [("faq", 50, 0.4), ("policy", 70, 0.8), ("runbook", 30, 0.6)], 500),
+                example("the low-score chunk falls off when the limit is tight",
+                        [("faq", 100, False), ("policy", 80, False)],
+                        [("menu", 60, 0.1), ("faq", 100, 0.9), ("policy", 80, 0.7)], 200),
+                example("when everything fits, every chunk is sent whole, best score first",
+                        [("policy", 70, False), ("runbook", 30, False), ("faq", 50, False)],
+                        [("faq", 50, 0.4), ("policy", 70, 0.8), ("runbook", 30, 0.6)], 500),
                 PACKER.about("the limit counts the characters of the texts only, not the ids",
                              {"counts-id-in-limit"}, *CUT),
                 PACKER.about("a cut keeps the start of the text, and says so with truncated "
                              "True", {"keeps-the-end", "not-a-prefix", "truncated-flag"}, *CUT),
-                case("a chunk that does not fit is cut to the room left when min_span fits",
-                     [("faq", 150, 0.9), ("runbook", 200, 0.8)], 250),
+                example("a chunk that does not fit is cut to the room left when min_span fits",
+                        [("faq", 150, False), ("runbook", 100, True)],
+                        [("faq", 150, 0.9), ("runbook", 200, 0.8)], 250),
+                example("with less than min_span characters left, 'manual' is skipped and a "
+                        "later, smaller chunk still goes in whole",
+                        [("guide", 130, False), ("tip", 40, False)],
+                        [("guide", 130, 0.95), ("manual", 300, 0.7), ("tip", 40, 0.2)], 200),
+                example("with exactly min_span characters left (80 of 200), the chunk is cut to "
+                        "min_span", [("guide", 120, False), ("manual", 80, True)],
+                        [("guide", 120, 0.95), ("manual", 300, 0.7)], 200),
+                example("the id is never cut, even when the text is cut to the limit",
+                        [("handbook/onboarding-guide", 100, True)],
+                        [("handbook/onboarding-guide", 250, 0.8)], 100),
+                example("chunks with equal scores are weighed in input order: 'tip-2' and "
+                        "'tip-3' go in", [("tip-2", 70, False), ("tip-3", 70, False)],
+                        [("tip-2", 70, 0.6), ("tip-3", 70, 0.6), ("tip-1", 70, 0.6)], 150),
             ),
             visible=True,
         ),

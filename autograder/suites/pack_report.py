@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autograder.compare import Compare
+from autograder.compare import Compare, vary_parts
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from autograder.suites.pack import (
     cost,
@@ -138,11 +138,19 @@ def diagnose(args: list, got) -> Misconception:
 
 
 REPORT = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=report,
-                 diagnose=diagnose, malformed=shape_problem)
+                 diagnose=diagnose, malformed=shape_problem, vary=vary_parts)
 
 
 def case(name: str, tokens: dict[str, int], budget: int) -> Check:
     return REPORT.case(name, parts_of(tokens), budget)
+
+
+def example(name: str, answer: tuple[list[str], list[str], int], tokens: dict[str, int],
+            budget: int) -> Check:
+    """A visible example, its report written out as (included, dropped, used)."""
+    included, dropped, used = answer
+    return REPORT.answers(name, {"included": included, "dropped": dropped, "used": used},
+                          parts_of(tokens), budget)
 
 
 LESSON_EXAMPLE = (parts_of({"sys": 100, "huge": 80, "a": 15, "b": 10}), 130)
@@ -195,11 +203,20 @@ SUITE = Suite(
                              *LESSON_EXAMPLE),
                 REPORT.shows("used counts the included parts only (100 + 15 + 10 = 125), never "
                              "the dropped ones", used_is_honest, *LESSON_EXAMPLE),
-                case("parts of 100, 80, 15 and 10 tokens in a budget of 130 drop only 'huge'",
-                     {"sys": 100, "huge": 80, "a": 15, "b": 10}, 130),
-                case("when everything fits, nothing is dropped and used is the total",
-                     {"sys": 100, "turn": 60, "chunk": 40}, 500),
-                case("an empty list of parts gives an empty report that used 0 tokens", {}, 100),
+                example("parts of 100, 80, 15 and 10 tokens in a budget of 130 drop only "
+                        "'huge'", (["sys", "a", "b"], ["huge"], 125),
+                        {"sys": 100, "huge": 80, "a": 15, "b": 10}, 130),
+                example("when everything fits, nothing is dropped and used is the total",
+                        (["sys", "turn", "chunk"], [], 200),
+                        {"sys": 100, "turn": 60, "chunk": 40}, 500),
+                example("an empty list of parts gives an empty report that used 0 tokens",
+                        ([], [], 0), {}, 100),
+                example("dropped ids are listed in input order, not reversed or sorted: 'tool' "
+                        "then 'doc'", (["sys", "turn", "ask"], ["tool", "doc"], 70),
+                        {"sys": 40, "tool": 90, "turn": 20, "doc": 70, "ask": 10}, 75),
+                example("a part that lands exactly on the budget is included: 70 + 50 = 120 in "
+                        "a budget of 120", (["rules", "ask"], ["extra"], 120),
+                        {"rules": 70, "ask": 50, "extra": 5}, 120),
             ),
             visible=True,
         ),

@@ -7,7 +7,7 @@ answer is diagnosed by comparing it with the same scorer run with one signal cha
 
 from __future__ import annotations
 
-from autograder.compare import Compare
+from autograder.compare import Compare, vary_parts
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from packlab.packing.packers import stop_at_first_miss
 from packlab.packing.relevance import classic_idf, ranking, score_and_pack, score_items
@@ -230,7 +230,7 @@ def scorer(fallback: str = "not-by-score") -> Compare:
     """How an answer is judged, its diagnosis falling back on ``fallback``."""
     return Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=score_and_pack,
                    diagnose=lambda args, got: diagnose(args, got, fallback),
-                   malformed=shape_problem, expected_text=expected_text)
+                   malformed=shape_problem, expected_text=expected_text, vary=vary_parts)
 
 
 SCORER = scorer()
@@ -239,6 +239,16 @@ SCORER = scorer()
 def case(name: str, items: list[dict], query: str, budget: int,
          fallback: str = "not-by-score") -> Check:
     return scorer(fallback).case(name, items, query, budget)
+
+
+def example(name: str, answer: tuple[list[str], int, int, int], items: list[dict], query: str,
+            budget: int, fallback: str = "not-by-score") -> Check:
+    """A visible example, its answer written out as (included, tokens_used, tokens_before,
+    deferred_count)."""
+    included, used, before, deferred = answer
+    return scorer(fallback).answers(name, {"included": included, "tokens_used": used,
+                                           "tokens_before": before, "deferred_count": deferred},
+                                    items, query, budget)
 
 
 def item(key: str, text: str, tokens: int, **extra) -> dict:
@@ -269,11 +279,37 @@ SUITE = Suite(
                              "of the 34 offered, one item deferred",
                              {"tokens-used-wrong", "tokens-before-wrong", "deferred-count-wrong"},
                              LESSON_EXAMPLE, "why did the deploy fail", 27),
-                case("pinned instructions and question, then the ERROR log, in story order",
-                     LESSON_EXAMPLE, "why did the deploy fail", 27),
-                case("when everything fits, every item is included in chronological order",
-                     LESSON_EXAMPLE, "why did the deploy fail", 100),
-                case("no items: nothing included, nothing deferred", [], "deploy", 50),
+                example("pinned instructions and question, then the ERROR log, in story order",
+                        (["sys", "cache", "log", "ask"], 27, 34, 1),
+                        LESSON_EXAMPLE, "why did the deploy fail", 27),
+                example("when everything fits, every item is included in chronological order",
+                        (["sys", "note", "cache", "log", "ask"], 34, 34, 0),
+                        LESSON_EXAMPLE, "why did the deploy fail", 100),
+                example("no items: nothing included, nothing deferred", ([], 0, 0, 0), [],
+                        "deploy", 50),
+                example("a big high-scoring item that does not fit is skipped and the walk goes "
+                        "on: 'step' and 'tip' still go in", (["sys", "step", "tip"], 38, 188, 1),
+                        [item("sys", "Answer in one line.", 8, pinned=True),
+                         item("trace", "deploy trace deploy trace migration error", 150),
+                         item("step", "deploy migration", 15), item("tip", "deploy", 15)],
+                        "deploy migration", 40, "break-at-first-miss"),
+                example("a line that starts with ERROR gets the error boost",
+                        (["line-1"], 10, 20, 1),
+                        [item("line-1", "ERROR queue stuck on worker 2", 10),
+                         item("line-2", "queue length at 40 on worker 2", 10)], "worker", 10,
+                        "no-error-signal"),
+                example("punctuation separates words and case does not matter: "
+                        "'Rollback: (queue)' matches both words of 'Queue rollback'",
+                        (["msg-1"], 10, 60, 3),
+                        [item("note", "release notes for the mobile app", 20),
+                         item("msg-1", "Rollback: (queue) drained.", 10),
+                         item("msg-2", "rollback metrics exported to the dashboard", 10),
+                         item("todo", "update the status page", 20)],
+                        "Queue rollback", 10, "tokenise"),
+                example("of two identical items the newer one wins, by recency",
+                        (["dup-2"], 10, 20, 1),
+                        [item("dup-1", "cache miss on shard 7", 10),
+                         item("dup-2", "cache miss on shard 7", 10)], "shard", 10, "no-recency"),
             ),
             visible=True,
         ),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autograder.compare import Compare
+from autograder.compare import Compare, vary_parts
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions
 
 LESSON = "01-the-window-is-finite"
@@ -63,7 +63,7 @@ def sum_of_tokens(parts: list[dict]) -> int:
 
 
 TOTAL = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=sum_of_tokens,
-                diagnose=diagnose, malformed=lambda got: type(got) is not int)
+                diagnose=diagnose, malformed=lambda got: type(got) is not int, vary=vary_parts)
 
 
 def case(name: str, *tokens: int) -> Check:

@@ -8,6 +8,7 @@ that is not a positive finite number is a ValueError whose message names ``ratio
 from __future__ import annotations
 
 import math
+import string
 
 from autograder.suite import (
     Caller,
@@ -20,6 +21,7 @@ from autograder.suite import (
     Suite,
     common_misconceptions,
     show,
+    variation,
 )
 from packlab.packing.tokens import wrap_chunk, wrapped_cost
 
@@ -195,10 +197,11 @@ def failure(name: str, args: list, got: str, expected: str,
 
 
 def check_cost(call: Caller, name: str, chunk_id: str, text: str,
-               ratio: float | None = None) -> int:
-    """Call wrapped_cost and compare with the course's reference; return the cost."""
+               ratio: float | None = None, answer: int | None = None) -> int:
+    """Call wrapped_cost and compare with ``answer`` (when written out) or the course's
+    reference; return the cost."""
     used = 4.0 if ratio is None else ratio
-    expected = wrapped_cost(chunk_id, text, used)
+    expected = wrapped_cost(chunk_id, text, used) if answer is None else answer
     args = args_of(chunk_id, text, ratio)
     length = len(wrap_chunk(chunk_id, text))
     why = f"{expected}: the wrapped chunk has {length} characters and ⌈{length} / {used:g}⌉ = " \
@@ -216,8 +219,25 @@ def check_cost(call: Caller, name: str, chunk_id: str, text: str,
     return got
 
 
+def varied_id(chunk_id: str, text: str, ratio: float | None) -> str:
+    """The id a hidden example uses for one student (`autograder.suite.seeded`): its ASCII
+    letters drawn anew, so its length, and every cost, stays as written."""
+    rng = variation([chunk_id, text, ratio])
+    if rng is None:
+        return chunk_id
+    return "".join(rng.choice(string.ascii_lowercase) if ch.isascii() and ch.isalpha() else ch
+                   for ch in chunk_id)
+
+
 def case(name: str, chunk_id: str, text: str, ratio: float | None = None) -> Check:
-    return Check(name, lambda call: check_cost(call, name, chunk_id, text, ratio))
+    return Check(name, lambda call: check_cost(call, name, varied_id(chunk_id, text, ratio),
+                                               text, ratio))
+
+
+def example(name: str, answer: int, chunk_id: str, text: str,
+            ratio: float | None = None) -> Check:
+    """A visible example, its cost written out."""
+    return Check(name, lambda call: check_cost(call, name, chunk_id, text, ratio, answer))
 
 
 # The wrong ideas behind a cost that is a whole number, but the wrong one.
@@ -276,11 +296,16 @@ SUITE = Suite(
             (
                 whole_number("wrapped_cost returns a whole number of tokens, an int (not a "
                              "float)", "doc-7", "Refunds within 30 days."),
-                case("'doc-7' with 'Refunds within 30 days.' costs ⌈44 / 4⌉ = 11: the id, the "
-                     "heading and the fences all count, and 44 / 4 divides exactly, so no extra "
-                     "token", "doc-7", "Refunds within 30 days."),
-                case("the cost rounds up, at the ratio given: the same chunk at 3 characters per "
-                     "token costs ⌈44 / 3⌉ = 15", "doc-7", "Refunds within 30 days.", 3.0),
+                example("'doc-7' with 'Refunds within 30 days.' costs ⌈44 / 4⌉ = 11: the id, "
+                        "the heading and the fences all count, and 44 / 4 divides exactly, so no "
+                        "extra token", 11, "doc-7", "Refunds within 30 days."),
+                example("the cost rounds up, at the ratio given: the same chunk at 3 characters "
+                        "per token costs ⌈44 / 3⌉ = 15", 15, "doc-7", "Refunds within 30 days.",
+                        3.0),
+                example("one character past a multiple of 4 costs a whole extra token: "
+                        "⌈53 / 4⌉ = 14", 14, "faq-2", "Refunds reach the card in 5 days"),
+                example("accented letters count as characters, not UTF-8 bytes: ⌈54 / 4⌉ = 14",
+                        14, "fr-3", "Échange gratuit, même après l'été."),
                 refusal("a ratio of 0 raises a ValueError that names ratio", 0),
             ),
             visible=True,

@@ -10,12 +10,22 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from autograder import unwritten
-from autograder.suite import Failure, GroupResult, in_process_caller, run_group
+from autograder.suite import (
+    Failure,
+    Group,
+    GroupResult,
+    Suite,
+    in_process_caller,
+    passed_shown,
+    run_group,
+    seed_key,
+)
 from autograder.suites import load
 from packlab.course.hints import hint_call, hint_command
 from packlab.course.manifest import Exercise
@@ -92,8 +102,99 @@ def summary(exercise: str, result: GroupResult, hidden: bool) -> str:
     return "\n".join(lines).lstrip("\n")
 
 
+GROUP_TITLES = {"visible": "Visible tests", "edge-cases": "Hidden edge cases",
+                "properties": "Hidden properties"}
+
+
+def points_text(points: float) -> str:
+    """``1 point``, ``2 points``, ``2.5 points``."""
+    return f"{points:g} point" if points == 1 else f"{points:g} points"
+
+
+def nbgrader_runs() -> bool:
+    """Is nbgrader running this notebook (autograde, or its Validate button)?"""
+    return bool(os.environ.get("NBGRADER_EXECUTION"))
+
+
+def grading_seed(exercise: Exercise) -> str:
+    """What the hidden edge cases of this kernel's notebook are varied by (see
+    `autograder.suite.seeded`): under nbgrader's autograde, the student and the assignment,
+    as `packlab grade` varies them. nbgrader runs the notebook in its folder
+    ``autograded/<student>/<assignment>/`` (its default directory_structure), so the student
+    is that folder's parent's name. Anywhere else: none, the cases as written."""
+    if os.environ.get("NBGRADER_EXECUTION") != "autograde":
+        return ""
+    return seed_key(Path.cwd().parent.name, exercise.name)
+
+
+def _run(group: Group, func: Callable, seed: str) -> GroupResult:
+    """Run one group in this kernel. What the learner's code writes to stderr (warnings
+    included) would make nbgrader fail the cell whatever the checks say, and the sandboxed
+    grader ignores it too, so both agree; what it prints during a hidden group stays out of the
+    notebook, as it stays out of the grader's feedback (it would show the hidden inputs)."""
+    quiet = contextlib.redirect_stdout(io.StringIO()) if not group.visible \
+        else contextlib.nullcontext()
+    with contextlib.redirect_stderr(io.StringIO()), quiet, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_group(group, in_process_caller(func), seed)
+
+
+def notebook_groups(suite: Suite) -> list[str]:
+    """The test groups a released notebook reports when a learner runs it outside nbgrader:
+    every group this install has (all of them in the course's own install, the visible one in
+    a student install)."""
+    return [group.name for group in suite.groups]
+
+
+def every_group(found: Exercise, suite: Suite, func: Callable) -> tuple[str, dict[str, float]]:
+    """Every group of this install run on ``func``, told as `packlab check --all` tells it, the
+    last line the score the grader would give (in a student install: the points the hidden
+    tests decide at grading); and the points each group earned."""
+    lines, earned = [], dict.fromkeys(notebook_groups(suite), 0)
+    for name in earned:
+        result = _run(suite.group(name), func, "")
+        checks = len(result.passed) + len(result.failures)
+        earned[name] = found.earned(name, len(result.passed), checks)
+        lines += ["", f"{GROUP_TITLES.get(name, name)} ({points_text(found.points[name])}):"]
+        lines += [f"✓ {check}" for check in passed_shown(suite.group(name), result.passed)]
+        lines += failure_lines(result.failures)
+        failed = len(result.failures)
+        lines.append(f"{failed} of {checks} checks failed." if failed else
+                     ("The check passed." if checks == 1 else f"All {checks} checks passed."))
+        if failed and all(map(unwritten.is_unwritten, result.failures)):
+            lines[-1] += (f" Write `{found.function}` in the answer cell above and run it, "
+                          "then run this cell again.")
+            break  # an answer not written yet fails every group alike
+    if any(earned[name] != found.points[name] for name in earned):
+        lines.append(f"Stuck? Run `{hint_command(found)}` in a terminal, or "
+                     f"`{hint_call(found)}` in a cell.")
+    lines.append(score_line(found, earned, suite.missing))
+    return "\n".join(lines).lstrip("\n"), earned
+
+
+def score_line(found: Exercise, earned: dict[str, float], missing: Iterable[str]) -> str:
+    """``Score: 3 / 5 points (...)`` when every group ran; else the points earned so far and
+    those the hidden tests decide (at grading, when they are ``missing`` from this install)."""
+    got = round(sum(earned.values()), 2)
+    parts = ", ".join(f"{GROUP_TITLES.get(name, name).lower()} {earned[name]:g}/"
+                      f"{found.points[name]:g}" for name in earned)
+    later = [name for name in found.points if name not in earned]
+    if not later:
+        return f"Score: {got:g} / {points_text(found.max_score)} ({parts}), as the grader gives it."
+    here = sum(found.points[name] for name in earned)
+    left = sum(found.points[name] for name in later)
+    when = (" when your notebook is graded" if set(later) & set(missing)
+            else ": `packlab check --all` runs them now")
+    return (f"Here: {got:g} / {points_text(here)}. The hidden tests decide the other "
+            f"{points_text(left)} of {found.max_score:g}{when}.")
+
+
 def run_tests(exercise: str, func: Callable, group: str = "visible") -> float | None:
     """Run one test group of an exercise's suite against ``func`` and print the result.
+
+    Outside nbgrader the visible group's cell reports every group this install has (see
+    `every_group`): a learner who runs the notebook top to bottom reads every check that
+    decides the grade, and the score, not "passed" while points remain.
 
     A group that fails raises `TestsFailed` (no points), except under the exercise's
     proportional partial credit when some checks passed: then the points earned are returned,
@@ -106,11 +207,16 @@ def run_tests(exercise: str, func: Callable, group: str = "visible") -> float | 
     if group in suite.missing:
         raise HiddenTestsNotInstalled(hidden_not_installed([group]))
     suite_group = suite.group(group)
-    # What the learner's code writes to stderr (warnings included) would make nbgrader fail the
-    # cell whatever the checks say; the sandboxed grader ignores it too, so both agree.
-    with contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = run_group(suite_group, in_process_caller(func))
+    if suite_group.visible and not nbgrader_runs():
+        text, earned = every_group(found, suite, func)
+        if earned[group] == found.points[group]:
+            print(text)
+            return None
+        if not earned[group]:
+            raise TestsFailed("\n" + text)
+        print(text)
+        return float(earned[group])
+    result = _run(suite_group, func, grading_seed(found))
     text = summary(exercise, result, hidden=not suite_group.visible)
     if result.ok:
         print(text)

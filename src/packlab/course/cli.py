@@ -102,7 +102,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from autograder.engine import grade_notebook, named_cells
     from autograder.suites import load as load_suite
     from autograder.unwritten import is_unwritten
-    from packlab.course.check import exercise_of, failure_lines, hidden_not_installed
+    from packlab.course.check import exercise_of, failure_lines, hidden_not_installed, score_line
     from packlab.course.hints import hint_command
 
     path = Path(args.notebook)
@@ -140,11 +140,13 @@ def cmd_check(args: argparse.Namespace) -> int:
             console.print(f"[green]✓[/] {shown(name)}")
     for line in failure_lines(failed):
         console.print(shown(line).replace("✗", "[red]✗[/]", 1))
+    score = score_line(exercise, {g.name: g.points for g in result.groups}, missing)
     if failed:
         task = (f"write `{exercise.function}` in its answer cell" if all(map(is_unwritten, failed))
                 else "read the first message above, fix your answer")
         console.print(f"\n{len(failed)} check(s) failed. Next: {task}, save, and check again. "
                       f"Stuck? `{hint_command(exercise)}`")
+        console.print(score)
         return 1
     if missing:
         later = "the hidden tests run when it is graded."
@@ -153,6 +155,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         later = "the hidden tests run when it is graded; try `packlab check --all` to run them now."
     console.print(f"\nEvery check passed. Next: {later}")
+    console.print(score)
     return 0
 
 

@@ -1,0 +1,195 @@
+"""What a learner is told is what the learner earned (issue 18) and feedback teaches the idea, not
+the answer key (issue 19): the visible checks catch what the lessons teach, a notebook run top to
+bottom reports every group and the score, and the hidden edge cases vary per student without
+their names or the code's output reaching the student."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import tomllib
+
+import nbformat
+import pytest
+from conftest import COURSE, submit, with_answer
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from autograder import gallery
+from autograder.engine import grade_notebook
+from autograder.isolation import Limits
+from autograder.report import feedback_html, gradescope
+from autograder.suite import in_process_caller, run_group, seed_key
+from autograder.suites import load
+from packlab.course import check
+from packlab.course.manifest import ROOT
+
+MUTANTS = gallery.every()
+LEFT_TO_HIDDEN = tomllib.loads((ROOT / "course.toml").read_text())["left_to_hidden"]
+PACK = COURSE.exercise("02")
+STRICT = gallery.load("pack/strict_less_than")
+FAST = Limits(call_seconds=2, setup_seconds=10, submission_seconds=60)
+
+
+def function_of(mutant: gallery.Mutant):
+    scope: dict = {}
+    exec(compile(mutant.code, mutant.key, "exec"), scope)  # noqa: S102 - the course's own gallery
+    return scope[load(mutant.suite).function]
+
+
+# --- the visible checks catch what the lessons teach ----------------------------------------
+
+def test_the_visible_checks_catch_every_mutant_but_those_course_toml_leaves_to_the_hidden():
+    missed = sorted(m.key for m in MUTANTS if run_group(
+        load(m.suite).group("visible"), in_process_caller(function_of(m))).ok)
+    assert missed == sorted(LEFT_TO_HIDDEN), "course.toml's [left_to_hidden] is not exact"
+    assert len(missed) <= len(MUTANTS) // 10, f"{len(missed)} of {len(MUTANTS)} left to hidden"
+    assert all(len(why) > 40 for why in LEFT_TO_HIDDEN.values())
+
+
+@pytest.mark.parametrize("suite", sorted({e.suite for e in COURSE.exercises}))
+def test_the_hidden_edge_cases_call_with_inputs_of_their_own(suite):
+    """Knowing the visible checks never answers a hidden one: no hidden edge case calls the
+    function with arguments a visible check uses."""
+    reference = in_process_caller(load(suite).reference)
+    calls: dict[str, set[str]] = {}
+    for group in ("visible", "edge-cases"):
+        made = calls.setdefault(group, set())
+
+        def noted(args, made=made):
+            made.add(json.dumps(args, sort_keys=True, default=repr))
+            return reference(args)
+
+        assert run_group(load(suite).group(group), noted).ok
+    assert calls["visible"] and calls["edge-cases"]
+    assert not calls["visible"] & calls["edge-cases"]
+
+
+# --- a notebook run top to bottom reports every group, and the score --------------------------
+
+def run_top_to_bottom(notebook, folder) -> str:
+    """Execute a notebook as "Restart and run all" does; the text of its outputs, in order."""
+    client = NotebookClient(notebook, timeout=120, kernel_name="python3",
+                            resources={"metadata": {"path": str(folder)}})
+    with contextlib.suppress(CellExecutionError):  # a failing test cell stops the run
+        client.execute()
+    texts = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            texts.append(output.get("text") or output.get("evalue") or "")
+    return "\n".join(texts)
+
+
+def test_a_wrong_answer_run_top_to_bottom_is_told_every_group_and_its_score(tmp_path):
+    said = run_top_to_bottom(with_answer(PACK, STRICT.code), tmp_path)
+    assert "All 7 checks passed" not in said
+    for title in ("Visible tests (1 point):", "Hidden edge cases (2 points):",
+                  "Hidden properties (2 points):"):
+        assert title in said
+    assert "compare with `<=`, not `<`" in said
+    assert said.strip().splitlines()[-1].startswith("Score: 0 / 5 points (visible tests 0/1")
+
+
+def reference_answer(exercise) -> str:
+    """The solution's answer cell, as a learner would write it (no nbgrader markers)."""
+    cell = next(c for c in nbformat.read(exercise.source, as_version=4).cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == exercise.grade_id("answer"))
+    return "\n".join(line for line in cell.source.splitlines() if "SOLUTION ###" not in line
+                     and "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+
+
+def test_a_right_answer_run_top_to_bottom_ends_with_full_marks(tmp_path):
+    said = run_top_to_bottom(with_answer(PACK, reference_answer(PACK)), tmp_path)
+    assert said.strip().splitlines()[-1] == (
+        "Score: 5 / 5 points (visible tests 1/1, hidden edge cases 2/2, hidden properties 2/2), "
+        "as the grader gives it.")
+
+
+def test_the_notebook_says_what_packlab_check_all_says(tmp_path, capsys):
+    from packlab.course.cli import main
+
+    path = submit(tmp_path, "me", PACK, with_answer(PACK, STRICT.code))
+    main(["check", "--all", str(path)])
+    terminal = capsys.readouterr().out
+    with pytest.raises(check.TestsFailed) as failed:
+        check.run_tests(PACK.name, function_of(STRICT))
+    said = str(failed.value)
+    failing = [line.strip() for line in terminal.splitlines() if line.strip().startswith("✗")]
+    assert failing and all(line in said for line in failing)
+    flat = " ".join(terminal.split())
+    assert flat.endswith(" ".join(said.splitlines()[-1].split()))  # the same score, last
+    assert said.splitlines()[-1].startswith("Score: 0 / 5 points (visible tests 0/1")
+
+
+# --- hidden edge cases vary per student, and stay hidden ---------------------------------------
+
+def hidden_calls(mutant: gallery.Mutant, seed: str) -> list[str]:
+    suite = load(mutant.suite)
+    result = run_group(suite.group("edge-cases"), in_process_caller(function_of(mutant)), seed)
+    return [failure.call for failure in result.failures]
+
+
+@pytest.mark.parametrize("key", ["pack/strict_less_than", "pack_report/break_at_first_miss",
+                                 "total_tokens/skips_first", "drop_reasons/strict_too_large",
+                                 "fit/pair_split", "pack_evidence/break_at_first_miss",
+                                 "score_and_pack/break_at_first_miss",
+                                 "wrapped_cost/rounds_to_nearest", "assemble_turn/splits_pairs"])
+def test_hidden_edge_cases_vary_per_student_and_repeat_for_a_regrade(key):
+    mutant = gallery.load(key)
+    written = hidden_calls(mutant, "")
+    ann = hidden_calls(mutant, seed_key("ann", "a1"))
+    assert ann and len(ann) == len(written)
+    assert ann == hidden_calls(mutant, seed_key("ann", "a1"))
+    assert ann != written and ann != hidden_calls(mutant, seed_key("bo", "a1"))
+    assert ann != hidden_calls(mutant, seed_key("ann", "a2"))
+
+
+@pytest.mark.parametrize("student", ["ann", "bo", "carl"])
+def test_every_seed_keeps_the_misconceptions_each_hidden_edge_case_finds(student):
+    seed = seed_key(student, "02-greedy-pack")
+    for mutant in MUTANTS:
+        group = load(mutant.suite).group("edge-cases")
+        call = in_process_caller(function_of(mutant))
+        written, varied = run_group(group, call), run_group(group, call, seed)
+        assert ({f.misconception.key for f in written.failures}
+                == {f.misconception.key for f in varied.failures}), mutant.key
+    for suite in {m.suite for m in MUTANTS}:
+        reference = in_process_caller(load(suite).reference)
+        assert run_group(load(suite).group("edge-cases"), reference, seed).ok, suite
+
+
+PRINTS = STRICT.code.replace("    used = 0", "    print('SEEN', parts, budget)\n    used = 0")
+
+
+def test_the_kernel_varies_as_the_grader_does_and_prints_nothing_of_the_hidden_inputs(
+        tmp_path, monkeypatch, capsys):
+    assert STRICT.code != PRINTS
+    graded = grade_notebook(submit(tmp_path / "submitted", "ann", PACK,
+                                   with_answer(PACK, PRINTS)), PACK, "ann", FAST)
+    edge = next(g for g in graded.groups if g.name == "edge-cases")
+    folder = tmp_path / "autograded" / "ann" / PACK.name  # where nbgrader runs it
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    scope: dict = {}
+    exec(PRINTS, scope)  # noqa: S102 - the course's own gallery
+    with pytest.raises(check.TestsFailed) as failed:
+        check.run_tests(PACK.name, scope["pack"], "edge-cases")
+    assert [f.call for f in edge.failures] and all(f.call in str(failed.value)
+                                                   for f in edge.failures)
+    assert "SEEN" not in capsys.readouterr().out
+    assert "SEEN" in graded.output  # printed during the visible checks: shown
+    hidden_ids = {f.call.split("'id': '")[1].split("'")[0] for f in edge.failures}
+    assert not any(part_id in graded.output for part_id in hidden_ids)
+
+
+def test_feedback_names_no_hidden_check_that_passed(tmp_path):
+    graded = grade_notebook(submit(tmp_path, "ref", PACK, with_answer(PACK, None)), PACK, "ref",
+                            FAST)
+    assert graded.score == PACK.max_score
+    page, results = feedback_html(graded), json.dumps(gradescope(graded))
+    hidden = [c.name for g in load(PACK.suite).groups if not g.visible for c in g.checks]
+    visible = {c.name for c in load(PACK.suite).group("visible").checks}
+    for name in (n for n in hidden if n not in visible):
+        assert name not in page and name not in results, name
+    assert "hidden checks passed" in page
