@@ -57,7 +57,7 @@ def test_an_untouched_starter_is_not_started(graded):
 def test_the_summary_and_csv_say_so(graded):
     out, _ = graded
     markdown = (out / "summary.md").read_text()
-    assert f"| {FIX.name} | 4 | 0 | 30% | 1 | strict-less-than: 1 student |" in markdown
+    assert f"| {FIX.name} | 4 | 0 | 25% | 1 | strict-less-than: 1 student |" in markdown
     assert "Nothing of theirs to count: not started 1 (25%)" in markdown
     assert "does not run 1 (25%): the notebook's code did not run" in markdown
     assert "| missing |" not in markdown and "missing 1" not in markdown
