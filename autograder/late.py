@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from autograder import handed_in
 from packlab.course.manifest import LatePolicy
 
 TIMESTAMP = "timestamp.txt"
@@ -49,11 +50,13 @@ def submitted_at(folder: Path) -> tuple[datetime | None, str]:
     """The time in the folder's timestamp.txt (UTC), or None and why it cannot be told."""
     from nbgrader.utils import parse_utc
 
-    try:
-        with (folder / TIMESTAMP).open("rb") as handle:
+    try:  # a regular file only: a FIFO would block the grader, a link read another's
+        with handed_in.opened(folder / TIMESTAMP, TIMESTAMP) as handle:
             raw = handle.read(TIMESTAMP_BYTES + 1)
     except FileNotFoundError:
         return None, f"no {TIMESTAMP} in the submission"
+    except handed_in.Refused as exc:
+        return None, str(exc)
     except OSError as exc:
         return None, f"{TIMESTAMP} could not be read ({type(exc).__name__})"
     text = raw.decode("utf-8", "replace").strip()
