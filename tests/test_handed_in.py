@@ -160,3 +160,13 @@ def test_a_linked_timestamp_is_not_read(tmp_path):
     (tmp_path / late.TIMESTAMP).symlink_to(tmp_path / "other")
     when, why = late.submitted_at(tmp_path)
     assert when is None and "symbolic link" in why
+
+
+def test_the_limit_and_the_refusals_are_in_grade_help(capsys):
+    from packlab.course.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert f"a notebook larger than {NOTEBOOK_BYTES >> 20} MB is refused unread" in said
+    assert "a link (to a classmate's work, say), FIFO, device or socket" in said

@@ -8,7 +8,9 @@ graded as its instructions state it.
 
 from __future__ import annotations
 
+import gc
 import json
+import tracemalloc
 
 import pytest
 from conftest import COURSE, submit, with_answer
@@ -124,3 +126,31 @@ def test_the_reference_fit_warns_exactly_once(tmp_path):
     exercise = COURSE.exercise("06")
     path = submit(tmp_path, "ref", exercise, with_answer(exercise, None))
     assert grade_notebook(path, exercise, "ref", FAST).score == exercise.max_score
+
+
+HUGE_ANSWER = '''
+def pack(parts, budget):
+    return ["{letter}" * 1_000_000]  # 1 MB, and wrong for every call
+'''
+
+
+def test_a_failed_search_is_remembered_by_digests_not_by_answers(tmp_path):
+    """What the grader keeps of a student (to replay a failed search for the next one) stays
+    small however large the answers: 1 MB answers leave less than 1 MB behind."""
+    exercise = COURSE.exercise("02")
+
+    def grade(letter: str) -> None:
+        path = submit(tmp_path, letter, exercise, with_answer(exercise, HUGE_ANSWER.replace(
+            "{letter}", letter)))
+        assert grade_notebook(path, exercise, letter, FAST).score == 0
+
+    grade("a")  # the suites loaded, their examples generated
+    gc.collect()
+    tracemalloc.start()
+    try:
+        grade("b")
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert kept < 1_000_000, f"{kept:,} bytes kept after grading one student"
