@@ -15,10 +15,10 @@ import tracemalloc
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery
+from autograder import gallery, isolation
 from autograder.engine import grade_notebook
 from autograder.isolation import Limits
-from autograder.sandbox import MAX_PROBLEMS, call_outcome, ready_problems
+from autograder.sandbox import MAX_PROBLEMS, Sandbox, call_outcome, ready_problems
 from autograder.suite import StudentError
 
 FAST = Limits(call_seconds=2, setup_seconds=10, submission_seconds=60)
@@ -154,3 +154,16 @@ def test_a_failed_search_is_remembered_by_digests_not_by_answers(tmp_path):
     finally:
         tracemalloc.stop()
     assert kept < 1_000_000, f"{kept:,} bytes kept after grading one student"
+
+
+def test_what_the_code_printed_shows_no_folder_of_this_machine():
+    """A traceback printed inside the sandbox names the interpreter's files by their real
+    folder (bound at the same path); the feedback shows them without it."""
+    with Sandbox(["import json, sys, traceback\nprint(sys.prefix)\ntry:\n"
+                  "    json.loads('{')\nexcept ValueError:\n    traceback.print_exc()\n"
+                  "def same(x):\n    return x"], FAST) as box:
+        assert box.call("same", [2]).value == 2
+        printed = box.output_tail()
+    assert "json/decoder.py" in printed
+    for path in isolation.host_paths():
+        assert path not in printed
