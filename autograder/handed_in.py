@@ -68,7 +68,8 @@ def read(path: Path, limit: int, name: str = "the file") -> bytes:
     with opened(path, name) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > limit:
-            raise Refused(f"{name} is larger than {_size(limit)} ({_size(size)})")
+            shown = _size(size) if _size(size) != _size(limit) else f"{size:,} bytes"
+            raise Refused(f"{name} is larger than {_size(limit)} ({shown})")
         data = handle.read(limit + 1)
     if len(data) > limit:  # it grew after fstat
         raise Refused(f"{name} is larger than {_size(limit)}")

@@ -95,7 +95,8 @@ def test_a_notebook_too_large_is_refused_with_what_to_do(tmp_path):
     path = notebook(tmp_path)
     with path.open("ab") as handle:
         handle.truncate(NOTEBOOK_BYTES + 1)
-    with pytest.raises(submission.Ungradable, match="larger than 16 MB.*Clear Outputs"):
+    with pytest.raises(submission.Ungradable,
+                       match=r"larger than 16 MB \(16,777,217 bytes\).*Clear Outputs"):
         submission.read(path, PACK)
 
 
