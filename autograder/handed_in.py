@@ -24,6 +24,10 @@ class Refused(Exception):
     """A handed-in file that is not read; the message says why, in plain words."""
 
 
+class TooLarge(Refused):
+    """A handed-in file larger than its limit."""
+
+
 def kind(mode: int) -> str:
     """What a file of this ``st_mode`` is, in words ("a symbolic link", "a FIFO (named pipe)")."""
     return KINDS.get(stat.S_IFMT(mode), "not a regular file")
@@ -69,10 +73,10 @@ def read(path: Path, limit: int, name: str = "the file") -> bytes:
         size = os.fstat(handle.fileno()).st_size
         if size > limit:
             shown = _size(size) if _size(size) != _size(limit) else f"{size:,} bytes"
-            raise Refused(f"{name} is larger than {_size(limit)} ({shown})")
+            raise TooLarge(f"{name} is larger than {_size(limit)} ({shown})")
         data = handle.read(limit + 1)
     if len(data) > limit:  # it grew after fstat
-        raise Refused(f"{name} is larger than {_size(limit)}")
+        raise TooLarge(f"{name} is larger than {_size(limit)}")
     return data
 
 

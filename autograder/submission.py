@@ -147,9 +147,11 @@ def notebook_cells(path: Path) -> list[Cell]:
     once); `Ungradable`, saying why in plain words, when it cannot be graded."""
     try:
         data = handed_in.read(path, NOTEBOOK_BYTES, "the notebook")
-    except handed_in.Refused as exc:
+    except handed_in.TooLarge as exc:
         raise Ungradable(f"{exc}: clear its outputs (Edit, Clear Outputs of All Cells), save it "
-                         "and hand it in again" if "larger" in str(exc) else str(exc)) from None
+                         "and hand it in again") from None
+    except handed_in.Refused as exc:
+        raise Ungradable(str(exc)) from None
     except OSError as exc:
         raise Ungradable(f"the notebook could not be read ({type(exc).__name__})") from None
     notebook = _parsed(data)
