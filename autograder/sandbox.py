@@ -182,25 +182,27 @@ class Sandbox:
 
     def _send(self, message, seconds: float, late: str, starting: bool = False) -> None:
         """Write one request line within ``seconds``. A worker that stops reading is stopped:
-        it interfered (or, ``starting``, it was too slow: ``late``); one that closed its pipe
-        too."""
+        it interfered, or (``starting``, or the submission's time running out first) it was
+        too slow: ``late``. One that closed its pipe too."""
         data = memoryview((json.dumps(message) + "\n").encode())
+        too_slow = starting or self._deadline - time.monotonic() < seconds
         deadline, late = self._window(seconds, late)
         with selectors.DefaultSelector() as selector:
             selector.register(self._request, selectors.EVENT_WRITE)
             while data:
+                try:
+                    data = data[os.write(self._request, data):]
+                    continue
+                except BlockingIOError:  # the pipe is full: wait for the worker to read
+                    pass
+                except BrokenPipeError:
+                    raise self._ended() from None
                 left = deadline - time.monotonic()
                 if left <= 0 or not selector.select(left):
-                    if starting:
+                    if too_slow:
                         raise self._fatal("timeout", late, clock="wall")
                     raise self._fatal("interfered", "replies out of turn and stopped reading the "
                                       "grader's calls")
-                try:
-                    data = data[os.write(self._request, data):]
-                except BlockingIOError:
-                    continue
-                except BrokenPipeError:
-                    raise self._ended() from None
 
     def _receive(self, seconds: float, late: str):
         """The next reply line, parsed as JSON (anything else: the student interfered).
