@@ -19,9 +19,9 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 
+from autograder import handed_in
 from autograder.corrections import override_line
 from autograder.escape import for_markdown
-from autograder.late import NotReadable, read_small
 from autograder.overrides import Override
 from autograder.report import write_atomically
 from packlab.course.manifest import Exercise
@@ -100,13 +100,15 @@ def copy_exchange_files(submitted: Path, autograded: Path) -> list[str]:
     problems = []
     for name in EXCHANGE_FILES:
         try:
-            data = read_small(submitted / name, EXCHANGE_BYTES)
+            data = handed_in.read(submitted / name, EXCHANGE_BYTES, name)
         except FileNotFoundError:
             (autograded / name).unlink(missing_ok=True)  # none now: none left from before
             continue
+        except handed_in.Refused as exc:
+            problems.append(f"{name} was not copied ({exc})")
+            continue
         except OSError as exc:
-            why = exc if isinstance(exc, NotReadable) else type(exc).__name__
-            problems.append(f"{name} was not copied ({why})")
+            problems.append(f"{name} was not copied ({type(exc).__name__})")
             continue
         autograded.mkdir(parents=True, exist_ok=True)
         write_atomically(autograded / name, data.decode("utf-8", "replace"))

@@ -27,9 +27,9 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from autograder import cluster, isolation, late, record, report
+from autograder import cluster, handed_in, isolation, late, record, report
 from autograder.corrections import Corrections, Marks, number
-from autograder.engine import Result, confinement, grade_notebook, named_cells
+from autograder.engine import Result, confinement, grade_submission
 from autograder.isolation import Limits
 from autograder.overrides import Key, Override
 from autograder.record import Graded
@@ -47,11 +47,13 @@ class Task:
 SHOWN_NOTEBOOKS = 10  # a problem names at most this many of the notebooks found
 
 
-def _folders(path: Path) -> list[str] | None:
-    """The names of the folders in ``path`` (files are ignored), or None if it cannot be read."""
+def _folders(path: Path) -> dict[str, bool] | None:
+    """The folders in ``path``, each with whether it is a link to one rather than a folder
+    (files are ignored), or None if it cannot be read."""
     try:
         with os.scandir(path) as entries:
-            return sorted(entry.name for entry in entries if _is_folder(entry))
+            return {e.name: e.is_symlink() for e in sorted(entries, key=lambda e: e.name)
+                    if _is_folder(e)}
     except OSError:
         return None
 
@@ -61,6 +63,28 @@ def _is_folder(entry: os.DirEntry) -> bool:
         return entry.is_dir()
     except OSError:
         return False
+
+
+LINKED = "is a link to another folder, and links are never followed: hand in the files themselves"
+
+
+def _problem(folder: Path, student_linked: bool, assignments: dict[str, bool] | None) -> str | None:
+    """Why the submission in ``folder`` cannot be graded (links and odd files refused), or None."""
+    if student_linked:
+        return f"the student's folder {LINKED}"
+    if assignments is None:
+        return "the student's folder could not be read"
+    if folder.name not in assignments:
+        return "no submission"
+    if assignments[folder.name]:
+        return f"the assignment's folder {LINKED}"
+    expected = folder / f"{folder.name}.ipynb"
+    found = handed_in.what_is(expected)
+    if found is None:
+        return f"no notebook called {expected.name}" + _notebooks(folder)
+    if found != "a file":
+        return f"{expected.name} is {found}; only regular files are graded"
+    return None
 
 
 def _notebooks(folder: Path) -> str:
@@ -82,34 +106,28 @@ def discover(submitted: Path) -> list[Task]:
 
     Students and assignments are the folders found (files are ignored), whatever their names:
     spaces, unicode, newlines, leading dashes, markup or `grades.csv` are all just names. A
-    folder that cannot be read gets its rows with the reason; discovery itself never fails
-    on a submission (only when SUBMITTED cannot be listed at all).
+    folder that cannot be read, a link to a folder (never followed: it could be a classmate's)
+    and a notebook that is not a regular file get their rows with the reason; discovery itself
+    never fails on a submission (only when SUBMITTED cannot be listed at all).
     """
     known = {e.name for e in load().exercises}
     students = _folders(submitted)
     if students is None:
         raise OSError(f"cannot list the folders in {submitted}")
-    seen = {s: _folders(submitted / s) for s in students}
+    seen = {s: None if linked else _folders(submitted / s) for s, linked in students.items()}
     assignments = sorted({a for found in seen.values() if found for a in found})
     tasks = []
     for student in students:
         for assignment in assignments:
             folder = submitted / student / assignment
-            expected = folder / f"{assignment}.ipynb"
             try:
-                if assignment not in known:
-                    problem = f"`{assignment}` is not an assignment of this course"
-                elif seen[student] is None:
-                    problem = "the student's folder could not be read"
-                elif assignment not in seen[student]:
-                    problem = "no submission"
-                elif not expected.is_file():
-                    problem = f"no notebook called {expected.name}" + _notebooks(folder)
-                else:
-                    problem = None
+                problem = f"`{assignment}` is not an assignment of this course" \
+                    if assignment not in known else _problem(folder, students[student],
+                                                             seen[student])
             except OSError as exc:  # e.g. a folder that may be listed but not entered
                 problem = f"the submission could not be read ({type(exc).__name__})"
-            tasks.append(Task(student, assignment, None if problem else expected, problem))
+            notebook = None if problem else folder / f"{assignment}.ipynb"
+            tasks.append(Task(student, assignment, notebook, problem))
     return tasks
 
 
@@ -132,52 +150,25 @@ class Regrade:
 def grade_task(task: Task, limits: Limits, sandboxed: bool = True,
                groups: tuple[str, ...] | None = None) -> Result:
     """Grade one task (every test group, or just ``groups``); never raises."""
-    exercise = load().exercise(task.assignment) if task.problem is None else None
-    if exercise is None:  # nothing to run: no sandbox to name
-        return Result(task.student, task.assignment, error=task.problem,
-                      max_score=_max_score(task.assignment), sandbox="")
-    try:
-        return grade_notebook(task.notebook, exercise, task.student, limits, groups=groups,
-                              sandboxed=sandboxed)
-    except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the class
-        return Result(task.student, task.assignment, max_score=exercise.max_score,
-                      error=f"the grader failed on this submission ({type(exc).__name__}: {exc})",
-                      sandbox=confinement(sandboxed))
+    return grade_one(task, limits, sandboxed, groups).result
 
 
 def grade_one(task: Task, limits: Limits, sandboxed: bool = True,
               groups: tuple[str, ...] | None = None) -> Graded:
     """`grade_task`, with each of the student's cells that failed to run named by its place in
     the notebook and its first line ("cell 3 (`def pack(parts, budget)`)"), its code kept."""
-    result = grade_task(task, limits, sandboxed, groups)
-    if task.notebook is None or result.error:
-        return Graded(result, [])
-    exercise = load().exercise(task.assignment)
-    if result.score < result.max_score and _untouched(task.notebook, exercise):
-        result = dataclasses.replace(result, notes=[report.UNTOUCHED, *result.notes])
-    return Graded(*named_cells(result, task.notebook, exercise))
-
-
-def _answer(path: Path, grade_id: str) -> str | None:
-    """The source of the notebook's cell ``grade_id`` (None when it has none, or is unreadable)."""
-    import nbformat
-
+    exercise = load().exercise(task.assignment) if task.problem is None else None
+    if exercise is None:  # nothing to run: no sandbox to name
+        return Graded(Result(task.student, task.assignment, error=task.problem,
+                             max_score=_max_score(task.assignment), sandbox=""), [])
     try:
-        cells = nbformat.read(path, as_version=4).cells
-    except Exception:  # noqa: BLE001 - nbformat raises several kinds for a broken file
-        return None
-    return next((str(cell.get("source", "")) for cell in cells
-                 if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id),
-                None)
-
-
-def _untouched(notebook: Path, exercise: Exercise) -> bool:
-    """Is the answer cell still the code the exercise was released with (its starter)?"""
-    grade_id = exercise.grade_id("answer")
-    released = _answer(exercise.release, grade_id)
-    handed_in = _answer(notebook, grade_id)
-    return released is not None and handed_in is not None \
-        and handed_in.strip() == released.strip()
+        result, cells = grade_submission(task.notebook, exercise, task.student, limits,
+                                         groups=groups, sandboxed=sandboxed)
+    except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the class
+        return Graded(Result(task.student, task.assignment, max_score=exercise.max_score,
+                             error=f"the grader failed on this submission ({type(exc).__name__})",
+                             sandbox=confinement(sandboxed)), [])
+    return Graded(result, cells)
 
 
 def _max_score(assignment: str) -> int:

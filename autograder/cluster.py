@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 import autograder
 from autograder import isolation
+from autograder.handed_in import NOTEBOOK_BYTES
 from autograder.isolation import Limits
 from autograder.record import Graded
 from packlab.course.manifest import load
@@ -36,7 +37,7 @@ from packlab.course.manifest import load
 if TYPE_CHECKING:  # classroom imports this module; it is imported back only where it is used
     from autograder.classroom import Task
 
-SHIPPED_BYTES = 16 << 20  # the largest notebook sent to a worker
+SHIPPED_BYTES = NOTEBOOK_BYTES  # the largest notebook sent to a worker: the largest graded
 CONNECT_SECONDS = 10.0
 CHECK_SECONDS = 30.0  # for every worker to answer the check (it starts a sandbox)
 GRADING_LIBRARIES = ("hypothesis", "nbformat", "ipython")  # what the results depend on

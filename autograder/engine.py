@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -50,10 +51,18 @@ def named_cells(result: Result, path: Path,
                 exercise: Exercise) -> tuple[Result, list[submission.CellProblem]]:
     """``result`` with each of the student's cells that failed to run named by its place in the
     notebook and its first line ("cell 3 (`def pack(parts, budget)`)"), and those cells' code."""
-    cells = submission.student_cells(path, exercise)
+    try:
+        written = submission.read(path, exercise).written
+    except submission.Ungradable:
+        written = []
+    return _named(result, written)
+
+
+def _named(result: Result,
+           written: list[tuple[int, str]]) -> tuple[Result, list[submission.CellProblem]]:
     notes, failed = [], []
     for note in result.notes:
-        named = submission.cell_problem(note.removeprefix(RAN).removesuffix("."), cells) \
+        named = submission.cell_problem(note.removeprefix(RAN).removesuffix("."), written) \
             if note.startswith(RAN) else None
         notes.append(f"{RAN}{named.problem}." if named else note)
         failed += [named] if named else []
@@ -76,19 +85,35 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
     With ``sandboxed`` (the default) the student's code runs in a bubblewrap sandbox that sees
     nothing of this machine but the interpreter; without it, in a plain confined process.
     """
+    return grade_submission(path, exercise, student, limits, groups, sandboxed)[0]
+
+
+def grade_submission(path, exercise: Exercise, student: str, limits: Limits | None = None,
+                     groups: tuple[str, ...] | None = None, sandboxed: bool = True
+                     ) -> tuple[Result, list[submission.CellProblem]]:
+    """`grade_notebook`, with the student's cells that failed to run named (`named_cells`).
+
+    The notebook is read once, and reading it counts against the submission's time.
+    """
+    started = time.monotonic()
+    limits = limits or Limits()
     result = Result(student, exercise.name, max_score=exercise.max_score,
                     sandbox=confinement(sandboxed))
     suite = load_suite(exercise.suite)
     if _lacks_groups(suite, exercise, groups):
         result.error = NOT_INSTALLED
-        return result
+        return result, []
     try:
         code = submission.read(path, exercise)
     except submission.Ungradable as exc:
         result.error = str(exc)
-        return result
+        return result, []
+    if time.monotonic() - started > limits.submission_seconds:
+        result.error = (f"reading the notebook took longer than the whole submission may take "
+                        f"({limits.submission_seconds:g} s)")
+        return result, []
     result.notes = code.notes
-    with Sandbox(code.cells, limits, sandboxed=sandboxed) as box:
+    with Sandbox(code.cells, limits, sandboxed=sandboxed, started=started) as box:
         caller = box.caller(suite.function)
         result.output = box.output_tail()
         for group in suite.groups:
@@ -105,7 +130,9 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
                 result.output = box.output_tail()
         result.notes += [f"{RAN}{p}." for p in box.problems]
     result.score = round(sum(g.points for g in result.groups), 2)
-    return result
+    if code.untouched and result.score < result.max_score:
+        result.notes.insert(0, submission.UNTOUCHED)
+    return _named(result, code.written)
 
 
 def _lacks_groups(suite: Suite, exercise: Exercise, groups: tuple[str, ...] | None) -> bool:

@@ -134,6 +134,13 @@ def interpreter() -> Interpreter:
     return Interpreter(binary, prefix, prefix / "lib")
 
 
+def host_paths(folder: str | None = None) -> list[str]:
+    """This machine's paths that a worker's output may show (the interpreter's folder, the
+    staging folder, a bare worker's working ``folder``): none may reach a student."""
+    paths = {str(interpreter().prefix), sys.base_prefix, STAGE, *([folder] if folder else [])}
+    return sorted(paths - {"/", "/usr", "/usr/local"}, key=len, reverse=True)
+
+
 def _package_folders(lib: Path) -> list[Path]:
     """Every folder of installed packages under a lib folder: hidden, the course may be there."""
     patterns = ("python3*/site-packages", "python3*/dist-packages", "python3/dist-packages")

@@ -2,7 +2,7 @@
 
 nbgrader writes the time of each submission to ``timestamp.txt`` in its folder (the exchange's
 `submit` and `collect`, and `zip_collect`) and reads it with `nbgrader.utils.parse_utc`; so do
-we, reading it as the student's file it is (`read_small`: a small regular file, no symlink
+we, reading it as the student's file it is (`handed_in.read`: a small regular file, no symlink
 followed, no FIFO opened). The due date is nbgrader's gradebook's when it has one for the
 assignment, else course.toml's `due`; a student's extension in the gradebook (nbgrader's
 `Gradebook.grant_extension`) moves it for that student. When the assignment has a due date, a
@@ -13,12 +13,11 @@ missing, unreadable or future timestamp is flagged (`Lateness.flag`, grades.csv'
 from __future__ import annotations
 
 import math
-import os
-import stat
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from autograder import handed_in
 from packlab.course.manifest import LatePolicy
 
 TIMESTAMP = "timestamp.txt"
@@ -52,29 +51,6 @@ def _iso(when: datetime) -> str:
     return when.isoformat(timespec="seconds")
 
 
-class NotReadable(OSError):
-    """A file the grader will not read (not a regular file, or too large); says why."""
-
-
-def read_small(path: Path, limit: int) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes.
-
-    Nothing but a regular file is opened: a symlink is not followed and a FIFO, device or socket
-    is refused before it is opened (an open FIFO would block). OSError (`NotReadable` for
-    those) says why not.
-    """
-    if not stat.S_ISREG(os.lstat(path).st_mode):
-        raise NotReadable(f"{path.name} is not a regular file")
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # swapped since the lstat
-            raise NotReadable(f"{path.name} is not a regular file")
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise NotReadable(f"{path.name} is larger than {limit:,} bytes")
-    return data
-
-
 NO_TIMESTAMP = f"no {TIMESTAMP} in the submission"
 FUTURE_SLACK = 300  # seconds: a clock a little ahead of the grader's is not "in the future"
 
@@ -84,12 +60,12 @@ def submitted_at(folder: Path, now: datetime | None = None) -> tuple[datetime | 
     missing file: `NO_TIMESTAMP`). A time after ``now`` (the grader's clock) is refused."""
     from nbgrader.utils import parse_utc
 
-    try:
-        raw = read_small(folder / TIMESTAMP, TIMESTAMP_BYTES)
+    try:  # a regular file only: a FIFO would block the grader, a link read another's
+        raw = handed_in.read(folder / TIMESTAMP, TIMESTAMP_BYTES, TIMESTAMP)
     except FileNotFoundError:
         return None, NO_TIMESTAMP
-    except NotReadable as exc:
-        return None, f"{TIMESTAMP} could not be read ({exc})"
+    except handed_in.Refused as exc:
+        return None, str(exc)  # says which kind of file it is, or how large
     except OSError as exc:
         return None, f"{TIMESTAMP} could not be read ({type(exc).__name__})"
     text = raw.decode("utf-8", "replace").strip()

@@ -22,6 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from autograder import corrections as dates
+from autograder import submission
 from autograder.corrections import Corrections
 from autograder.engine import RAN, GroupScore, Result
 from autograder.escape import for_csv, for_markdown
@@ -337,8 +338,7 @@ GROUP_SHORT = {"visible": "visible", "edge-cases": "edge cases", "properties": "
 GENERIC = {"crash", "missing", UNWRITTEN}
 NO_SUBMISSION = "no submission"
 # The note on a submission whose answer cell is the starter as released (`misconceptions.state`).
-UNTOUCHED = ("Your answer cell is still the code the exercise was handed out with: nothing of "
-             "yours was graded. Change it, then hand it in again.")
+UNTOUCHED = submission.UNTOUCHED
 
 
 def _one_line(text: object) -> str:

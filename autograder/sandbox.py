@@ -34,6 +34,8 @@ OUTPUT_TAIL = 2000
 MAX_PROBLEMS = 20
 MAX_DETAIL = 500
 REPLY_KINDS = {"raised", "missing", "not-plain", "timeout"}
+HOST_PATH = "…"  # what a path of this machine in a worker's output is shown as
+EXIT_SECONDS = 2.0  # for a worker that closed a pipe to end, before it is stopped
 
 
 def interfered(what: str) -> StudentError:
@@ -86,11 +88,13 @@ def call_outcome(reply, sent: list) -> Outcome:
 class Sandbox:
     """One student's code, loaded in a worker process; `call` asks it for a function's answer."""
 
-    def __init__(self, cells: list[str], limits: Limits | None = None, sandboxed: bool = True):
+    def __init__(self, cells: list[str], limits: Limits | None = None, sandboxed: bool = True,
+                 started: float | None = None):
+        """``started``: when the submission's time began (`time.monotonic`; default now)."""
         self.cells = cells
         self.limits = limits or Limits()
         self.plan = isolation.plan(sandboxed, self.limits)
-        self._deadline = time.monotonic() + self.limits.submission_seconds
+        self._deadline = (started or time.monotonic()) + self.limits.submission_seconds
         self.problems: list[str] = []
         self._process: subprocess.Popen | None = None
         self._folder: str | None = None
@@ -127,12 +131,14 @@ class Sandbox:
         )
         os.close(request_read)
         os.close(response_write)
+        os.set_blocking(self._request, False)
         self._buffer = b""
         limits = {k: v for k, v in asdict(self.limits).items() if k in worker.LIMITS}
-        self._send({"limits": limits, "call_cpu_seconds": self.limits.call_cpu_seconds,
-                    "cells": self.cells})
         setup = self.limits.setup_seconds
-        reply = self._receive(setup, f"{_seconds(setup)} while running your notebook's cells")
+        late = f"{_seconds(setup)} while running your notebook's cells"
+        self._send({"limits": limits, "call_cpu_seconds": self.limits.call_cpu_seconds,
+                    "cells": self.cells}, setup, late, starting=True)
+        reply = self._receive(setup, late)
         try:
             self.problems = ready_problems(reply)
         except StudentError as exc:
@@ -158,28 +164,52 @@ class Sandbox:
         self._output.flush()
         size = self._output.seek(0, os.SEEK_END)
         self._output.seek(max(0, size - OUTPUT_TAIL))
-        return self._output.read().decode("utf-8", "replace")
+        text = self._output.read().decode("utf-8", "replace")
+        for path in isolation.host_paths(self._folder):  # in a traceback, say
+            text = text.replace(path, HOST_PATH)
+        return text
 
     # --- protocol -------------------------------------------------------------------------
 
-    def _send(self, message) -> None:
-        data = (json.dumps(message) + "\n").encode()
-        try:
+    def _window(self, seconds: float, late: str) -> tuple[float, str]:
+        """The deadline of an exchange that may take ``seconds`` (no later than the whole
+        submission's), and what to say when it passes."""
+        left = self._deadline - time.monotonic()
+        if left < seconds:
+            seconds = max(0.0, left)
+            late = f"{late} (the whole submission may take {self.limits.submission_seconds:g} s)"
+        return time.monotonic() + seconds, late
+
+    def _send(self, message, seconds: float, late: str, starting: bool = False) -> None:
+        """Write one request line within ``seconds``. A worker that stops reading is stopped:
+        it interfered, or (``starting``, or the submission's time running out first) it was
+        too slow: ``late``. One that closed its pipe too."""
+        data = memoryview((json.dumps(message) + "\n").encode())
+        too_slow = starting or self._deadline - time.monotonic() < seconds
+        deadline, late = self._window(seconds, late)
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._request, selectors.EVENT_WRITE)
             while data:
-                written = os.write(self._request, data)
-                data = data[written:]
-        except BrokenPipeError:
-            raise self._fatal("crashed", self._exit_reason()) from None
+                try:
+                    data = data[os.write(self._request, data):]
+                    continue
+                except BlockingIOError:  # the pipe is full: wait for the worker to read
+                    pass
+                except BrokenPipeError:
+                    raise self._ended() from None
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    if too_slow:
+                        raise self._fatal("timeout", late, clock="wall")
+                    raise self._fatal("interfered", "replies out of turn and stopped reading the "
+                                      "grader's calls")
 
     def _receive(self, seconds: float, late: str):
         """The next reply line, parsed as JSON (anything else: the student interfered).
 
         No line within ``seconds`` of wall-clock time: a fatal timeout whose detail is ``late``.
         """
-        if self._deadline - time.monotonic() < seconds:
-            seconds = max(0.0, self._deadline - time.monotonic())
-            late = f"{late} (the whole submission may take {self.limits.submission_seconds:g} s)"
-        deadline = time.monotonic() + seconds
+        deadline, late = self._window(seconds, late)
         chunks, size = [self._buffer], len(self._buffer)
         with selectors.DefaultSelector() as selector:
             selector.register(self._response, selectors.EVENT_READ)
@@ -189,7 +219,7 @@ class Sandbox:
                     raise self._fatal("timeout", late, clock="wall")
                 chunk = os.read(self._response, 65536)
                 if not chunk:
-                    raise self._fatal("crashed", self._exit_reason())
+                    raise self._ended()
                 chunks.append(chunk)
                 size += len(chunk)
                 if size > MAX_RESPONSE:
@@ -200,12 +230,20 @@ class Sandbox:
         except (ValueError, RecursionError):
             raise self._fatal("interfered", "a reply that is not JSON") from None
 
-    def _exit_reason(self) -> str:
-        code = self._process.wait(timeout=5) if self._process else None
-        if code is not None and code < 0:
+    def _ended(self) -> StudentError:
+        """The worker closed one of its pipes: its crash, or its interference (then it is
+        stopped) when it goes on running without them."""
+        try:
+            code = self._process.wait(timeout=EXIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            return self._fatal("interfered", "nothing more and closed its pipe to the grader")
+        return self._fatal("crashed", self._exit_reason(code))
+
+    def _exit_reason(self, code: int) -> str:
+        if code < 0:
             return self._signal_reason(-code)
-        if code is not None and code > 128 and self.plan.sandboxed:  # bubblewrap passes signals
-            with contextlib.suppress(ValueError):  # on as 128 + the signal's number
+        if code > 128 and self.plan.sandboxed:  # bubblewrap passes signals on as 128 + the
+            with contextlib.suppress(ValueError):  # signal's number
                 return self._signal_reason(code - 128)
         return f"it exited with code {code} (sys.exit or os._exit?)"
 
@@ -245,8 +283,8 @@ class Sandbox:
     def call(self, function: str, args: list) -> Outcome:
         """Call ``function(*args)`` in the sandbox; raise `StudentError` if no plain answer came."""
         self._ensure_started()
-        self._send({"call": function, "args": args})
         late = self._call_limit(function)
+        self._send({"call": function, "args": args}, self.limits.call_seconds, late)
         reply = self._receive(self.limits.call_seconds, late)
         try:
             return call_outcome(reply, args)

@@ -15,6 +15,7 @@ syntax error.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,8 @@ from pathlib import Path
 
 import nbformat
 
+from autograder import handed_in
+from autograder.handed_in import NOTEBOOK_BYTES
 from autograder.worker import RUNS_ITS_BODY
 from packlab.course.manifest import Exercise
 
@@ -38,12 +41,15 @@ class Ungradable(Exception):
 
 @dataclass
 class StudentCode:
-    cells: list[str]
+    cells: list[str]  # as run: read as IPython reads them
     notes: list[str] = field(default_factory=list)
+    written: list[tuple[int, str]] = field(default_factory=list)  # (place, source as written)
+    untouched: bool = False  # the answer cell is still the starter as released
 
 
-def _grade_id(cell) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+# The note on a submission whose answer cell is the starter as released.
+UNTOUCHED = ("Your answer cell is still the code the exercise was handed out with: nothing of "
+             "yours was graded. Change it, then hand it in again.")
 
 
 @cache
@@ -59,6 +65,15 @@ def _course_cells(release: Path) -> dict[str, str]:
         if meta.get("grade_id") and not meta.get("solution"):
             owned[meta["grade_id"]] = cell.source
     return owned
+
+
+@cache
+def _released_answer(release: Path, grade_id: str) -> str | None:
+    """The starter the exercise was released with in its answer cell ``grade_id``."""
+    for cell in nbformat.read(release, as_version=4).cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
+            return cell.source
+    return None
 
 
 def _ipython_reader() -> Callable[[str], str]:
@@ -100,44 +115,100 @@ def _with_body_read(source: str, python: str, as_python: Callable[[str], str]) -
     return f"get_ipython().run_cell_magic({name!r}, {line!r}, {body_python!r})\n"
 
 
-def _notebook(path: Path):
-    """The notebook at ``path``; `Ungradable` when it cannot be read or is empty."""
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a submitted notebook, as far as grading needs it."""
+
+    position: int  # its place in the notebook, counting every cell from 1
+    kind: str  # "code", "markdown", "raw"
+    source: str
+    grade_id: str | None  # nbgrader's, for the course's cells and the answer cells
+
+
+REHAND = "open it in Jupyter, save it and hand it in again"
+
+
+def _cell(position: int, cell) -> Cell:
+    """The parts of one notebook cell grading uses; `Ungradable` when they are not what a
+    notebook holds (a number as a cell's source, a list as its grade id)."""
+    meta = cell.get("metadata", {}) if isinstance(cell, dict) else None
+    nbgrader = meta.get("nbgrader", {}) if isinstance(meta, dict) else None
+    grade_id = nbgrader.get("grade_id") if isinstance(nbgrader, dict) else None
+    if nbgrader is None or type(cell.get("cell_type")) is not str \
+            or type(cell.get("source", "")) is not str \
+            or not (grade_id is None or type(grade_id) is str):
+        raise Ungradable(f"the notebook is not a valid notebook: cell {position} is not laid "
+                         f"out as a notebook's cells are; {REHAND}")
+    return Cell(position, cell["cell_type"], cell.get("source", ""), grade_id)
+
+
+def _parsed(data: bytes):
+    """The notebook in ``data``, by nbformat's reader but without its schema check (seconds
+    for a large notebook, and it only logs): `_cell` checks what grading uses. `Ungradable`,
+    quoting nothing of it, when it is not one."""
     try:
-        notebook = nbformat.read(path, as_version=4)
+        return nbformat.convert(nbformat.reader.reads(data.decode("utf-8")), 4)
     except Exception as exc:  # nbformat raises several kinds for a broken file
+        where = ""
+        cause = exc if isinstance(exc, json.JSONDecodeError) else exc.__cause__ or exc.__context__
+        if isinstance(cause, json.JSONDecodeError):
+            where = f", at line {cause.lineno}, column {cause.colno}"
         raise Ungradable(f"the notebook could not be read: it is not valid notebook JSON "
-                         f"({type(exc).__name__}: {str(exc)[:200]})") from None
-    if not any(cell.get("source", "").strip() for cell in notebook.cells):
+                         f"({type(exc).__name__}{where}); {REHAND}") from None
+
+
+def notebook_cells(path: Path) -> list[Cell]:
+    """The cells of the notebook at ``path`` (a regular file of at most `NOTEBOOK_BYTES`, read
+    once); `Ungradable`, saying why in plain words, when it cannot be graded."""
+    try:
+        data = handed_in.read(path, NOTEBOOK_BYTES, "the notebook")
+    except handed_in.TooLarge as exc:
+        raise Ungradable(f"{exc}: clear its outputs (Edit, Clear Outputs of All Cells), save it "
+                         "and hand it in again") from None
+    except handed_in.Refused as exc:
+        raise Ungradable(str(exc)) from None
+    except OSError as exc:
+        raise Ungradable(f"the notebook could not be read ({type(exc).__name__})") from None
+    notebook = _parsed(data)
+    cells = notebook.get("cells")
+    if type(cells) is not list:
+        raise Ungradable(f"the notebook is not a valid notebook: it has no list of cells; {REHAND}")
+    cells = [_cell(position, cell) for position, cell in enumerate(cells, 1)]
+    if not any(cell.source.strip() for cell in cells):
         raise Ungradable("the notebook is empty: it has no cells with anything in them (is it "
                          "the right file?)")
-    return notebook
+    return cells
 
 
-def _students(notebook, owned: dict[str, str]) -> list[tuple[int, str]]:
+def _students(cells: list[Cell], owned: dict[str, str]) -> list[tuple[int, str]]:
     """The student's code cells (every code cell the course does not own), in order: each
-    one's place in the notebook (counting every cell from 1) and its source as written."""
-    return [(position, cell.source) for position, cell in enumerate(notebook.cells, 1)
-            if cell.get("cell_type") == "code" and _grade_id(cell) not in owned]
+    one's place in the notebook and its source as written."""
+    return [(cell.position, cell.source) for cell in cells
+            if cell.kind == "code" and cell.grade_id not in owned]
 
 
 def read(path: Path, exercise: Exercise) -> StudentCode:
     """The code cells to run for this submission, in order, and notes on what was changed."""
-    notebook = _notebook(path)
+    cells = notebook_cells(path)
     owned = _course_cells(exercise.release)
-    code = StudentCode(cells=[])
+    code = StudentCode(cells=[], written=_students(cells, owned))
+    answer_id = exercise.grade_id("answer")
+    starter = _released_answer(exercise.release, answer_id)
+    answers = [cell.source for cell in cells if cell.grade_id == answer_id]
+    code.untouched = starter is not None and len(answers) == 1 \
+        and answers[0].strip() == starter.strip()
     as_python = None
     seen: dict[str, int] = {}
     edited: set[str] = set()
-    for cell in notebook.cells:
-        grade_id = _grade_id(cell)
-        if cell.get("cell_type") != "code" or grade_id not in owned:
+    for cell in cells:
+        if cell.kind != "code" or cell.grade_id not in owned:
             continue
-        seen[grade_id] = seen.get(grade_id, 0) + 1
-        if cell.source != owned[grade_id] and grade_id not in edited:
-            edited.add(grade_id)
-            code.notes.append(f"The course's cell `{grade_id}` had been edited; the original "
-                              "was used.")
-    for _, source in _students(notebook, owned):
+        seen[cell.grade_id] = seen.get(cell.grade_id, 0) + 1
+        if cell.source != owned[cell.grade_id] and cell.grade_id not in edited:
+            edited.add(cell.grade_id)
+            code.notes.append(f"The course's cell `{cell.grade_id}` had been edited; the "
+                              "original was used.")
+    for _, source in code.written:
         if "%" in source or "!" in source or "?" in source:  # else plain Python: skip IPython
             as_python = as_python or _ipython_reader()
             source = as_python(source)
@@ -174,14 +245,6 @@ class CellProblem:
     first_line: int  # the line number of lines[0]
     lines: list[str]  # some of the cell's lines, each cut to LINE_CHARS
     marked: int | None = None  # the failing line's number, when known
-
-
-def student_cells(path: Path, exercise: Exercise) -> list[tuple[int, str]]:
-    """The cells `read` runs, in its order: (place in the notebook, source as written)."""
-    try:
-        return _students(_notebook(path), _course_cells(exercise.release))
-    except Ungradable:
-        return []
 
 
 def _first_line(source: str) -> str:

@@ -424,7 +424,8 @@ def nondeterministic(flaky: Flaky) -> Failure:
 
 
 class Transcript:
-    """A caller that notes every call it passes on and what came back, as JSON text.
+    """A caller that notes every call it passes on, as JSON text, and a digest of what came
+    back (`_said`).
 
     Calls are plain JSON data both ways, so the text is an exact record that no later change
     to the objects can alter.
@@ -447,13 +448,18 @@ class Transcript:
     @property
     def repeatable(self) -> bool:
         """Did every call come back without a timeout, crash or interference?"""
-        return not any(said.startswith('["fatal"') for _, said in self.entries)
+        return not any(said.startswith("fatal ") for _, said in self.entries)
 
 
 def _said(result: Outcome | StudentError) -> str:
+    """What came back, as its kind and a digest of it: a remembered search keeps these, not
+    the answers (which may be megabytes each)."""
     if isinstance(result, StudentError):
-        return json.dumps(["fatal" if result.fatal else "error", result.kind, result.detail])
-    return json.dumps(["ok", result.value, result.args_after, result.warnings])
+        kind = "fatal" if result.fatal else "error"
+        text = json.dumps([kind, result.kind, result.detail])
+    else:
+        kind, text = "ok", json.dumps(["ok", result.value, result.args_after, result.warnings])
+    return f"{kind} {hashlib.sha256(text.encode()).hexdigest()}"
 
 
 def _answers_alike(call: Caller, made: list[tuple[str, str]],

@@ -104,11 +104,11 @@ def folder() -> Path:
 
 
 def give(path: Path) -> None:
-    """Hand a tree over to the ordinary user."""
+    """Hand a tree over to the ordinary user (a link itself, never what it points to)."""
     uid, gid = ordinary_user()
     for root, dirs, files in os.walk(path):
         for name in [*dirs, *files]:
-            os.chown(os.path.join(root, name), uid, gid)
+            os.chown(os.path.join(root, name), uid, gid, follow_symlinks=False)
     os.chown(path, uid, gid)
 
 

@@ -12,9 +12,11 @@ import copy
 import csv
 import html
 import json
+import os
 import re
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,8 +25,9 @@ import pytest
 from as_user import folder, give, leftover_processes, run_as_user
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery, report
+from autograder import gallery, isolation, report
 from autograder.classroom import grade_class
+from autograder.handed_in import NOTEBOOK_BYTES
 from autograder.isolation import Limits
 from packlab.course.manifest import ROOT
 
@@ -62,6 +65,8 @@ class Case:
     score: int | None = 0  # None: not graded
     says: tuple[str, ...] = ()  # in feedback.html (after unescaping)
     reason: str = ""  # in grades.csv's reason, when not graded
+    build: Callable[[Path], None] | None = None  # lays its files out in SUBMITTED, after the rest
+    never: tuple[str, ...] = ()  # in none of its row, feedback.html and results.json
 
 
 def header(path: Path) -> dict[str, str]:
@@ -141,7 +146,13 @@ GALLERY_SAYS = {
     "returns_generator": (NOT_PLAIN, "generator"),
     "returns_set": (NOT_PLAIN, "builtins.set"),
     "returns_dict": (NOT_A_LIST,),
+    "shrinks_the_request_pipe": (INTERFERED, "stopped reading the grader's calls"),
+    "closes_the_reply_pipe": (INTERFERED, "closed its pipe to the grader"),
 }
+# Nothing of the machine that grades may reach a student: the sandbox's command line, the
+# interpreter's folder, the staging folder, the worker's source.
+HOST_DETAILS = ("bwrap", "--unshare", "--ro-bind", "--uid", isolation.STAGE, "def _run_cells(",
+                *isolation.host_paths())
 
 
 def gallery_cases(submitted: Path, out: Path) -> list[Case]:
@@ -220,8 +231,56 @@ def notebook_cases() -> list[Case]:
              ("`pack-visible` had been edited", "no `break`")),
         Case("break_untampered", PACK, untampered, 0, ("no `break`",)),
         Case("input_cell", PACK, with_input, PACK.max_score, ("raised EOFError",)),
+        *file_cases(),
         Case("honest", PACK, with_answer(PACK, None), PACK.max_score),
         Case("honest", TOTAL, with_answer(TOTAL, None), TOTAL.max_score),
+    ]
+
+
+LINKED = "is a link to another folder, and links are never followed"
+SECRET = SUITE.read_text()[:30]  # what nbformat's error quoted of a linked file
+
+
+def in_place(student: str, make: Callable[[Path], None]) -> Callable[[Path], None]:
+    """A `Case.build` that makes SUBMITTED/<student>/02-greedy-pack/ and calls ``make`` on it."""
+    def build(submitted: Path) -> None:
+        folder = submitted / student / PACK.name
+        folder.mkdir(parents=True, exist_ok=True)
+        make(folder)
+    return build
+
+
+def classmates(folder: Path) -> Path:
+    return folder.parents[1] / "honest" / PACK.name
+
+
+def file_cases() -> list[Case]:
+    """Submissions that are not a notebook file: links, FIFOs, a file too large, a notebook
+    whose cell's source is a number."""
+    notebook = f"{PACK.name}.ipynb"
+    huge = with_answer(PACK, None)
+    huge.cells.append(nbformat.v4.new_markdown_cell("x" * NOTEBOOK_BYTES))
+    numbered = json.loads(nbformat.writes(with_answer(PACK, None)))
+    numbered["cells"][cell_index(with_answer(PACK, None), "pack-answer")]["source"] = 5
+    return [
+        Case("links_a_classmate", PACK, None, None, reason=f"the student's folder {LINKED}",
+             build=lambda submitted: (submitted / "links_a_classmate").symlink_to("honest")),
+        Case("links_an_assignment", PACK, None, None, reason=f"the assignment's folder {LINKED}",
+             build=in_place("links_an_assignment", lambda folder: (
+                 folder.rmdir(), folder.symlink_to(classmates(folder))))),
+        Case("links_a_notebook", PACK, None, None, reason=f"{notebook} is a symbolic link",
+             build=in_place("links_a_notebook", lambda folder: (
+                 folder / notebook).symlink_to(classmates(folder) / notebook))),
+        Case("links_a_secret", PACK, None, None, reason=f"{notebook} is a symbolic link",
+             build=in_place("links_a_secret", lambda folder: (
+                 folder / notebook).symlink_to(SUITE)), never=(SECRET,)),
+        Case("fifo_notebook", PACK, None, None, reason=f"{notebook} is a FIFO",
+             build=in_place("fifo_notebook", lambda folder: os.mkfifo(folder / notebook))),
+        Case("fifo_timestamp", PACK, with_answer(PACK, None), PACK.max_score,
+             build=in_place("fifo_timestamp", lambda folder: os.mkfifo(folder / "timestamp.txt"))),
+        Case("huge_notebook", PACK, huge, None, reason="the notebook is larger than 16 MB"),
+        Case("number_as_source", PACK, json.dumps(numbered), None,
+             reason="the notebook is not a valid notebook: cell"),
     ]
 
 
@@ -246,7 +305,11 @@ def graded(request):
     submitted, out = base / "submitted", base / "out"
     cases = gallery_cases(submitted, out) + notebook_cases()
     for case in cases:
-        submit(submitted, case.student, case.exercise, case.notebook)
+        if case.notebook is not None:
+            submit(submitted, case.student, case.exercise, case.notebook)
+    for case in cases:
+        if case.build is not None:
+            case.build(submitted)
     try:
         if request.param == "ordinary user":
             give(base)
@@ -292,6 +355,9 @@ def check(graded, case: Case) -> None:
     for phrase in case.says:
         assert phrase in page, f"{case.student}: {phrase!r} not in its feedback"
     assert "Traceback" not in page and "Traceback" not in results_text
+    for text in case.never + HOST_DETAILS:
+        for told in (page, results_text, row["reason"]):
+            assert text not in told, f"{case.student}: {text!r} reached the student"
     for line in SUITE_LINES:
         assert line not in page and line not in results_text, f"{case.student} leaked {line}"
     printed = re.sub(r"<h2>What your code printed.*?</pre>", "", page_text, flags=re.DOTALL)
@@ -308,8 +374,10 @@ def test_every_submission_has_a_row_and_honest_students_get_full_marks(graded):
     for case in cases:
         row_of(graded, case)
     assert {(r["student"], r["assignment"]) for r in rows if r["reason"] == "no submission"} == \
-        {(s, a.name) for s in students - {"honest"} for a in (TOTAL, PACK)} - \
+        {(s, a.name) for s in students - {"honest", "links_a_classmate"} for a in (TOTAL, PACK)} - \
         {(c.student, c.exercise.name) for c in cases}
+    linked = [r for r in rows if r["student"] == "links_a_classmate"]
+    assert len(linked) == 2 and all(LINKED in r["reason"] for r in linked)
     for case in cases:
         if case.student == "honest":
             check(graded, case)

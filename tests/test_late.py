@@ -126,14 +126,14 @@ def test_on_time_costs_nothing(term):
     ("nostamp", "no timestamp.txt in the submission, so it is not counted late", "missing"),
     ("garbage", "timestamp.txt does not hold a date nbgrader can read, so it is not counted late",
      "unreadable"),
-    ("huge", "timestamp.txt could not be read (timestamp.txt is larger than 1,000 bytes), so it "
-     "is not counted late", "unreadable"),
+    ("huge", "timestamp.txt is larger than 1,000 bytes (5,011 bytes), so it is not counted late",
+     "unreadable"),
     ("future", "timestamp.txt holds a time in the future (2031-01-01T00:00:00+00:00), so it is "
      "not counted late", "in the future"),
-    ("fifo", "timestamp.txt could not be read (timestamp.txt is not a regular file), so it is "
-     "not counted late", "unreadable"),
-    ("linked", "timestamp.txt could not be read (timestamp.txt is not a regular file), so it is "
-     "not counted late", "unreadable")])
+    ("fifo", "timestamp.txt is a FIFO (named pipe); only regular files are read, so it is not "
+     "counted late", "unreadable"),
+    ("linked", "timestamp.txt is a symbolic link; only regular files are read, so it is not "
+     "counted late", "unreadable")])
 def test_a_timestamp_that_cannot_be_trusted_is_flagged_and_counts_as_the_policy_says(
         term, student, note, flag):
     """course.toml's default `missing_timestamp = "on-time"`: no penalty, but flagged."""

@@ -8,15 +8,17 @@ graded as its instructions state it.
 
 from __future__ import annotations
 
+import gc
 import json
+import tracemalloc
 
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery
+from autograder import gallery, isolation
 from autograder.engine import grade_notebook
 from autograder.isolation import Limits
-from autograder.sandbox import MAX_PROBLEMS, call_outcome, ready_problems
+from autograder.sandbox import MAX_PROBLEMS, Sandbox, call_outcome, ready_problems
 from autograder.suite import StudentError
 
 FAST = Limits(call_seconds=2, setup_seconds=10, submission_seconds=60)
@@ -124,3 +126,44 @@ def test_the_reference_fit_warns_exactly_once(tmp_path):
     exercise = COURSE.exercise("06")
     path = submit(tmp_path, "ref", exercise, with_answer(exercise, None))
     assert grade_notebook(path, exercise, "ref", FAST).score == exercise.max_score
+
+
+HUGE_ANSWER = '''
+def pack(parts, budget):
+    return ["{letter}" * 1_000_000]  # 1 MB, and wrong for every call
+'''
+
+
+def test_a_failed_search_is_remembered_by_digests_not_by_answers(tmp_path):
+    """What the grader keeps of a student (to replay a failed search for the next one) stays
+    small however large the answers: 1 MB answers leave less than 1 MB behind."""
+    exercise = COURSE.exercise("02")
+
+    def grade(letter: str) -> None:
+        path = submit(tmp_path, letter, exercise, with_answer(exercise, HUGE_ANSWER.replace(
+            "{letter}", letter)))
+        assert grade_notebook(path, exercise, letter, FAST).score == 0
+
+    grade("a")  # the suites loaded, their examples generated
+    gc.collect()
+    tracemalloc.start()
+    try:
+        grade("b")
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert kept < 1_000_000, f"{kept:,} bytes kept after grading one student"
+
+
+def test_what_the_code_printed_shows_no_folder_of_this_machine():
+    """A traceback printed inside the sandbox names the interpreter's files by their real
+    folder (bound at the same path); the feedback shows them without it."""
+    with Sandbox(["import json, sys, traceback\nprint(sys.prefix)\ntry:\n"
+                  "    json.loads('{')\nexcept ValueError:\n    traceback.print_exc()\n"
+                  "def same(x):\n    return x"], FAST) as box:
+        assert box.call("same", [2]).value == 2
+        printed = box.output_tail()
+    assert "json/decoder.py" in printed
+    for path in isolation.host_paths():
+        assert path not in printed

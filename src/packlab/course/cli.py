@@ -706,7 +706,10 @@ def parser() -> argparse.ArgumentParser:
         description="Grade a class. Each submission's code runs in a bubblewrap sandbox of its "
         "own, whoever runs this: new user, PID, mount, network and IPC namespaces, an "
         "unprivileged uid, nothing of this machine but the interpreter, private size-limited "
-        "/tmp and /dev/shm, resource and time limits. Without bubblewrap it refuses to grade.",
+        "/tmp and /dev/shm, resource and time limits. Without bubblewrap it refuses to grade. "
+        "Only regular files and folders are read: a link (to a classmate's work, say), FIFO, "
+        "device or socket in SUBMITTED is never opened, and a notebook larger than 16 MB is "
+        "refused unread; each such row says why.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     grade.add_argument("submitted")
     grade.add_argument("--out", required=True, help="folder for grades.csv and feedback")
