@@ -43,12 +43,13 @@ release: $(READY)
 student: $(READY)
 	$(BIN)/packlab student-build build/student
 
-## Speed figures for the README (not a test).
+## Speed figures for the README (not a test), and the full parity comparison with nbgrader.
 bench: $(READY)
 	$(BIN)/python benchmarks/widgets.py
 	$(BIN)/python benchmarks/slider.py
 	$(BIN)/python benchmarks/sandbox.py
 	$(BIN)/python benchmarks/check.py
+	$(BIN)/python benchmarks/parity.py
 
 clean:
 	rm -rf $(VENV) book/_build .pytest_cache .ruff_cache .hypothesis

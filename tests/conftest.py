@@ -1,13 +1,20 @@
-"""Shared helpers: the course manifest and submissions built from the released notebooks."""
+"""Shared helpers: the course manifest, submissions built from the released notebooks, and the
+slow artefacts (executed lessons, the book, a released course) built once per test session."""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import multiprocessing
+import shutil
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from packlab.course.manifest import Exercise, load
+from packlab.course.manifest import ROOT, Exercise, load
 
 COURSE = load()
 EXERCISES = COURSE.exercises
@@ -40,3 +47,102 @@ def submit(root: Path, student: str, exercise: Exercise, notebook) -> Path:
 def _hint_state(tmp_path, monkeypatch):
     """Keep `packlab hint`'s memory out of the real home folder."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Built once per test session, shared by every xdist worker
+# ---------------------------------------------------------------------------------------------
+
+
+def built_once(tmp_path_factory, worker_id: str, name: str,
+               build: Callable[[Path], None]) -> Path:
+    """The folder ``name`` that ``build(folder)`` fills, built once per test session.
+
+    The xdist workers share the session's temporary root; the first to ask builds under a lock
+    there, the others wait for it and read the result. A build that raises leaves nothing behind,
+    so the next test to ask tries again (and fails with the same message).
+    """
+    shared = tmp_path_factory.getbasetemp()
+    shared = shared if worker_id == "master" else shared.parent
+    folder, done = shared / name, shared / f"{name}.done"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            try:
+                build(folder)
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            done.touch()
+    return folder
+
+
+def _execute_lessons(folder: Path) -> None:
+    """Each lesson executed once, in its own folder, as the book executes it (no widget state):
+    ``folder/<lesson>.ipynb``, or ``folder/<lesson>.error`` with the failure when it raised."""
+    from packlab.course import book
+
+    before = _digest()
+    # spawn, not fork: the test process has threads
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        runs = {lesson.path.name: pool.submit(book.execute_notebook, str(lesson.path),
+                                              str(folder / lesson.path.name))
+                for lesson in COURSE.lessons}
+        for name, run in runs.items():
+            try:
+                run.result()
+            except book.BookError as exc:
+                (folder / name).with_suffix(".error").write_text(str(exc), encoding="utf-8")
+    assert _digest() == before, "running the lessons changed lessons/ or exercises/"
+
+
+@pytest.fixture(scope="session")
+def executed_lessons(tmp_path_factory, worker_id) -> Path:
+    """A folder with every lesson executed top to bottom (run once per test session): the
+    notebook tests, the predict-and-reveal checks and the book all read these."""
+    return built_once(tmp_path_factory, worker_id, "executed-lessons", _execute_lessons)
+
+
+def executed(folder: Path, lesson) -> nbformat.NotebookNode:
+    """The executed copy of ``lesson``; fails with the lesson's error when it did not run."""
+    error = folder / f"{lesson.path.stem}.error"
+    if error.is_file():
+        pytest.fail(error.read_text(encoding="utf-8"), pytrace=False)
+    return nbformat.read(folder / lesson.path.name, as_version=4)
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory, worker_id, executed_lessons) -> Path:
+    """The HTML root of the book (`make book`), built once per test session from the executed
+    lessons; lessons/ and exercises/ are left as they were."""
+    from packlab.course import book
+
+    def build(folder: Path) -> None:
+        before = _digest()
+        book.build(folder, executed=executed_lessons)
+        assert _digest() == before, "building the book changed lessons/ or exercises/"
+
+    return book.html_root(built_once(tmp_path_factory, worker_id, "book", build))
+
+
+def _digest() -> dict[str, str]:
+    """A hash of every file in lessons/ and exercises/."""
+    return {str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for top in ("lessons", "exercises") for p in sorted((ROOT / top).rglob("*"))
+            if p.is_file()}
+
+
+@pytest.fixture(scope="session")
+def released_course(tmp_path_factory, worker_id) -> Path:
+    """A course folder (solutions/, nbgrader_config.py) in which one `nbgrader
+    generate_assignment` process has released every assignment: exercises/ and gradebook.db."""
+    from packlab.course.release import release
+
+    def build(folder: Path) -> None:
+        shutil.copytree(ROOT / "solutions", folder / "solutions")
+        shutil.copy(ROOT / "nbgrader_config.py", folder)
+        release("*", folder)
+
+    return built_once(tmp_path_factory, worker_id, "released-course", build)

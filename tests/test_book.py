@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import html
 import re
 from html.parser import HTMLParser
@@ -13,11 +12,10 @@ import pytest
 from conftest import COURSE, EXERCISES
 
 from packlab.course import book
-from packlab.course.manifest import ROOT
 from packlab.views import static
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-# The whole module runs in one xdist worker, so that the book is built once (book.cached_build).
+# One worker reads the book (built once per session, conftest.built_book); the other never waits.
 pytestmark = pytest.mark.xdist_group("book")
 
 
@@ -113,18 +111,11 @@ def test_the_toc_and_the_course_map_follow_the_manifest():
 # ---------------------------------------------------------------------------------------------
 
 
-def _digest(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(ROOT)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 @pytest.fixture(scope="module")
-def built():
-    before = {**_digest(ROOT / "lessons"), **_digest(ROOT / "exercises")}
-    root = book.cached_build()
-    after = {**_digest(ROOT / "lessons"), **_digest(ROOT / "exercises")}
-    assert after == before, "building the book changed lessons/ or exercises/"
-    return root
+def built(built_book):
+    """The book, built once per test session; conftest.built_book checks that building it left
+    lessons/ and exercises/ as they were."""
+    return built_book
 
 
 class _Tags(HTMLParser):

@@ -18,7 +18,6 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from browser import chromium, is_loopback, require_browser, screenshot_path, static_server
 
-from packlab.course.book import cached_build
 from packlab.course.manifest import load
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("book")]
@@ -106,7 +105,7 @@ class Visit:
 
 
 @pytest.fixture(scope="module")
-def book() -> Path:
+def book(request) -> Path:
     """The HTML root of the built book."""
     require_browser()  # before paying for a build
     given = os.environ.get("PACKLAB_BOOK_HTML")
@@ -114,8 +113,8 @@ def book() -> Path:
         root = Path(given)
         assert root.is_dir(), f"PACKLAB_BOOK_HTML={given} is not a folder"
         return root
-    root = cached_build()  # shared with test_book.py in the same xdist group: one build
-    assert root.is_dir(), f"packlab.course.book.cached_build returned {root}, not a folder"
+    root = request.getfixturevalue("built_book")  # one build per test session (conftest)
+    assert root.is_dir(), f"conftest's built_book returned {root}, not a folder"
     return root
 
 

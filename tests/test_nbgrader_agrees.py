@@ -1,19 +1,25 @@
 """Real `nbgrader autograde` and packlab's grader give the same score to the same notebook.
 
-For each assignment, one throwaway course directory: nbgrader releases the assignment (so its
-gradebook holds the test cells and their checksums), a handful of students submit (the reference
-solution, the untouched release, gallery mutants, and a student who gutted a locked test cell),
-one `nbgrader autograde` grades them all, and every gradebook score must equal
-`grade_notebook(...).score` for the same submitted notebook — cell by cell and in total.
+One throwaway course directory for every assignment: nbgrader has released them all (conftest's
+released_course, so its gradebook holds the test cells and their checksums), a handful of students
+submit to each (the reference solution, the untouched release, gallery mutants, and a student who
+gutted a locked test cell), one `nbgrader autograde` process grades them all, and every gradebook
+score must equal `grade_notebook(...).score` for the same submitted notebook — cell by cell and in
+total.
+
+`make test` hands in one gallery mutant per assignment (a sample); `make bench`
+(benchmarks/parity.py, ``PACKLAB_PARITY=full``) hands in PER_ASSIGNMENT of them.
 
 One exercise (`PROPORTIONAL`) is graded under the proportional partial-credit policy instead of
-the course's default: nbgrader's kernels read a course.toml saying so (PACKLAB_COURSE_TOML), and
-its test cells output the partial score, which nbgrader reads as the cell's credit.
+the course's default: nbgrader's kernels read a course.toml saying so for that exercise
+(PACKLAB_COURSE_TOML), and its test cells output the partial score, which nbgrader reads as the
+cell's credit.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import shutil
 import subprocess
@@ -27,30 +33,35 @@ from autograder import gallery, unwritten
 from autograder.engine import grade_notebook
 from packlab.course import manifest
 from packlab.course.manifest import PROPORTIONAL as PROPORTIONAL_CREDIT
-from packlab.course.manifest import ROOT, Exercise
-from packlab.course.release import NBGRADER, nbgrader_env, release
+from packlab.course.manifest import Exercise
+from packlab.course.release import NBGRADER, nbgrader_env
 
-# Each assignment gets its own course directory, gradebook and kernels: no xdist_group needed,
-# so under `--dist loadgroup` the four assignments still run in parallel.
-pytestmark = pytest.mark.slow
+# One course directory and one autograde for the module (the `parity` fixture): one worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("parity")]
 
 # Per suite, in order of preference: mutants that fail for different reasons (a wrong loop, a
 # wrong comparison, a wrong type or key, mutating the caller's list). Each assignment takes the
-# first PER_ASSIGNMENT of them that are not its starter code (that one is the release already).
+# first PER_ASSIGNMENT of them that are not its starter code (that one is the release already);
+# `make test` takes the first SAMPLE of those.
 PER_ASSIGNMENT = 3
+SAMPLE = 1
+FULL = os.environ.get("PACKLAB_PARITY") == "full"
 TAMPERED = "tampered"  # the release, with its visible test cell replaced by `pass`
 PROPORTIONAL = "02-greedy-pack"  # graded with proportional partial credit, by both graders
 
 
 def proportional_course(folder: Path, exercise: Exercise) -> tuple[Exercise, dict[str, str]]:
     """The exercise under proportional credit, and the environment that tells nbgrader's
-    kernels so: a copy of course.toml whose course-wide default is proportional."""
+    kernels so: a copy of course.toml in which that exercise (only) sets proportional."""
     toml = folder / "course.toml"
-    text, found = re.subn(r"^partial_credit = .*$", f'partial_credit = "{PROPORTIONAL_CREDIT}"',
+    text, found = re.subn(rf'^(name = "{re.escape(exercise.name)}")$',
+                          rf'\1\npartial_credit = "{PROPORTIONAL_CREDIT}"',
                           manifest.MANIFEST.read_text(encoding="utf-8"), count=1, flags=re.M)
     toml.write_text(text, encoding="utf-8")
     assert found and manifest.load(toml).exercise(exercise.name).partial_credit == \
         PROPORTIONAL_CREDIT
+    assert all(manifest.load(toml).exercise(e.name).partial_credit == e.partial_credit
+               for e in EXERCISES if e.name != exercise.name)
     return (dataclasses.replace(exercise, partial_credit=PROPORTIONAL_CREDIT),
             {"PACKLAB_COURSE_TOML": str(toml)})
 
@@ -60,7 +71,7 @@ def mutant_names(exercise: Exercise) -> list[str]:
     names = [m.name for m in gallery.every()
              if m.suite == exercise.suite and m.key != exercise.starter]
     step = max(1, len(names) // PER_ASSIGNMENT)
-    return names[::step][:PER_ASSIGNMENT]
+    return names[::step][:PER_ASSIGNMENT if FULL else SAMPLE]
 
 
 def students(exercise: Exercise) -> dict[str, nbformat.NotebookNode]:
@@ -117,36 +128,56 @@ def cell_outputs(course_dir: Path, exercise: Exercise, student: str) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
-def test_nbgrader_and_packlab_give_the_same_scores(tmp_path, exercise):
-    course_dir = tmp_path / "course"
-    course_dir.mkdir()
-    shutil.copytree(ROOT / "solutions" / exercise.name, course_dir / "solutions" / exercise.name)
-    shutil.copy(ROOT / "nbgrader_config.py", course_dir)
-    release(exercise.name, course_dir)  # records the assignment and its cell checksums
+@dataclasses.dataclass
+class Parity:
+    """Both graders' run over every assignment's class."""
 
-    class_ = students(exercise)
-    paths = {s: submit(course_dir / "submitted", s, exercise, nb) for s, nb in class_.items()}
-    policy_env = {}
-    if exercise.name == PROPORTIONAL:
-        exercise, policy_env = proportional_course(tmp_path, exercise)
+    course_dir: Path
+    exercises: dict[str, Exercise]  # as graded (PROPORTIONAL under its policy)
+    ours: dict[str, dict]  # assignment -> student -> packlab's result
+    returncode: int  # nbgrader autograde's
+    log: str  # nbgrader autograde's
 
-    # One autograde for the whole class; packlab grades the same files while it runs.
+
+@pytest.fixture(scope="module")
+def parity(released_course, tmp_path_factory) -> Parity:
+    """Every class handed in to one copy of the released course, graded by one `nbgrader
+    autograde` process while packlab grades the same files."""
+    root = tmp_path_factory.mktemp("parity")
+    course_dir = root / "course"
+    shutil.copytree(released_course, course_dir)  # solutions, release, gradebook with checksums
+    graded = {exercise.name: exercise for exercise in EXERCISES}
+    graded[PROPORTIONAL], policy_env = proportional_course(root, graded[PROPORTIONAL])
+    paths = {name: {s: submit(course_dir / "submitted", s, exercise, nb)
+                    for s, nb in students(exercise).items()}
+             for name, exercise in graded.items()}
+
     autograde = subprocess.Popen(
-        [str(NBGRADER), "autograde", exercise.name, "--force",
-         "--Autograde.create_student=True"],
+        [str(NBGRADER), "autograde", "*", "--force", "--Autograde.create_student=True"],
         cwd=course_dir, env={**nbgrader_env(), **policy_env}, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
     try:
-        ours = {s: grade_notebook(path, exercise, s) for s, path in paths.items()}
-        log, _ = autograde.communicate(timeout=300)
+        ours = {name: {s: grade_notebook(path, graded[name], s) for s, path in class_.items()}
+                for name, class_ in paths.items()}
+        log, _ = autograde.communicate(timeout=300 * len(graded))
     finally:
         if autograde.poll() is None:
             autograde.kill()
             autograde.wait()
-    assert autograde.returncode == 0, f"nbgrader autograde failed:\n{log[-4000:]}"
+    (root / "autograde.log").write_text(log, encoding="utf-8")
+    return Parity(course_dir, graded, ours, autograde.returncode, log)
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
+def test_nbgrader_and_packlab_give_the_same_scores(parity, exercise):
+    course_dir, log = parity.course_dir, parity.log
+    exercise = parity.exercises[exercise.name]
+    ours = parity.ours[exercise.name]
+    class_ = list(ours)
+    assert parity.returncode == 0, (f"nbgrader autograde failed (whole log: "
+                                    f"{course_dir.parent / 'autograde.log'}):\n{log[-4000:]}")
 
     totals, cells = nbgrader_scores(course_dir, exercise, list(class_))
 

@@ -6,25 +6,35 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import COURSE, EXERCISES
+from conftest import COURSE, EXERCISES, executed
 from nbclient import NotebookClient
 
 from packlab.course.manifest import ROOT
 
 pytestmark = pytest.mark.slow
 
-NOTEBOOKS = [lesson.path for lesson in COURSE.lessons] + [e.source for e in EXERCISES]
+SOLUTIONS = [e.source for e in EXERCISES]
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
+def errors(notebook: nbformat.NotebookNode) -> list:
+    return [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs
+            if o.output_type == "error"]
+
+
+@pytest.mark.parametrize("lesson", COURSE.lessons, ids=lambda one: f"lessons/{one.path.name}")
+def test_lesson_runs_top_to_bottom(executed_lessons, lesson):
+    """Each lesson was run once this session (conftest.executed_lessons): it failed the run,
+    naming the cell, if any cell raised."""
+    assert not errors(executed(executed_lessons, lesson))
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_notebook_runs_top_to_bottom(path: Path):
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(notebook, timeout=120, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()  # raises CellExecutionError, naming the cell, if any cell fails
-    errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs
-              if o.output_type == "error"]
-    assert not errors
+    assert not errors(notebook)
 
 
 def test_a_failing_test_cell_shows_its_message_not_a_traceback():

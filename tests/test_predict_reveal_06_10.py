@@ -4,8 +4,8 @@ Every predict-the-output cell starts with ``%%reveal`` (its printed answer folde
 too) and carries no ``hide-output`` tag; the lesson loads the magic in its first code cell; what
 explains the answer comes after the reveal, folded in a ``<details>`` box; and each widget's
 "things to try" asks, the learner slides, and the answers follow in a ``<details>`` box after the
-widget. The slow test runs each lesson up to its last predict cell and checks that no number the
-answer prints appears in the question before it.
+widget. The slow test reads each lesson as executed (once per test session) up to its last predict
+cell and checks that no number the answer prints appears in the question before it.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import COURSE
-from nbclient import NotebookClient
+from conftest import COURSE, executed
 
 from packlab.course.reveal import FOLDED
 
@@ -84,20 +83,18 @@ def test_widget_answers_come_after_the_widget_folded(path):
         assert not given_away, f"the questions before the widget state {given_away}"
 
 
-def run_to_last_reveal(path: Path) -> list[nbformat.NotebookNode]:
-    """The lesson executed up to and including its last predict cell (widgets after it skipped)."""
-    notebook = nbformat.read(path, as_version=4)
+def to_last_reveal(folder: Path, path: Path) -> list[nbformat.NotebookNode]:
+    """The lesson's cells, executed (once this session, by conftest.executed_lessons), up to and
+    including its last predict cell."""
+    notebook = executed(folder, next(lesson for lesson in COURSE.lessons if lesson.path == path))
     last = max(i for i, cell in enumerate(notebook.cells) if is_reveal(cell))
-    notebook.cells = notebook.cells[:last + 1]
-    NotebookClient(notebook, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    return notebook.cells
+    return notebook.cells[:last + 1]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
-def test_the_answer_is_folded_and_no_question_states_it(path):
-    notebook_cells = run_to_last_reveal(path)
+def test_the_answer_is_folded_and_no_question_states_it(executed_lessons, path):
+    notebook_cells = to_last_reveal(executed_lessons, path)
     for index, cell in enumerate(notebook_cells):
         if not is_reveal(cell):
             continue

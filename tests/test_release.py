@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import shutil
-
 import nbformat
 import pytest
 from conftest import EXERCISES
 
 from autograder import gallery
-from packlab.course.manifest import ROOT
-from packlab.course.release import release
 
-# One worker releases every assignment once (nbgrader: about 80 s), not one per worker.
+# Every assignment is released once per test session by one nbgrader process (conftest's
+# released_course, shared with the parity tests), into an empty copy of the course.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]
 
 
 @pytest.fixture(scope="module")
-def fresh_release(tmp_path_factory):
-    """Release every assignment with nbgrader into an empty copy of the course."""
-    course_dir = tmp_path_factory.mktemp("course")
-    shutil.copytree(ROOT / "solutions", course_dir / "solutions")
-    shutil.copy(ROOT / "nbgrader_config.py", course_dir)
-    for exercise in EXERCISES:
-        release(exercise.name, course_dir)
-    return course_dir
+def fresh_release(released_course):
+    return released_course
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)

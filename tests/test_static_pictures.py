@@ -37,7 +37,6 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from packlab.course.book import cached_build
 from packlab.course.workshop import PRESENTER
 from packlab.views import plots, static
 
@@ -389,11 +388,11 @@ FAILING_PAGE = """<main><div class="packlab-static">
 
 
 @pytest.fixture(scope="module")
-def book_html() -> Path:
-    """The HTML root of the built book (``PACKLAB_BOOK_HTML``, or built once per worker)."""
+def book_html(request) -> Path:
+    """The HTML root of the built book (``PACKLAB_BOOK_HTML``, or built once per session)."""
     require_browser()  # before paying for a build
     given = os.environ.get("PACKLAB_BOOK_HTML")
-    return Path(given) if given else cached_build()
+    return Path(given) if given else request.getfixturevalue("built_book")
 
 
 @pytest.mark.slow

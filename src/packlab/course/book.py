@@ -18,15 +18,12 @@ a shell.
 from __future__ import annotations
 
 import argparse
-import atexit
-import functools
 import multiprocessing
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -226,8 +223,9 @@ def setup(app) -> dict:
 # ---------------------------------------------------------------------------------------------
 
 
-def execute_notebook(path: str) -> float:
-    """Run one notebook top to bottom in its own folder and save its outputs; return seconds.
+def execute_notebook(path: str, out: str | None = None) -> float:
+    """Run one notebook top to bottom in its own folder and save it with its outputs (to ``out``
+    when given, else in place); return seconds.
 
     Widget state is not saved: the book shows each view's static rendering instead.
     """
@@ -244,7 +242,7 @@ def execute_notebook(path: str) -> float:
     except CellExecutionError as exc:
         raise BookError(f"{Path(path).name} failed to run, so the book is not built:\n{exc}")\
             from None
-    nbformat.write(notebook, path)
+    nbformat.write(notebook, out or path)
     return time.perf_counter() - start
 
 
@@ -268,9 +266,12 @@ def execute_lessons(paths: Sequence[Path], jobs: int | None = None) -> dict[str,
 # ---------------------------------------------------------------------------------------------
 
 
-def build(out_dir: Path | str, jobs: int | None = None, quiet: bool = True) -> Path:
+def build(out_dir: Path | str, jobs: int | None = None, quiet: bool = True,
+          executed: Path | None = None) -> Path:
     """Build the book into ``out_dir/_build/html`` and return that folder.
 
+    ``executed``: a folder holding every lesson already executed by `execute_notebook` (the tests
+    execute each lesson once and share it); the lessons are executed here otherwise.
     Fails (BookError) when a lesson raises, or when Sphinx or myst-nb warns about anything.
     """
     out_dir = Path(out_dir).resolve()
@@ -279,7 +280,14 @@ def build(out_dir: Path | str, jobs: int | None = None, quiet: bool = True) -> P
     html = html_root(out_dir)
     course = load()
     stage(source, course)
-    execute_lessons([source / "lessons" / lesson.path.name for lesson in course.lessons], jobs)
+    lessons = [source / "lessons" / lesson.path.name for lesson in course.lessons]
+    if executed is None:
+        execute_lessons(lessons, jobs)
+    else:
+        for path in lessons:
+            if not (Path(executed) / path.name).is_file():
+                raise BookError(f"{path.name} has no executed copy in {executed}")
+            shutil.copy2(Path(executed) / path.name, path)
     for stale in (html, build_dir / ".doctrees", build_dir / "jupyter_execute"):
         shutil.rmtree(stale, ignore_errors=True)
     command = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()",
@@ -294,15 +302,6 @@ def build(out_dir: Path | str, jobs: int | None = None, quiet: bool = True) -> P
     if not (html / "index.html").is_file():
         raise BookError(f"jupyter-book build made no {html / 'index.html'}")
     return html
-
-
-@functools.cache
-def cached_build() -> Path:
-    """The book built once per process into a temporary folder, removed when the process ends
-    (for tests that share one build: put them in the pytest-xdist group "book")."""
-    folder = Path(tempfile.mkdtemp(prefix="packlab-book-"))
-    atexit.register(shutil.rmtree, folder, True)
-    return build(folder)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
