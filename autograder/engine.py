@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 
 from autograder import submission
 from autograder.isolation import Limits
@@ -47,17 +46,6 @@ class Result:
 RAN = "When your notebook's code ran, "  # how the notes on the student's failing cells begin
 
 
-def named_cells(result: Result, path: Path,
-                exercise: Exercise) -> tuple[Result, list[submission.CellProblem]]:
-    """``result`` with each of the student's cells that failed to run named by its place in the
-    notebook and its first line ("cell 3 (`def pack(parts, budget)`)"), and those cells' code."""
-    try:
-        written = submission.read(path, exercise).written
-    except submission.Ungradable:
-        written = []
-    return _named(result, written)
-
-
 def _named(result: Result,
            written: list[tuple[int, str]]) -> tuple[Result, list[submission.CellProblem]]:
     notes, failed = [], []
@@ -91,7 +79,8 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
 def grade_submission(path, exercise: Exercise, student: str, limits: Limits | None = None,
                      groups: tuple[str, ...] | None = None, sandboxed: bool = True
                      ) -> tuple[Result, list[submission.CellProblem]]:
-    """`grade_notebook`, with the student's cells that failed to run named (`named_cells`).
+    """`grade_notebook`, with the student's cells that failed to run named by their place in the
+    notebook and their first line ("cell 3 (`def pack(parts, budget)`)"), and those cells' code.
 
     The notebook is read once, and reading it counts against the submission's time.
     """

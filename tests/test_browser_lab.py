@@ -471,7 +471,12 @@ def test_a_folded_answer_opens_on_click_and_by_keyboard(context, lab):
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")  # tabs restored stay hidden
     summary = panel.locator("details summary").first
     answer = panel.locator("details pre", has_text=ANSWERS[0])
-    summary.click()
+    try:
+        summary.scroll_into_view_if_needed()
+        summary.click()
+    except Exception:  # keep what the page showed, for the log's reader
+        page.screenshot(path=screenshot_path("issue20-lab-reveal-not-clickable"))
+        raise
     answer.wait_for(state="visible")
     page.screenshot(path=screenshot_path("issue20-lab-reveal-opened"))
     summary.click()

@@ -86,7 +86,10 @@ def test_rerun_resumes_and_force_regrades(tmp_path):
     results = out / "students" / "ada" / exercise.name / "results.json"
     results.write_text(results.read_text().replace('"score": 3', '"score": 2', 1))
     assert grade_class(submitted, out, jobs=1, limits=FAST)[0]["score"] == 2  # kept, not redone
-    assert grade_class(submitted, out, jobs=1, force=True, limits=FAST) == first
+    again = grade_class(submitted, out, jobs=1, force=True, limits=FAST)
+    assert [row.pop("regraded") for row in again] == ["asked to regrade"]
+    assert [row.pop("regraded") for row in first] == [""]
+    assert again == first
 
 
 def test_grade_command_reports_and_exits(tmp_path, capsys):

@@ -99,7 +99,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the visible tests on a saved exercise notebook and say what to do next."""
-    from autograder.engine import grade_notebook, named_cells
+    from autograder.engine import grade_submission
     from autograder.suites import load as load_suite
     from autograder.unwritten import is_unwritten
     from packlab.course.check import exercise_of, failure_lines, hidden_not_installed, score_line
@@ -123,11 +123,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         console.print(f"Note: {shown(hidden_not_installed(missing))} Checking the visible tests "
                       "only.")
     groups = None if args.all and not missing else ("visible",)
-    result = grade_notebook(path, exercise, "you", groups=groups, sandboxed=_learner_sandbox())
+    result, cells = grade_submission(path, exercise, "you", groups=groups,
+                                     sandboxed=_learner_sandbox())
     if result.error:
         console.print(f"[bold]Could not check {shown(path.name)}:[/] {shown(result.error)}")
         return 1
-    result, cells = named_cells(result, path, exercise)
     for note in result.notes:
         console.print(f"Note: {shown(note)}")
     for cell in cells:  # the code of each cell that failed to run, its failing line marked

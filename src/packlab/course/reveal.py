@@ -28,7 +28,7 @@ NOTHING = "(nothing printed)"
 # the book's packlab.css styles the same classes. Colours pass WCAG AA on white.
 BOX_STYLE = "margin:4px 0;padding:4px 8px;border-left:4px solid #0072B2;background:#F2F7FB"
 SUMMARY_STYLE = "cursor:pointer;color:#005A8C;font-weight:600"
-PRE_STYLE = "margin:6px 0 2px;white-space:pre-wrap"
+PRE_STYLE = "margin:6px 0 2px;overflow-x:auto"  # wrapping is the page's: the book keeps tables
 
 
 @dataclass(frozen=True)

@@ -498,6 +498,7 @@ window.MathJax = {
   width: 100%; box-shadow: none; margin: 0;
 }
 .reveal code { font-size: 0.9em; }
+.reveal details.packlab-reveal > summary { font-size: 24px; }
 .reveal .jp-RenderedHTMLCommon table { font-size: 24px; }
 .reveal .slides img { max-width: 100%; max-height: {{ resources.packlab.image_px }}px !important;
   width: auto; margin: 0; }
