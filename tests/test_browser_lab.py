@@ -398,7 +398,13 @@ def reveal_notebook() -> nbformat.NotebookNode:
     return notebook
 
 
+BOXES_SHOWN = """(count) => document.querySelectorAll(
+    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output details').length >= count"""
+
+
 def folded(page) -> list[dict]:
+    # JupyterLab renders a reopened notebook's outputs one by one: wait for both boxes first
+    page.wait_for_function(BOXES_SHOWN, arg=2, timeout=WAIT_MS)
     boxes = page.evaluate(FOLDED_BOXES, list(ANSWERS))
     assert len(boxes) == 2, f"expected two folded answers, found {boxes}"
     return boxes
@@ -435,6 +441,7 @@ def open_saved(context, lab, notebook: str):
     cells = len(nbformat.read(lab.folder / notebook, as_version=4).cells)
     page.wait_for_function(NOTEBOOK_READY, arg=cells)
     page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) details summary").first.wait_for()
+    page.wait_for_function(BOXES_SHOWN, arg=2, timeout=WAIT_MS)  # every output rendered
     return page
 
 
