@@ -34,7 +34,7 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from browser import NOTEBOOK_READY, chromium, lab_server  # noqa: E402
+from browser import ALL_RUN, NOTEBOOK_READY, chromium, lab_server  # noqa: E402
 
 NOTEBOOK = "slider-bench.ipynb"
 PAUSE_MS = 120  # between single presses: a hand, not a machine
@@ -85,11 +85,6 @@ WATCH = """(view) => {
         if (img.src !== src) return;
         requestAnimationFrame(() => setTimeout(() => log.shown.push(performance.now()), 0));
     }).observe(img, {attributes: true, attributeFilter: ['src']});
-}"""
-ALL_RUN = """() => {
-    const prompts = [...document.querySelectorAll(
-        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt')];
-    return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:$/.test(p.textContent.trim()));
 }"""
 COUNT = "(view) => view.__bench.shown.length"
 LAST_STEP = "([view, n]) => view.__bench.shown[n] - view.__bench.keys[view.__bench.keys.length - 1]"

@@ -47,6 +47,13 @@ FLAGS = [
 ARTIFACTS = ROOT / "test-artifacts" / "screenshots"  # gitignored; CI keeps it as an artifact
 WAIT_MS = 60_000  # longest wait for one thing to appear (2 cores, tests in parallel)
 # A page function: the open notebook shows all its ``cells`` and its kernel is idle.
+# Every code cell of the notebook in front has run (each prompt shows its number).
+ALL_RUN = """() => {
+    const prompts = [...document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt')];
+    return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:$/.test(p.textContent.trim()));
+}"""
+
 NOTEBOOK_READY = """(cells) => {
     const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
     const bar = document.querySelector('.jp-StatusBar-Widget');

@@ -19,6 +19,7 @@ import time
 import nbformat
 import pytest
 from browser import (
+    ALL_RUN,
     NOTEBOOK_READY,
     WAIT_MS,
     chromium,
@@ -41,11 +42,6 @@ IMAGE_BYTES = """async (img) => {
     return {size: bytes.length, hash: hash, png: png};
 }"""
 
-ALL_RUN = """() => {
-    const prompts = [...document.querySelectorAll(
-        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputArea-prompt')];
-    return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:$/.test(p.textContent.trim()));
-}"""
 
 
 
