@@ -7,6 +7,8 @@ import copy
 
 import pytest
 
+from autograder.reference.evidence import decisions, pack_evidence
+from packlab.packing import evidence as teaching
 from packlab.packing.evidence import (
     DOCUMENTS,
     GET_DOC_TOOL,
@@ -15,11 +17,9 @@ from packlab.packing.evidence import (
     WHOLE,
     by_score,
     data_block,
-    decisions,
     evidence_budget,
     example_chunks,
     get_doc,
-    pack_evidence,
 )
 from packlab.packing.tokens import count_tokens
 from packlab.views.evidence import evidence_slider, read_packing
@@ -53,6 +53,16 @@ def test_min_span_zero_never_sends_an_empty_text():
     assert pack_evidence(chunks, 103, 0)[-1]["text"] == "ppp"
     assert [item["id"] for item in pack_evidence(chunks, 100, 0)] == ["faq"]
     assert pack_evidence(chunks, 0, 0) == []
+
+
+def test_the_lessons_packer_also_sends_each_score():
+    chunks = example_chunks()
+    for limit in (0, 100, 430, 720, 760, 5000):
+        for span in (0, 1, 80):
+            ours = teaching.pack_evidence(chunks, limit, span)
+            scores = {chunk["id"]: chunk["score"] for chunk in chunks}
+            assert [item.pop("score") for item in ours] == [scores[item["id"]] for item in ours]
+            assert ours == pack_evidence(chunks, limit, span)
 
 
 def test_ties_keep_input_order_and_the_input_is_untouched():
@@ -122,7 +132,7 @@ def test_the_slider_follows_its_controls():
     view.min_span.value = 0
     view.limit.value = 430
     assert view.packed[-1] == {"id": "policy/refunds", "text": view.packed[-1]["text"],
-                               "truncated": True}
+                               "truncated": True, "score": 0.84}
     assert len(view.packed[-1]["text"]) == 18
     assert "18 of 231" in view.table.value
     assert f"{count_tokens(data_block(view.packed))} tokens" in view.summary.value

@@ -6,8 +6,11 @@ from __future__ import annotations
 import math
 import warnings
 
+import nbformat
 import pytest
 
+from autograder.reference.fitting import fit as reference_fit
+from packlab.course.manifest import ROOT
 from packlab.packing.fitting import (
     MISTAKES,
     RULES,
@@ -127,9 +130,28 @@ def test_counting_tokens_then_tokenizer_then_estimate_with_one_warning():
     estimated = [{"id": "a", "content": "2 + 2 = 4"}, {"id": "b", "content": "thirteen char"}]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert fit(estimated, 100)["tokens_used"] == 3 + 4
+        assert reference_fit(estimated, 100)["tokens_used"] == 3 + 4
     assert len(caught) == 1 and caught[0].category is UserWarning
     assert "'a', 'b'" in str(caught[0].message)
+
+
+def test_the_lessons_fit_estimates_without_the_warning_exercise_06_grades():
+    estimated = [{"id": "a", "content": "2 + 2 = 4"}, {"id": "b", "content": "thirteen char"}]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert fit(estimated, 100)["tokens_used"] == 3 + 4
+
+
+def test_lesson_06_quotes_the_warning_the_exercise_asks_for():
+    notes = [{"id": "order", "content": "LO-48213 arrived 02/04"},
+             {"id": "greeting", "content": "Hello there!"}]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reference_fit(notes, budget=100)
+    lesson = nbformat.read(ROOT / "lessons" / "06-fit-priority-required-pairs.ipynb", 4)
+    quoted = next(cell.source for cell in lesson.cells if "```text\nfit: no tokenizer" in
+                  cell.source).split("```text\n")[1].split("\n```")[0]
+    assert " ".join(quoted.split()) == str(caught[0].message)
 
 
 def test_fit_leaves_the_items_alone():

@@ -73,7 +73,7 @@ def test_quiz_04_uses_lesson_04s_own_example():
              [("system", 120), ("tool-log", 300), ("turn-latest", 40), ("memory", 90)]]
     assert '{"id": "tool-log", "tokens": 300}' in code("04")
     looked_at = sum(p["tokens"] for p in parts)
-    assert report(parts, 250)["used"] == 250
+    assert report(parts, 250, greedy)["used"] == 250
     assert f"gives {looked_at}" in shown and "250 - 300 = -50, while 250" in " ".join(shown.split())
     assert "huge 80" not in shown
 

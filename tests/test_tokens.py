@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from autograder.reference.tokens import wrapped_cost
 from packlab.packing.tokens import (
     OFFLINE_ENCODINGS,
     SAMPLES,
@@ -19,7 +20,6 @@ from packlab.packing.tokens import (
     measure,
     measure_table,
     wrap_chunk,
-    wrapped_cost,
 )
 from packlab.views.token_widgets import (
     bare_vs_wrapped,

@@ -82,7 +82,7 @@ def test_slider_repacks_like_greedy_and_redraws():
     before = view.image.value
     for budget in (0, 88, 300, 601, 250):
         view.slider.value = budget
-        expected = report(parts, budget)
+        expected = report(parts, budget, greedy)
         assert view.state.taken == tuple(greedy(parts, budget))
         assert list(view.state.skipped) == expected["dropped"]
         assert view.state.used == expected["used"]
@@ -144,8 +144,8 @@ def test_drop_curve_is_monotone_and_matches_greedy():
     assert kept == sorted(kept)
     assert points[0].budget == 0 and points[-1].budget == sum(p["tokens"] for p in parts)
     for point in points[::9]:
-        assert list(point.lost) == report(parts, point.budget)["dropped"]
-        assert point.used == report(parts, point.budget)["used"]
+        assert list(point.lost) == report(parts, point.budget, greedy)["dropped"]
+        assert point.used == report(parts, point.budget, greedy)["used"]
 
 
 def test_drop_curve_view_moves_to_the_chosen_budget():
@@ -155,7 +155,7 @@ def test_drop_curve_view_moves_to_the_chosen_budget():
     budget = view.slider.options[20]
     view.slider.value = budget
     assert view.state.budget == budget
-    assert list(view.state.lost) == report(parts, budget)["dropped"]
+    assert list(view.state.lost) == report(parts, budget, greedy)["dropped"]
     assert view.state.lost[0] in view.summary.value
     assert view.image.value != before
 
@@ -180,7 +180,7 @@ def test_break_vs_continue_shows_the_wasted_budget():
 def test_break_vs_continue_takes_any_two_packers():
     view = break_vs_continue(chat_parts(), 300, packers=(raises, greedy))
     assert "NotImplementedError" in view.summary.value
-    assert view.states[1].used == report(chat_parts(), 300)["used"]
+    assert view.states[1].used == report(chat_parts(), 300, greedy)["used"]
 
 
 def test_fraction_budgets_round_down():
@@ -194,7 +194,7 @@ def test_drop_table_names_what_was_lost():
     table = drop_table(parts, greedy)
     lines = table.splitlines()
     budget = fraction_budgets(parts)[1]
-    first_lost = report(parts, budget)["dropped"][0]
+    first_lost = report(parts, budget, greedy)["dropped"][0]
     line = next(x for x in lines if x.startswith(f"budget {budget:>6}"))
     assert f"kept {len(greedy(parts, budget))}/30" in line
     assert first_lost in line and "more)" in line

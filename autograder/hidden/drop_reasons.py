@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from autograder.hidden.pack import NAMES
+from autograder.reference.reasons import pack_with_reasons
 from autograder.suite import Check, Group, show
 from autograder.suites.drop_reasons import (
     MISCONCEPTIONS,
@@ -16,7 +17,7 @@ from autograder.suites.drop_reasons import (
 )
 from autograder.suites.pack import in_input_order
 from autograder.suites.pack_report import used_is_honest
-from packlab.packing.reasons import pack_with_reasons, reason_for
+from packlab.packing.reasons import reason_for
 
 examples = st.tuples(
     st.lists(st.tuples(st.integers(0, 150), st.integers(0, 3)), max_size=len(NAMES)).map(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from autograder.reference.evidence import pack_evidence
 from autograder.suite import Group, show
 from autograder.suites.pack_evidence import (
     PACKER,
@@ -16,7 +17,7 @@ from autograder.suites.pack_evidence import (
     in_order,
     text_len,
 )
-from packlab.packing.evidence import by_score, pack_evidence
+from packlab.packing.evidence import by_score
 
 DEFAULT = None  # a case with min_span=DEFAULT calls pack_evidence(chunks, limit)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from autograder.hidden.pack import examples
+from autograder.reference.packers import greedy
 from autograder.suite import Group, show
 from autograder.suites.pack import parts_of
 from autograder.suites.pack_report import (
@@ -13,7 +14,6 @@ from autograder.suites.pack_report import (
     partitions_in_order,
     used_is_honest,
 )
-from packlab.packing.packers import greedy
 
 MIDDLE_MISS = (parts_of({"sys": 40, "doc": 90, "turn": 30}), 80)
 HONEST_USED = "used is the sum of the included parts' tokens and within the budget"

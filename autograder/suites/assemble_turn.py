@@ -12,10 +12,10 @@ shortfall.
 
 from __future__ import annotations
 
-import copy
 import re
 
 from autograder.compare import CompareOrRaise, Unchanged, vary_parts
+from autograder.recorded import Reference
 from autograder.suite import (
     Answer,
     Group,
@@ -30,9 +30,7 @@ from packlab.packing.conversation import (
     MISTAKES,
     REASONS,
     RequiredTooBig,
-    assemble_turn,
     history_units,
-    outcome,
 )
 
 LESSON = "10-conversation-shapes"
@@ -198,9 +196,8 @@ def chunk(part_id: str, tokens: int, score: float) -> dict:
     return {"id": part_id, "tokens": tokens, "score": score}
 
 
-def expected_outcome(args: list, rules=None) -> dict | RequiredTooBig:
-    real = copy.deepcopy(args)
-    return outcome(*real) if rules is None else outcome(*real, rules=rules)
+# The course's answer for these arguments (or the error it raises).
+expected_outcome = Reference("conversation.outcome")
 
 
 # --- what the learner's error must say ------------------------------------------------------------
@@ -400,7 +397,7 @@ AGENT = (SYSTEM, TOOLS, HISTORY, EVIDENCE, QUESTION)
 # The visible group only: the hidden ones are in autograder/hidden/assemble_turn.py.
 SUITE = Suite(
     function=FUNCTION,
-    reference=assemble_turn,
+    reference=Reference("conversation.assemble_turn"),
     groups=(
         Group(
             "visible",

@@ -8,11 +8,13 @@ against the *whole* budget, never what is left of it (a part exactly the budget 
 from __future__ import annotations
 
 from autograder.compare import Compare, vary_parts
+from autograder.recorded import Reference
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions
-from packlab.packing.reasons import OVER_BUDGET, REASONS, TOO_LARGE, pack_with_reasons, reason_for
+from packlab.packing.reasons import OVER_BUDGET, REASONS, TOO_LARGE, reason_for
 
 LESSON = "07-drop-reasons-and-refusal"
 FUNCTION = "pack_with_reasons"
+pack_with_reasons = Reference("reasons.pack_with_reasons")
 KEYS = ("included", "dropped", "used")
 
 MISCONCEPTIONS = {

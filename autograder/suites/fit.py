@@ -12,12 +12,11 @@ fit: the tokens it needs, the tokens left, the shortfall, the budget and the res
 
 from __future__ import annotations
 
-import copy
 import math
 import re
-import warnings
 
 from autograder.compare import CompareOrRaise, Unchanged, vary_parts
+from autograder.recorded import Reference
 from autograder.suite import (
     Answer,
     Caller,
@@ -30,17 +29,13 @@ from autograder.suite import (
     show,
     wrong_kind,
 )
-from autograder.worker import with_callables
 from packlab.packing.fitting import (
     KEYS,
     MISTAKES,
-    RULES,
     FitError,
     InvalidInput,
     RequiredDoesNotFit,
-    fit,
     is_number,
-    outcome,
 )
 
 LESSON = "06-fit-priority-required-pairs"
@@ -195,12 +190,8 @@ def args_of(items: list[dict], budget, reserve=0, tokenizer: str | None = None) 
     return [items, budget, reserve] if reserve else [items, budget]
 
 
-def expected_outcome(args: list, rules=None) -> dict | FitError:
-    """The course's answer for these arguments (or the error it raises), without its warning."""
-    real = with_callables(copy.deepcopy(args))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return outcome(*real, rules=rules or RULES)
+# The course's answer for these arguments (or the error it raises), without its warning.
+expected_outcome = Reference("fitting.outcome")
 
 
 def mentions(message: str, wanted: str) -> bool:
@@ -376,7 +367,7 @@ REQUIRED_SHORT = [item("system", 300, 100, required=True), item("rag", 500, 90),
 # The visible group only: the hidden ones are in autograder/hidden/fit.py.
 SUITE = Suite(
     function=FUNCTION,
-    reference=fit,
+    reference=Reference("fitting.fit"),
     groups=(
         Group(
             "visible",

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from autograder.compare import Compare, vary_parts
+from autograder.recorded import Reference
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
-from packlab.packing.packers import greedy, stop_at_first_miss
+from packlab.packing.packers import stop_at_first_miss
 
 LESSON = "02-priority-then-greedy"
 FUNCTION = "pack"
+greedy = Reference("packers.greedy")
 
 MISCONCEPTIONS = {
     **common_misconceptions(LESSON),

@@ -9,11 +9,14 @@ here.
 from __future__ import annotations
 
 from autograder.compare import Compare, Unchanged, vary_parts
+from autograder.recorded import Reference
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
-from packlab.packing.evidence import SKIPPED, by_score, decisions, pack_evidence
+from packlab.packing.evidence import SKIPPED, by_score
 
 LESSON = "08-packing-retrieved-evidence"
 FUNCTION = "pack_evidence"
+pack_evidence = Reference("evidence.pack_evidence")
+decisions = Reference("evidence.decisions")
 KEYS = {"id", "text", "truncated"}
 
 MISCONCEPTIONS = {

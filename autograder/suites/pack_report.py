@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from autograder.compare import Compare, vary_parts
+from autograder.recorded import Reference
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from autograder.suites.pack import (
     cost,
@@ -12,10 +13,10 @@ from autograder.suites.pack import (
     parts_of,
     wrong_choice,
 )
-from packlab.packing.packers import report
 
 LESSON = "04-honest-accounting"
 FUNCTION = "pack_report"
+report = Reference("packers.report")
 KEYS = ("included", "dropped", "used")
 
 MISCONCEPTIONS = {

@@ -8,12 +8,14 @@ answer is diagnosed by comparing it with the same scorer run with one signal cha
 from __future__ import annotations
 
 from autograder.compare import Compare, vary_parts
+from autograder.recorded import Reference
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from packlab.packing.packers import stop_at_first_miss
-from packlab.packing.relevance import classic_idf, ranking, score_and_pack, score_items
+from packlab.packing.relevance import classic_idf, ranking, score_items
 
 LESSON = "09-scoring-relevance"
 FUNCTION = "score_and_pack"
+score_and_pack = Reference("relevance.score_and_pack")
 KEYS = ("included", "tokens_used", "tokens_before", "deferred_count")
 
 MISCONCEPTIONS = {

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from autograder.compare import Compare, vary_parts
+from autograder.recorded import Reference
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions
 
 LESSON = "01-the-window-is-finite"
 FUNCTION = "total_tokens"
+sum_of_tokens = Reference("tokens.sum_of_tokens")
 
 MISCONCEPTIONS = {
     **common_misconceptions(LESSON),
@@ -55,11 +57,6 @@ def diagnose(args: list, got) -> Misconception:
     if tokens and got in (sum(tokens[1:]), sum(tokens[:-1])):
         return MISCONCEPTIONS["off-by-one"]
     return MISCONCEPTIONS["wrong-sum"]
-
-
-def sum_of_tokens(parts: list[dict]) -> int:
-    """The right answer."""
-    return sum(p["tokens"] for p in parts)
 
 
 TOTAL = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=sum_of_tokens,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import string
 
+from autograder.recorded import Reference
 from autograder.suite import (
     Caller,
     Check,
@@ -23,10 +24,11 @@ from autograder.suite import (
     show,
     variation,
 )
-from packlab.packing.tokens import wrap_chunk, wrapped_cost
+from packlab.packing.tokens import wrap_chunk
 
 LESSON = "05-counting-tokens-honestly"
 FUNCTION = "wrapped_cost"
+wrapped_cost = Reference("tokens.wrapped_cost")
 
 MISCONCEPTIONS = {
     **common_misconceptions(LESSON),

@@ -5,9 +5,11 @@ manifest, the lessons, the released exercises, and the Python modules that the l
 (`packlab lab`, `check`, `hint`, `progress`), the notebooks and their test cells import: the
 import closure of `ROOTS`, of the learner commands' functions in `packlab.course.cli`, of every
 lesson's and exercise's code cells and of each exercise's suite. Nothing else is copied: not
-solutions/, not the hidden test groups (autograder/hidden/), not the mutant or attack galleries,
-not the grader's instructor-only modules, not the presenter's notebook with its speaker notes.
-`NEVER` is a tripwire on top: a closure that reaches any of it stops the build.
+solutions/, not the hidden test groups (autograder/hidden/), not the reference answers the suites
+judge by (autograder/reference/: the visible checks read the answers recorded for their calls,
+`autograder.recorded`, and `packlab.packing` holds teaching versions), not the mutant or attack
+galleries, not the grader's instructor-only modules, not the presenter's notebook with its
+speaker notes. `NEVER` is a tripwire on top: a closure that reaches any of it stops the build.
 
 The folder keeps the checkout's layout (src/packlab, autograder/, course.toml at the top), so
 `manifest.ROOT` finds the course once it is installed with `pip install -e DIR`. Its course.toml
@@ -33,7 +35,8 @@ from packlab.course.manifest import ROOT, STUDENT_MARKER, Course, load
 # Where the import closure starts, besides the learner commands and the notebooks.
 ROOTS = ("packlab.course.check",)
 # Modules and packages that must never reach a student (a closure that needs one stops the build).
-NEVER = ("autograder.hidden", "autograder.mutants", "autograder.attacks", "autograder.gallery",
+NEVER = ("autograder.hidden", "autograder.reference", "autograder.mutants", "autograder.attacks",
+         "autograder.gallery",
          "autograder.classroom", "autograder.release", "packlab.course.notes",
          "packlab.course.workshop", "packlab.course.student")
 # Top-level folders that are never copied, whatever the lists above say.

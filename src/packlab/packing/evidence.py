@@ -5,6 +5,11 @@ A *chunk* is a plain dict ``{"id": "policy/warranty", "text": "...", "score": 0.
 returns ``{"id", "text", "truncated"}`` items in the order they were packed (best score first).
 The limit counts the characters of the texts only: ids, flags and fences are not in it (the DATA
 block's own cost is measured separately, in tokens, with ``data_block`` and ``count_tokens``).
+
+``pack_evidence`` here is the lesson's teaching version: each item it sends also carries the
+chunk's ``score``, for the lesson's tables, where exercise 08 returns exactly ``id``, ``text`` and
+``truncated``. It is not the answer the exercise is graded against (that one is
+instructor-only, in `autograder.reference.evidence`).
 """
 
 from __future__ import annotations
@@ -72,8 +77,9 @@ def decisions(chunks: Sequence[Chunk], limit: int, min_span: int = 80) -> list[D
 def pack_evidence(chunks: Sequence[Chunk], limit: int, min_span: int = 80) -> list[Evidence]:
     """Pack chunks by score into ``limit`` characters of text; cut one only if ``min_span`` fits.
 
-    Returns ``{"id", "text", "truncated"}`` for each chunk sent, in packing (score) order. The
-    text is the chunk's text or a prefix of it; the id is always whole.
+    Returns ``{"id", "text", "truncated", "score"}`` for each chunk sent, in packing (score)
+    order. The text is the chunk's text or a prefix of it; the id is always whole. (Exercise 08's
+    answer leaves out the score.)
     """
     packed = []
     for chunk, decision in zip(by_score(chunks), decisions(chunks, limit, min_span), strict=True):
@@ -82,6 +88,7 @@ def pack_evidence(chunks: Sequence[Chunk], limit: int, min_span: int = 80) -> li
                 "id": chunk["id"],
                 "text": chunk["text"][: decision.kept],
                 "truncated": decision.status == TRUNCATED,
+                "score": chunk["score"],
             })
     return packed
 

@@ -1,6 +1,8 @@
 """``fit``: choose prioritised items for a token budget, the way a production packer does.
 
-Lesson 06 builds it; its widget and the grader's suite use this module as the trusted answer.
+Lesson 06 and its widget use this module. Its ``fit`` is a teaching version: it estimates a cost
+it cannot count *without* the warning exercise 06 asks for, so it is not the answer the exercise
+is graded against (that one is instructor-only, in `autograder.reference.fitting`).
 
 An item is a plain dict::
 
@@ -14,8 +16,8 @@ An item is a plain dict::
   group is weighed once, at the turn of its first member, and costs the sum of its members. Its
   members must agree on ``priority`` and on ``required``.
 * ``tokens``: the item's cost. Without it, ``tokenizer(content)`` counts it; without a tokenizer,
-  ``ceil(len(content) / 4)`` estimates it and ``fit`` warns (one `UserWarning` per call, however
-  many items were estimated; Python's default filter then shows it once per calling line).
+  ``ceil(len(content) / 4)`` estimates it. Exercise 06's ``fit`` then warns (one `UserWarning`
+  per call, however many items were estimated); this one does not.
 
 ``fit`` returns ``{"included", "excluded", "tokens_used", "tokens_remaining"}``: both id lists in
 *input* order, and the tokens left of ``budget - reserve``. Input it cannot trust raises
@@ -30,7 +32,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -234,10 +235,12 @@ def fit_with(items: Sequence[dict], budget, reserve=0, tokenizer: Tokenizer | No
              rules: Rules = RULES) -> dict:
     """``fit`` done by ``rules`` (no warning). ``fit_with(..., MISTAKES["pair-split"])`` shows a
     classic mistake; ``fit_with(..., RULES)`` is ``fit`` itself."""
-    return _walk(items, budget, reserve, tokenizer, rules)[0]
+    return walk(items, budget, reserve, tokenizer, rules)[0]
 
 
-def _walk(items, budget, reserve, tokenizer, rules: Rules) -> tuple[dict, list[str]]:
+def walk(items, budget, reserve=0, tokenizer: Tokenizer | None = None,
+         rules: Rules = RULES) -> tuple[dict, list[str]]:
+    """The walk done by ``rules``: its result, and the ids whose cost was estimated."""
     check_budget(budget, reserve)
     units, estimated = _units(items, tokenizer, rules.atomic_pairs)
     usable = budget - reserve if rules.honour_reserve else budget
@@ -275,19 +278,15 @@ def _walk(items, budget, reserve, tokenizer, rules: Rules) -> tuple[dict, list[s
 def fit(items: Sequence[dict], budget, reserve=0, tokenizer: Tokenizer | None = None) -> dict:
     """Choose items for ``budget - reserve`` tokens: by priority, required or raise, pairs whole.
 
+    The lesson's teaching version: a cost it has to estimate is estimated silently, where
+    exercise 06's ``fit`` warns once per call.
+
     >>> fit([{"id": "sys", "tokens": 50, "priority": 9},
     ...      {"id": "old", "tokens": 40},
     ...      {"id": "new", "tokens": 30, "priority": 5}], budget=100, reserve=10)
     {'included': ['sys', 'new'], 'excluded': ['old'], 'tokens_used': 80, 'tokens_remaining': 10}
     """
-    result, estimated = _walk(items, budget, reserve, tokenizer, RULES)
-    if estimated:
-        names = ", ".join(repr(item_id) for item_id in estimated)
-        warnings.warn(
-            f"fit: no tokenizer was given, so {len(estimated)} item(s) ({names}) were estimated "
-            "at ceil(len(content) / 4) tokens. That can be off by a third or more: pass "
-            "tokenizer= (or each item's tokens) when it matters.", UserWarning, stacklevel=2)
-    return result
+    return fit_with(items, budget, reserve, tokenizer, RULES)
 
 
 def outcome(items, budget, reserve=0, tokenizer=None, rules: Rules = RULES) -> dict | FitError:

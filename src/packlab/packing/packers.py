@@ -1,8 +1,12 @@
-"""The course's own packers, used by the lessons' widgets and plots.
+"""The course's own packers, used by the lessons' widgets and plots: teaching versions.
 
 Parts are plain dicts, ``{"id": "sys", "tokens": 100}``, already in priority order.
 A *packer* is any callable ``packer(parts, budget) -> list[str]`` returning the ids it keeps;
 the widgets accept the learner's own function just as well as these.
+
+These are not the answers exercises 02 to 04 are graded against (those are instructor-only, in
+`autograder.reference`): ``greedy`` finds the parts from running totals, not with the loop the
+exercise asks for, and ``report`` accounts for whatever packer it is handed.
 
 ``greedy_runs`` and ``first_miss_runs`` give, for many budgets at once, exactly what ``greedy`` and
 ``stop_at_first_miss`` keep, without walking every part at every budget: drop curves use them.
@@ -25,15 +29,14 @@ Packer = Callable[[Sequence[Part], int], list[str]]
 
 
 def greedy(parts: Sequence[Part], budget: int) -> list[str]:
-    """Take each part whole if it still fits; otherwise skip it and keep going."""
-    used = 0
-    kept = []
-    for part in parts:
-        cost = part["tokens"]
-        if used + cost <= budget:
-            kept.append(part["id"])
-            used += cost
-    return kept
+    """Take each part whole if it still fits; otherwise skip it and keep going.
+
+    The lessons' packer, for whole, non-negative token counts: it finds the runs of parts kept
+    with ``greedy_runs`` (running totals and binary search), not with the loop exercise 02 asks
+    you to write.
+    """
+    [runs] = greedy_runs([part["tokens"] for part in parts], [budget])
+    return [parts[i]["id"] for start, stop in runs for i in range(start, stop)]
 
 
 def stop_at_first_miss(parts: Sequence[Part], budget: int) -> list[str]:
@@ -124,8 +127,10 @@ class _NextFit:
         return next(i for i in range(start, min(start + step, n)) if tokens[i] <= room)
 
 
-def report(parts: Sequence[Part], budget: int, packer: Packer = greedy) -> dict:
-    """Run ``packer`` and account for its choice: included and dropped ids, tokens used."""
+def report(parts: Sequence[Part], budget: int, packer: Packer) -> dict:
+    """Run ``packer`` and account for its choice: included and dropped ids, tokens used.
+
+    ``packer`` has no default: the lessons hand it ``greedy``, or your own ``pack``."""
     kept = set(packer(parts, budget))
     included = [p["id"] for p in parts if p["id"] in kept]
     dropped = [p["id"] for p in parts if p["id"] not in kept]

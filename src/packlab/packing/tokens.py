@@ -70,11 +70,6 @@ def wrap_chunk(chunk_id: str, text: str) -> str:
     return CHUNK_HEADER.format(chunk_id=chunk_id) + text + CHUNK_FOOTER
 
 
-def wrapped_cost(chunk_id: str, text: str, ratio: float = 4.0) -> int:
-    """Conservative estimated cost of a chunk as sent: ceil(len(wrap_chunk(...)) / ratio)."""
-    return ceil_estimate(wrap_chunk(chunk_id, text), ratio)
-
-
 # OpenAI's chat format for the gpt-4 / gpt-3.5-turbo family (cl100k): every message carries a few
 # tokens of framing, a `name` one more, and the reply is primed with a few tokens of its own.
 TOKENS_PER_MESSAGE = 3

@@ -1,0 +1,23 @@
+"""Exercise 10: ``assemble_turn``, and its answer (or error) for a suite's arguments."""
+
+from __future__ import annotations
+
+import copy
+
+from packlab.packing.conversation import RULES, RequiredTooBig, Rules, assemble_with
+
+
+def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence: list[dict],
+                  question: dict, budget: int) -> dict:
+    """Required parts or raise, the newest unbroken history, the best evidence that fits (skip
+    and continue) placed edges-first, the question last, a reason for every drop."""
+    return assemble_with(system, tools, history, evidence, question, budget, RULES)
+
+
+def outcome(args: list, rules: Rules | None = None) -> dict | RequiredTooBig:
+    """The answer for these arguments, or the `RequiredTooBig` raised (returned, not raised);
+    ``rules``: a classic wrong assembly instead."""
+    try:
+        return assemble_with(*copy.deepcopy(args), rules=rules or RULES)
+    except RequiredTooBig as error:
+        return error
