@@ -6,15 +6,15 @@ A suite names each reference function it needs as ``Reference("packers.greedy")`
 like the function itself. The reference bodies never reach students: the student install
 holds only the recorded answers, literal data for the exact calls its visible checks make (the
 expected answers, and the answers the diagnosis compares a wrong answer with). `record` writes
-them by running every visible check on the reference and on every gallery mutant; a test keeps
-the files current (`tests/test_reference.py`); `python -m autograder.recorded` writes them.
+them (`autograder.reference.record`, instructor-only) by running every visible check on the
+reference and on every gallery mutant; `python -m autograder.reference.record` writes them and
+`tests/test_reference.py` keeps them current.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -172,57 +172,3 @@ def recording() -> Iterator[dict[str, Any]]:
         yield _recording
     finally:
         _recording = None
-
-
-def answers(suite: str) -> dict[str, Any]:
-    """The recorded answers of a suite's visible checks: run on the reference and every gallery
-    mutant of its exercises."""
-    from autograder import gallery
-    from autograder.suite import in_process_caller, run_group
-    from autograder.suites import load
-
-    loaded = load(suite)
-    visible = [group for group in loaded.groups if group.visible]
-    functions = [loaded.reference.real()]
-    for mutant in gallery.every():
-        if mutant.suite == suite:
-            scope: dict = {}
-            exec(compile(mutant.code, mutant.key, "exec"), scope)  # noqa: S102 - the gallery
-            functions.append(scope[loaded.function])
-    with recording() as made, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for function in functions:
-            for group in visible:
-                run_group(group, in_process_caller(function))
-    return dict(sorted(made.items()))
-
-
-def text(answers: dict[str, Any]) -> str:
-    """The file's text: one call per line, so a change reads as a diff."""
-    lines = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in answers.items()]
-    return "{\n" + ",\n".join(lines) + "\n}\n"
-
-
-def record(suites: list[str]) -> list[Path]:
-    """Write the recorded answers of these suites; the paths written."""
-    FOLDER.mkdir(exist_ok=True)
-    written = []
-    for suite in suites:
-        path = FOLDER / f"{suite}.json"
-        path.write_text(text(answers(suite)), encoding="utf-8")
-        written.append(path)
-    recorded.cache_clear()
-    return written
-
-
-def main() -> None:
-    """``python -m autograder.recorded``: write every suite's recorded answers again."""
-    from autograder import recorded  # this module, not __main__: the suites call that one
-    from packlab.course.manifest import load as load_course
-
-    for path in recorded.record(sorted({e.suite for e in load_course().exercises})):
-        print(f"wrote {path.relative_to(FOLDER.parents[1])}")
-
-
-if __name__ == "__main__":
-    main()

@@ -11,7 +11,10 @@ def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence
                   question: dict, budget: int) -> dict:
     """Required parts or raise, the newest unbroken history, the best evidence that fits (skip
     and continue) placed edges-first, the question last, a reason for every drop."""
-    return assemble_with(system, tools, history, evidence, question, budget, RULES)
+    answer = outcome([system, tools, history, evidence, question, budget])
+    if isinstance(answer, RequiredTooBig):
+        raise answer
+    return answer
 
 
 def outcome(args: list, rules: Rules | None = None) -> dict | RequiredTooBig:

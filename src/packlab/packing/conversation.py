@@ -31,7 +31,8 @@ with the dropped history first (oldest first) and then the dropped evidence (inp
 
 `Rules` and `MISTAKES` describe classic wrong versions of the same assembly (history with holes,
 split tool pairs, ``break`` in the evidence, ...): the lesson shows them next to the right one,
-and the grader uses them to name the likeliest mistake behind a wrong answer. The rest of the
+and the grader's reference (`autograder.reference.conversation`, instructor-only) uses them to
+name the likeliest mistake behind a wrong answer. The rest of the
 module is lesson 10's example (`agent_turns`), helpers and widget (`turn_view`).
 """
 
@@ -208,8 +209,11 @@ def assemble_with(system: dict, tools: Sequence[dict], history: Sequence[dict],
 def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence: list[dict],
                   question: dict, budget: int) -> dict:
     """Assemble one turn: required parts, the newest unbroken history, the best evidence that
-    fits, in a cache-friendly order. See the module's docstring for the exact rules."""
-    return assemble_with(system, tools, history, evidence, question, budget, RULES)
+    fits, in a cache-friendly order. See the module's docstring for the exact rules.
+
+    The lesson's and the widget's version (`assemble_with` by `RULES`); exercise 10 is graded
+    against the instructor's own reference, not this."""
+    return assemble_with(system, tools, history, evidence, question, budget)
 
 
 def outcome(system, tools, history, evidence, question, budget,

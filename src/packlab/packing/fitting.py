@@ -25,7 +25,8 @@ An item is a plain dict::
 
 `Rules` and `MISTAKES` describe the classic wrong versions of the same walk (input order instead
 of priority, a split pair, a forgotten reserve, ...). The lesson shows them side by side with
-``fit`` and the grader uses them to name the likeliest mistake behind a wrong answer.
+``fit``; the grader's reference (`autograder.reference.fitting`) walks them to name the likeliest
+mistake behind a wrong answer.
 """
 
 from __future__ import annotations

@@ -1,0 +1,173 @@
+"""No reference answer leaves the instructor's install (issue 18, item 4).
+
+The reference answers live in autograder/reference/, which `packlab student-build` never copies;
+the visible checks read the answers recorded for their calls (`autograder.recorded`) and give the
+same verdicts and messages without the reference; no function of the student install is a
+reference's body; and no module of `packlab.packing` the student install holds scores full marks
+when pasted into an exercise's answer cell and graded by the real grader.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import EXERCISES, submit, with_answer
+
+from autograder import gallery, recorded
+from autograder.classroom import grade_class
+from autograder.isolation import Limits
+from autograder.reference import record
+from autograder.suite import in_process_caller, run_group
+from autograder.suites import load
+from packlab.course import student
+from packlab.course.manifest import ROOT
+
+REFERENCE = ROOT / "autograder" / "reference"
+PACKLAB = Path(sys.executable).with_name("packlab")
+SUITES = sorted({exercise.suite for exercise in EXERCISES})
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_the_recorded_answers_are_current(suite):
+    path = recorded.FOLDER / f"{suite}.json"
+    assert path.read_text(encoding="utf-8") == record.text(record.answers(suite)), (
+        f"{path} is out of date: run `python -m autograder.reference.record`")
+
+
+def answers(suite: str) -> list:
+    """The reference, each gallery mutant, and answers of the wrong type."""
+    loaded = load(suite)
+    functions = [loaded.reference.real(), lambda *args: None, lambda *args: 7]
+    for mutant in gallery.every():
+        if mutant.suite == suite:
+            scope: dict = {}
+            exec(compile(mutant.code, mutant.key, "exec"), scope)  # noqa: S102 - the gallery
+            functions.append(scope[loaded.function])
+    return functions
+
+
+def visible_results(suite: str, functions: list) -> list:
+    """Every visible check's verdict and messages, for each of these answers."""
+    loaded = load(suite)
+    found = []
+    for function in functions:
+        for group in loaded.groups:
+            if group.visible:
+                result = run_group(group, in_process_caller(function))
+                found.append((result.passed, [f.message() for f in result.failures]))
+    return found
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_the_visible_checks_say_the_same_without_the_reference(suite, monkeypatch):
+    functions = answers(suite)
+    with_reference = visible_results(suite, functions)
+    monkeypatch.setattr(recorded, "installed", lambda: False)
+    monkeypatch.setattr(recorded.Reference, "real", None)  # any use of the reference would fail
+    assert visible_results(suite, functions) == with_reference
+
+
+def test_a_call_never_recorded_is_refused_in_words(monkeypatch):
+    monkeypatch.setattr(recorded, "installed", lambda: False)
+    with pytest.raises(recorded.NotRecorded, match="only the instructor's install"):
+        recorded.Reference("packers.greedy")([{"id": "never", "tokens": 123456}], 7)
+
+
+def test_recorded_values_come_back_as_they_were():
+    from packlab.packing.conversation import RequiredTooBig
+    from packlab.packing.evidence import Decision
+    from packlab.packing.fitting import RequiredDoesNotFit
+
+    values = [
+        {"a": [1, 2.5, float("inf")], "b": (None, True, "x")},
+        Decision("doc", 0.5, 10, 7, 7, "truncated"),
+        RequiredDoesNotFit("required item 'sys' does not fit", ["sys", "90"]),
+        RequiredTooBig(300, 200, {"system": 300}),
+    ]
+    for value in values:
+        again = recorded.decode(json.loads(json.dumps(recorded.encode(value))))
+        assert type(again) is type(value)
+        if isinstance(value, Exception):
+            assert str(again) == str(value) and vars(again) == vars(value)
+        else:
+            assert again == value
+
+
+# --- the student install ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    """The student install, written by the instructor's `packlab student-build`."""
+    folder = tmp_path_factory.mktemp("student")
+    done = subprocess.run([PACKLAB, "student-build", folder], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return folder
+
+
+def shape(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """A function's arguments and body, without its name, docstring, annotations or places."""
+    body = function.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    arguments = [a.arg for a in (*function.args.posonlyargs, *function.args.args,
+                                 *function.args.kwonlyargs)]
+    return ast.dump(ast.Module(body=body, type_ignores=[]), annotate_fields=False) + repr(arguments)
+
+
+def functions_in(paths) -> dict[str, str]:
+    """Every function (methods and nested ones too) in these files: its shape -> where it is."""
+    found = {}
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                found.setdefault(shape(node), f"{path.name}:{node.name}")
+    return found
+
+
+def test_the_student_install_holds_no_reference_body(built):
+    assert not (built / "autograder" / "reference").exists()
+    assert "autograder.reference" in student.NEVER
+    references = functions_in(sorted(REFERENCE.glob("*.py")))
+    shipped = functions_in(sorted(built.rglob("*.py")))
+    assert len(references) >= 9 and len(shipped) > 300  # the walk found them
+    copies = {where: shipped[body] for body, where in references.items() if body in shipped}
+    assert copies == {}, f"reference bodies in the student install: {copies}"
+
+
+def test_the_shape_compare_sees_a_copy_with_other_names_and_docstrings():
+    source = (REFERENCE / "packers.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    greedy = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "greedy")
+    renamed = ast.parse("def pack(parts: list, budget: int) -> list:\n    'Mine.'\n"
+                        + "\n".join("    " + line for line in
+                                    ast.unparse(greedy.body[1:]).splitlines()))
+    assert shape(renamed.body[0]) == shape(greedy)
+
+
+FAST = Limits(call_seconds=2.0, setup_seconds=10.0)
+
+
+@pytest.mark.slow
+def test_no_shipped_packing_module_pasted_as_an_answer_scores_full_marks(built, tmp_path):
+    modules = sorted((built / "src" / "packlab" / "packing").glob("*.py"))
+    assert {path.stem for path in modules} >= {"fitting", "evidence", "reasons", "relevance",
+                                               "conversation", "packers", "tokens"}
+    submitted = tmp_path / "submitted"
+    for path in modules:
+        for exercise in EXERCISES:
+            code = path.read_text(encoding="utf-8")
+            submit(submitted, path.stem.strip("_"), exercise, with_answer(exercise, code))
+    rows = grade_class(submitted, tmp_path / "out", jobs=2, limits=FAST)
+    scores = {(row["student"], row["assignment"]): row["score"] for row in rows}
+    assert len(scores) == len(modules) * len(EXERCISES)
+    full = sorted(key for key, score in scores.items()
+                  if score == next(e.max_score for e in EXERCISES if e.name == key[1]))
+    print(json.dumps({f"{s}/{a}": score for (s, a), score in sorted(scores.items())}, indent=1))
+    assert full == []
