@@ -22,12 +22,12 @@ similarity is at least 70 %:
   what the course teaches, and no evidence that one copied the other.
 
 Apart from the pairs, an answer that is mostly code the course gave out is listed on its own
-(`Given`): the reference answer, or a module of `packlab.packing`, which the student install
-holds. It is listed when at least `GIVEN_SHARE` of it is found in that code and the code they
-share is long (`GIVEN_MIN_SHARED` of copydetect's overlapping tokens): the reference answers of
-01 to 05 are shorter than that (31 to 119), since a right answer there is the lesson's loop
-written again; those of 06 to 10 are longer (195 to 1,141), and so is any whole module pasted
-in.
+(`Given`): the reference answer (the solution notebook's, or a module of `autograder.reference`,
+the grader's), or a module of `packlab.packing`, which the student install holds. It is listed when
+at least `GIVEN_SHARE` of it is found in that code and the code they share is long
+(`GIVEN_MIN_SHARED` of copydetect's overlapping tokens): the reference answers of 01 to 05 are
+shorter than that (31 to 119), since a right answer there is the lesson's loop written again; those
+of 06 to 10 are longer (195 to 1,141), and so is any whole module pasted in.
 """
 
 from __future__ import annotations
@@ -174,16 +174,23 @@ def compare(answers: list[Answer], given: list[int], threshold: float = THRESHOL
 
 
 def given_code(exercise: Exercise) -> list[tuple[str, str]]:
-    """The code the course gave out, in words and as text: the reference answer, and every
-    module of `packlab.packing` (the student install holds them)."""
+    """The code the course gave out or grades by, in words and as text: the reference answer
+    (the solution notebook's, and the grader's in `autograder.reference`, which a copy of the
+    instructor's install would hold), and every module of `packlab.packing` (the student
+    install holds them)."""
+    import autograder.reference
     import packlab.packing
 
     sources = [("the course's reference answer",
                 "\n\n".join(code_cells(exercise.source, True)))]
-    folder = Path(packlab.packing.__file__).parent
-    sources += [(f"packlab/packing/{path.name}, which the student install holds",
-                 path.read_text(encoding="utf-8"))
-                for path in sorted(folder.glob("*.py")) if path.name != "__init__.py"]
+    for package, where, said in ((autograder.reference, "autograder/reference",
+                                  "the grader's reference answers"),
+                                 (packlab.packing, "packlab/packing",
+                                  "which the student install holds")):
+        folder = Path(package.__file__).parent
+        sources += [(f"{where}/{path.name}, {said}", path.read_text(encoding="utf-8"))
+                    for path in sorted(folder.glob("*.py"))
+                    if path.name not in ("__init__.py", "record.py")]
     return sources
 
 

@@ -222,6 +222,11 @@ def _packing_module(name: str) -> str:
     return (ROOT / "src" / "packlab" / "packing" / name).read_text()
 
 
+def _reference_module(name: str) -> str:
+    """A module of the grader's reference answers (autograder/reference/)."""
+    return (ROOT / "autograder" / "reference" / name).read_text()
+
+
 def _answer_of(exercise) -> str:
     notebook = nbformat.read(exercise.source, as_version=4)
     return next(cell.source for cell in notebook.cells
@@ -232,8 +237,9 @@ def _answer_of(exercise) -> str:
 def pasted(tmp_path_factory):
     root = tmp_path_factory.mktemp("pasted")
     for exercise, answers in ((FIT, {"pia": _packing_module("fitting.py"), "rex": _answer_of(FIT),
-                                     "sam": None}),
-                              (EVIDENCE, {"pia": _packing_module("evidence.py")}),
+                                     "sam": None, "ida": _reference_module("fitting.py")}),
+                              (EVIDENCE, {"pia": _packing_module("evidence.py"),
+                                          "ida": _reference_module("evidence.py")}),
                               (PACK, {"gina": GINA, "dave": DAVE})):
         for student, code in answers.items():
             notebook = (nbformat.read(exercise.release, as_version=4) if code is None
@@ -244,11 +250,19 @@ def pasted(tmp_path_factory):
 
 def test_an_answer_that_is_shipped_code_or_the_reference_is_listed(pasted):
     fit = {m.student: m for m in pasted[FIT.name].given}
-    assert sorted(fit) == ["pia", "rex"]
+    assert sorted(fit) == ["ida", "pia", "rex"]
     assert fit["pia"].source.startswith("packlab/packing/fitting.py")
     assert fit["rex"].source == "the course's reference answer"
-    assert [m.student for m in pasted[EVIDENCE.name].given] == ["pia"]
-    assert pasted[EVIDENCE.name].given[0].source.startswith("packlab/packing/evidence.py")
+    evidence = {m.student: m.source for m in pasted[EVIDENCE.name].given}
+    assert sorted(evidence) == ["ida", "pia"]
+    assert evidence["pia"].startswith("packlab/packing/evidence.py")
+
+
+def test_an_answer_that_is_the_graders_reference_module_is_listed(pasted):
+    fit = {m.student: m for m in pasted[FIT.name].given}
+    assert fit["ida"].source.startswith("autograder/reference/fitting.py, the grader's")
+    evidence = {m.student: m.source for m in pasted[EVIDENCE.name].given}
+    assert evidence["ida"].startswith("autograder/reference/evidence.py, the grader's")
 
 
 def test_a_short_right_answer_is_not_taken_for_the_reference(pasted):
