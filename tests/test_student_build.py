@@ -8,6 +8,7 @@ hidden things it is searched for come from the instructor's install, in this pro
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import os
@@ -34,6 +35,7 @@ COURSE = load()
 PACKLAB = Path(sys.executable).with_name("packlab")
 NOT_IMPORTABLE = (
     "autograder.hidden", "autograder.hidden.pack", "autograder.hidden.fit",
+    "autograder.reference", "autograder.reference.fitting", "autograder.reference.evidence",
     "autograder.mutants", "autograder.mutants.pack.break_at_first_miss", "autograder.attacks",
     "autograder.gallery", "autograder.classroom", "autograder.report", "autograder.record",
     "autograder.gradebook", "autograder.gradescope", "autograder.bundle", "autograder.lms",
@@ -214,10 +216,25 @@ def hidden_texts() -> dict[str, str]:
                 texts[solution.group(1).strip()] = f"the solution of {exercise.name}"
     for note in notes.notes(nbformat.read(PRESENTER, as_version=4)):
         texts[note.strip()] = "a speaker note"
+    texts |= reference_bodies()
     for question in questions().values():  # an explanation's opening is on one line in the TOML
         texts |= {option.why[:40]: f"quiz {question.id}'s explanation"
                   for option in question.options}
     return texts
+
+
+def reference_bodies() -> dict[str, str]:
+    """The code of every function in autograder/reference/, from its first statement after the
+    docstring to its end."""
+    found = {}
+    for path in sorted((ROOT / "autograder" / "reference").glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef):
+                body = node.body[1:] if ast.get_docstring(node) else node.body
+                lines = source.splitlines()[body[0].lineno - 1:node.end_lineno]
+                found["\n".join(lines).strip()] = f"the reference's {path.stem}.{node.name}"
+    return found
 
 
 def files_below(folder: Path):
@@ -240,6 +257,7 @@ def test_nothing_hidden_is_readable(built, venv):
     assert sum("hidden check" in what for what in texts.values()) > 50
     assert sum("speaker note" in what for what in texts.values()) > 5
     assert sum("explanation" in what for what in texts.values()) > 30
+    assert sum("the reference's" in what for what in texts.values()) > 10
     marker = {"### BEGIN HIDDEN TESTS": "nbgrader's hidden tests",  # nbgrader's own files hold it
               "\nright = true\n": "quizzes.toml's verdicts"}
     assert leaks(files_below(built), texts | marker) == []
