@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import EXERCISES, submit, with_answer
 
-from autograder import gallery, recorded
+from autograder import recorded
 from autograder.classroom import grade_class
 from autograder.isolation import Limits
 from autograder.reference import record
@@ -39,18 +39,6 @@ def test_the_recorded_answers_are_current(suite):
         f"{path} is out of date: run `python -m autograder.reference.record`")
 
 
-def answers(suite: str) -> list:
-    """The reference, each gallery mutant, and answers of the wrong type."""
-    loaded = load(suite)
-    functions = [loaded.reference.real(), lambda *args: None, lambda *args: 7]
-    for mutant in gallery.every():
-        if mutant.suite == suite:
-            scope: dict = {}
-            exec(compile(mutant.code, mutant.key, "exec"), scope)  # noqa: S102 - the gallery
-            functions.append(scope[loaded.function])
-    return functions
-
-
 def visible_results(suite: str, functions: list) -> list:
     """Every visible check's verdict and messages, for each of these answers."""
     loaded = load(suite)
@@ -65,7 +53,7 @@ def visible_results(suite: str, functions: list) -> list:
 
 @pytest.mark.parametrize("suite", SUITES)
 def test_the_visible_checks_say_the_same_without_the_reference(suite, monkeypatch):
-    functions = answers(suite)
+    functions = record.tried(suite)
     with_reference = visible_results(suite, functions)
     monkeypatch.setattr(recorded, "installed", lambda: False)
     monkeypatch.setattr(recorded.Reference, "real", None)  # any use of the reference would fail
@@ -76,6 +64,15 @@ def test_a_call_never_recorded_is_refused_in_words(monkeypatch):
     monkeypatch.setattr(recorded, "installed", lambda: False)
     with pytest.raises(recorded.NotRecorded, match="only the instructor's install"):
         recorded.Reference("packers.greedy")([{"id": "never", "tokens": 123456}], 7)
+
+
+def test_a_diagnosis_that_needs_an_unrecorded_answer_is_plain_not_a_crash(monkeypatch):
+    from autograder.suites.pack import PACK
+
+    monkeypatch.setattr(recorded, "installed", lambda: False)
+    said = PACK.named([[{"id": "zz", "tokens": 3}, {"id": "yy", "tokens": 9}], 5], ["yy"])
+    assert said.key == "unnamed" and said.lesson == "02-priority-then-greedy"
+    assert "Grading names the idea" in said.text
 
 
 def test_recorded_values_come_back_as_they_were():

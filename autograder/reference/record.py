@@ -1,16 +1,20 @@
 """Writing the answers the student install's visible checks read (`autograder.recorded`).
 
-Every visible check of a suite is run on the reference and on every gallery mutant of its
-exercises, and each call of a reference function made meanwhile is written with its answer to
-``autograder/suites/recorded/<suite>.json``: ``python -m autograder.reference.record``.
+Every visible check of a suite is run on the reference, every gallery mutant and released starter
+of its exercises and a few answers of the wrong kind (`tried`), and each call of a reference
+function made meanwhile is written with its answer to ``autograder/suites/recorded/<suite>.json``:
+``python -m autograder.reference.record``.
 """
 
 from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import nbformat
 
 from autograder import gallery
 from autograder.recorded import FOLDER, recorded, recording
@@ -19,20 +23,44 @@ from autograder.suites import load
 from packlab.course.manifest import load as load_course
 
 
-def answers(suite: str) -> dict[str, Any]:
-    """The recorded answers of a suite's visible checks: run on the reference and every gallery
-    mutant of its exercises."""
+def _defined(code: str, name: str, function: str) -> Callable:
+    scope: dict = {}
+    exec(compile(code, name, "exec"), scope)  # noqa: S102 - the course's own code
+    return scope[function]
+
+
+def _raises(*args: Any) -> None:
+    raise ValueError("not this")
+
+
+def _returning(value: Any) -> Callable:
+    return lambda *args: value
+
+
+def tried(suite: str) -> list[Callable]:
+    """The answers the visible checks are recorded on: the reference, every gallery mutant and
+    released starter of the suite's exercises, and answers of the wrong kind."""
     loaded = load(suite)
-    visible = [group for group in loaded.groups if group.visible]
-    functions = [loaded.reference.real()]
-    for mutant in gallery.every():
-        if mutant.suite == suite:
-            scope: dict = {}
-            exec(compile(mutant.code, mutant.key, "exec"), scope)  # noqa: S102 - the gallery
-            functions.append(scope[loaded.function])
+    functions = [loaded.reference.real(), _raises,
+                 *(_returning(value) for value in (None, 7, "x", [], {}))]
+    functions += [_defined(m.code, m.key, loaded.function) for m in gallery.every()
+                  if m.suite == suite]
+    for exercise in load_course().exercises:
+        if exercise.suite == suite:
+            release = nbformat.read(exercise.release, as_version=4)
+            functions += [_defined(cell.source, exercise.name, loaded.function)
+                          for cell in release.cells if cell.metadata.get("nbgrader", {}).get(
+                              "grade_id") == exercise.grade_id("answer")]
+    return functions
+
+
+def answers(suite: str) -> dict[str, Any]:
+    """The recorded answers of a suite's visible checks: every call of a reference function
+    they make for the answers `tried`."""
+    visible = [group for group in load(suite).groups if group.visible]
     with recording() as made, warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for function in functions:
+        for function in tried(suite):
             for group in visible:
                 run_group(group, in_process_caller(function))
     return dict(sorted(made.items()))
