@@ -10,9 +10,11 @@ when pasted into an exercise's answer cell and graded by the real grader.
 from __future__ import annotations
 
 import ast
+import copy
 import json
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -108,14 +110,22 @@ def built(tmp_path_factory) -> Path:
 
 
 def shape(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """A function's arguments and body, without its name, docstring, annotations or places."""
-    body = function.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
-    arguments = [a.arg for a in (*function.args.posonlyargs, *function.args.args,
-                                 *function.args.kwonlyargs)]
-    return ast.dump(ast.Module(body=body, type_ignores=[]), annotate_fields=False) + repr(arguments)
+    """A function's arguments and body, without its name, docstring, annotations or places, and
+    with its own names (arguments and the names it assigns) numbered in order of appearance."""
+    function = copy.deepcopy(function)
+    body = function.body[1:] if ast.get_docstring(function) else function.body
+    arguments = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+    own = [a.arg for a in arguments] + [n.id for stmt in body for n in ast.walk(stmt)
+                                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    number = {name: f"v{i}" for i, name in enumerate(dict.fromkeys(own))}
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and node.id in number:
+                node.id = number[node.id]
+            elif isinstance(node, ast.arg) and node.arg in number:
+                node.arg = number[node.arg]
+    return ast.dump(ast.Module(body=body, type_ignores=[]), annotate_fields=False) + str(
+        len(arguments))
 
 
 def functions_in(paths) -> dict[str, str]:
@@ -139,13 +149,22 @@ def test_the_student_install_holds_no_reference_body(built):
 
 
 def test_the_shape_compare_sees_a_copy_with_other_names_and_docstrings():
-    source = (REFERENCE / "packers.py").read_text(encoding="utf-8")
-    tree = ast.parse(source)
-    greedy = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "greedy")
-    renamed = ast.parse("def pack(parts: list, budget: int) -> list:\n    'Mine.'\n"
-                        + "\n".join("    " + line for line in
-                                    ast.unparse(greedy.body[1:]).splitlines()))
-    assert shape(renamed.body[0]) == shape(greedy)
+    copied = ast.parse(textwrap.dedent('''
+        def pack(items: list, limit: int) -> list:
+            "Mine, all mine."
+            total = 0
+            chosen = []
+            for item in items:
+                size = item["tokens"]
+                if total + size <= limit:
+                    chosen.append(item["id"])
+                    total += size
+            return chosen
+    ''')).body[0]
+    reference = functions_in([REFERENCE / "packers.py"])
+    assert reference[shape(copied)] == "packers.py:greedy"
+    copied.body[-2].body[1].test.ops = [ast.Lt()]  # `<` for `<=`: not the reference any more
+    assert shape(copied) not in reference
 
 
 FAST = Limits(call_seconds=2.0, setup_seconds=10.0)
