@@ -1,9 +1,10 @@
 """Tests for exercise 10: ``assemble_turn(system, tools, history, evidence, question, budget)``.
 
-The expected answers come from `packlab.packing.conversation` (the course's `assemble_turn`); its
-classic wrong versions (`packlab.packing.conversation.MISTAKES`) and the rules a conversation must
-keep (prefix first, question last, history an unbroken newest run, no orphaned tool message) name
-the likeliest mistake behind a wrong answer.
+The expected answers come from `autograder.reference.conversation` (the course's `assemble_turn`,
+instructor-only; the student install reads the answers recorded for the visible checks,
+`autograder.recorded`); its classic wrong versions (`packlab.packing.conversation.MISTAKES`) and
+the rules a conversation must keep (prefix first, question last, history an unbroken newest run, no
+orphaned tool message) name the likeliest mistake behind a wrong answer.
 
 A check that expects an error catches the `StudentError` itself: the function must raise a
 ``ValueError`` whose message names the tokens the required parts need, the budget and the

@@ -1,8 +1,9 @@
 """Tests for exercise 06: ``fit(items, budget, reserve=0, tokenizer=None) -> dict``.
 
-The expected answers come from `packlab.packing.fitting` (the course's `fit`); the classic wrong
-versions of the walk in `packlab.packing.fitting.MISTAKES` name the likeliest mistake behind a
-wrong answer.
+The expected answers come from `autograder.reference.fitting` (the course's `fit`, instructor-only;
+the student install reads the answers recorded for the visible checks, `autograder.recorded`); the
+classic wrong versions of the walk in `packlab.packing.fitting.MISTAKES` name the likeliest mistake
+behind a wrong answer.
 
 A check that expects an error catches the `StudentError` itself: the function must *raise*, a
 ``ValueError`` (or a class of the learner's own, which the grader cannot see into), and its

@@ -1,10 +1,10 @@
 """Tests for exercise 08: ``pack_evidence(chunks, limit, min_span=80) -> list[dict]``.
 
-Expected answers come from `packlab.packing.evidence` (the course's own packer). The diagnosis
-compares a wrong answer with that packer run on changed inputs (scores flattened, negated, ties
-reversed, another min_span) and with its own decisions cut short, so no second packer is written
-here.
-"""
+Expected answers come from `autograder.reference.evidence` (the course's own packer, instructor-
+only; the student install reads the answers recorded for the visible checks,
+`autograder.recorded`). The diagnosis compares a wrong answer with that packer run on changed
+inputs (scores flattened, negated, ties reversed, another min_span) and with its own decisions cut
+short, so no second packer is written here. """
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Tests for exercise 09: ``score_and_pack(items, query, budget) -> dict``.
 
-The expected answers come from ``packlab.packing.relevance`` (BM25 + recency + error signal +
-priority, pinned items first, greedy packing, chronological output, honest accounting). A wrong
-answer is diagnosed by comparing it with the same scorer run with one signal changed or removed.
-"""
+The expected answers come from ``autograder.reference.relevance`` (BM25 + recency + error signal +
+priority, pinned items first, greedy packing, chronological output, honest accounting; instructor-
+only, the student install reads the answers recorded for the visible checks). A wrong answer is
+diagnosed by comparing it with the same scorer run with one signal changed or removed. """
 
 from __future__ import annotations
 
