@@ -212,14 +212,14 @@ def _known(gb, assignment: str, written: Written) -> bool:
     return True
 
 
-def _record_row(gb, target: Target, exercise: Exercise, row: dict, folder: Path, out: Path,
+def _record_row(gb, target: Target, exercise: Exercise, row: dict, submitted: Path, out: Path,
                 data: dict, written: Written) -> None:
     """One submission: its student, time, test cell scores and corrections; then read back what
     graders gave it."""
     from nbgrader.api import MissingEntry
 
     student = row["student"]
-    timestamp, why = late.submitted_at(folder)
+    timestamp, why = late.submitted_at(submitted / student / exercise.name, below=submitted)
     if timestamp is None and why != late.NO_TIMESTAMP:
         written.problems.append(f"{student}/{exercise.name}: {why}; left out.")
     try:
@@ -251,9 +251,10 @@ def _autograded(settings, exercise: Exercise, row: dict, submitted: Path,
     override = Override.from_dict(data.get("extra_data", {}).get("adjustment"))
     handed_in = submitted / row["student"] / exercise.name
     autograded.write(folder / f"{exercise.name}.ipynb", exercise,
-                     handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), override)
+                     handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), override,
+                     submitted)
     return [f"{row['student']}/{exercise.name}: {problem}"
-            for problem in autograded.copy_exchange_files(handed_in, folder)]
+            for problem in autograded.copy_exchange_files(handed_in, folder, submitted)]
 
 
 UNQUOTED = re.compile(r'[,"\r\n]|^[=+\-@\t]')
@@ -287,7 +288,7 @@ def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Writ
                     "=, +, - or @ would break or inject into its CSV (grades.csv has the row).")
                 continue
             data = results(out, row)
-            _record_row(gb, target, exercise, row, submitted / row["student"] / exercise.name,
+            _record_row(gb, target, exercise, row, submitted,
                         out, data, written)
             if settings is not None:
                 written.problems += _autograded(settings, exercise, row, submitted, data)
