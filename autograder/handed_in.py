@@ -85,6 +85,7 @@ def opened(path: Path, name: str = "the file", below: Path | None = None) -> Bin
     ``below``: the folder (SUBMITTED) whose names down to ``path`` are the student's; a link
     at any of them is refused too (`inside`). Without it, only the last name is checked."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    path = Path(path)
     top, names = (path.parent, ()) if below is None else (below, path.relative_to(below).parts[:-1])
     with inside(top, names) as parent:
         try:
