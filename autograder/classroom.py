@@ -367,7 +367,10 @@ def _grader(jobs: int | None, scheduler: str | None, sandboxed: bool) -> Iterato
         return
     if sandboxed:
         isolation.require_sandbox()  # fail closed: no sandbox, no grading
-    with ProcessPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1)) as pool:
+    # Each grading process dies with this one (killed outright, say), and its sandboxes with
+    # it: the sandboxes die with their own grading process only.
+    with ProcessPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1),
+                             initializer=isolation.die_with, initargs=(os.getpid(),)) as pool:
         yield partial(pool.submit, grade_one)
 
 
