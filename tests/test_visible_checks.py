@@ -176,6 +176,8 @@ def test_every_hidden_edge_case_calls_with_inputs_of_the_student_s_own(suite, ch
 
 @pytest.mark.parametrize("student", [f"student-{number}" for number in range(20)])
 def test_every_seed_keeps_the_misconceptions_each_hidden_edge_case_finds(student):
+    """Each student's edge cases find what the written ones find, and fail a wrong answer on
+    the same checks as another student's (the same points, with proportional credit too)."""
     seed = seed_key(student, "02-greedy-pack")
     for mutant in MUTANTS:
         group = load(mutant.suite).group("edge-cases")
@@ -183,6 +185,9 @@ def test_every_seed_keeps_the_misconceptions_each_hidden_edge_case_finds(student
         written, varied = run_group(group, call), run_group(group, call, seed)
         assert ({f.misconception.key for f in written.failures}
                 == {f.misconception.key for f in varied.failures}), mutant.key
+        other = run_group(group, call, seed_key("ann", "02-greedy-pack"))
+        assert [f.check for f in varied.failures] == [f.check for f in other.failures], \
+            mutant.key
     for suite in {m.suite for m in MUTANTS}:
         reference = in_process_caller(load(suite).reference)
         assert run_group(load(suite).group("edge-cases"), reference, seed).ok, suite

@@ -104,18 +104,22 @@ def _content(rng: random.Random) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9)))
 
 
+# These examples are about warnings alone, as the ones written are: every item fits, and the
+# priorities fall in input order, so no packing decision can go wrong in them.
+
 def _priorities(rng: random.Random, items: list[dict]) -> list[dict]:
-    """``items`` with priorities of their own, no two alike: these examples are about warnings,
-    not ties."""
-    for it, priority in zip(items, rng.sample(range(10), len(items)), strict=True):
+    """``items`` with priorities of their own, falling in input order."""
+    drawn = sorted(rng.sample(range(10), len(items)), reverse=True)
+    for it, priority in zip(items, drawn, strict=True):
         it["priority"] = priority
     return items
 
 
-def _budget(rng: random.Random, items: list[dict]) -> int:
-    """A budget from 1 to a little more than the items' estimated tokens."""
-    total = sum(it.get("tokens", math.ceil(len(it.get("content", "")) / 4)) for it in items)
-    return rng.randint(1, total + 10)
+def _budget(rng: random.Random, items: list[dict], cost=lambda it: math.ceil(
+        len(it["content"]) / 4)) -> int:
+    """A budget every item fits in (``cost``: an item's tokens when it has no count)."""
+    total = sum(it["tokens"] if "tokens" in it else cost(it) for it in items)
+    return rng.randint(max(1, total), total + 20)
 
 
 def estimated(rng: random.Random) -> list:
@@ -137,13 +141,14 @@ def counted(rng: random.Random) -> list:
 def tokenized(rng: random.Random) -> list:
     """One to four items without token counts, and a tokenizer to count them."""
     items = [item(name, content=_content(rng)) for name in rng.sample(NAMES, rng.randint(1, 4))]
-    return args_of(_priorities(rng, items), rng.randint(1, 20), 0, "words")
+    budget = _budget(rng, items, lambda it: len(it["content"].split()))
+    return args_of(_priorities(rng, items), budget, 0, "words")
 
 
 def nothing(rng: random.Random) -> list:
-    """No items, any budget and reserve."""
-    budget = rng.randint(1, 500)
-    return args_of([], budget, rng.randint(0, budget - 1))
+    """No items, a budget and a reserve (never 0: the reserve is what this example is about)."""
+    budget = rng.randint(2, 500)
+    return args_of([], budget, rng.randint(1, budget - 1))
 
 
 GROUPS = (
