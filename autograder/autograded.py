@@ -24,6 +24,7 @@ from autograder.corrections import override_line
 from autograder.escape import for_markdown
 from autograder.overrides import Override
 from autograder.report import write_atomically
+from autograder.submission import Cell, Ungradable, notebook_cells
 from packlab.course.manifest import Exercise
 
 MAX_CELLS = 500  # of the student's cells, at most this many are kept
@@ -43,42 +44,44 @@ def _bounded(source: object) -> str:
     return f"{text[:MAX_SOURCE]}\n# … ({len(text) - MAX_SOURCE:,} more characters were cut)"
 
 
-def _student_cells(path: Path) -> list | None:
-    """The submitted notebook's cells, or None when it cannot be read."""
+def _student_cells(path: Path, below: Path | None) -> list[Cell] | None:
+    """The submitted notebook's cells, read as the grader reads them (`notebook_cells`: a
+    regular file of at most the notebook limit, no link followed below SUBMITTED), or None
+    when it cannot be read."""
     try:
-        return list(nbformat.read(path, as_version=4).cells)
-    except Exception:  # noqa: BLE001 - nbformat raises several kinds for a broken file
+        return notebook_cells(path, below)
+    except Ungradable:
         return None
 
 
-def merged(released: list, submitted: list) -> list:
+def merged(released: list, submitted: list[Cell]) -> list:
     """The cells in the student's order: the course's as released (once each; any the student
     deleted at the end), answer cells with the student's code, the student's own code cells."""
     course = {_grade_id(cell): cell for cell in released if _grade_id(cell)}
     seen: set[str] = set()
     cells = []
     for cell in submitted[:MAX_CELLS]:
-        grade_id = _grade_id(cell)
-        if grade_id in course:
-            if grade_id in seen:
+        if cell.grade_id in course:
+            if cell.grade_id in seen:
                 continue
-            seen.add(grade_id)
-            kept = copy.deepcopy(course[grade_id])
+            seen.add(cell.grade_id)
+            kept = copy.deepcopy(course[cell.grade_id])
             if kept.metadata["nbgrader"].get("solution"):
-                kept.source = _bounded(cell.get("source", ""))
+                kept.source = _bounded(cell.source)
             cells.append(kept)
-        elif cell.get("cell_type") == "code":
-            cells.append(new_code_cell(_bounded(cell.get("source", ""))))
+        elif cell.kind == "code":
+            cells.append(new_code_cell(_bounded(cell.source)))
     return cells + [copy.deepcopy(c) for g, c in course.items() if g not in seen]
 
 
 def write(path: Path, exercise: Exercise, submitted: Path, row: dict,
-          tests: list[dict], override: Override | None = None) -> None:
+          tests: list[dict], override: Override | None = None, below: Path | None = None) -> None:
     """Write the autograded notebook of one grades.csv ``row``; ``tests`` are its results.json
     tests (each with its ``group``), none when it was not graded; the instructor's ``override``
-    and its reason go on top (its points are extra credit in the gradebook)."""
+    and its reason go on top (its points are extra credit in the gradebook). ``below``:
+    SUBMITTED, which ``submitted`` (the notebook) is in."""
     notebook = nbformat.read(exercise.release, as_version=4)
-    cells = _student_cells(submitted) if tests else None
+    cells = _student_cells(submitted, below) if tests else None
     if cells is None:
         reason = row["reason"] or "the notebook could not be read"
         notebook.cells.insert(0, new_markdown_cell(f"**Not graded:** {for_markdown(reason)}"))
@@ -94,13 +97,14 @@ def write(path: Path, exercise: Exercise, submitted: Path, row: dict,
     write_atomically(path, nbformat.writes(notebook))
 
 
-def copy_exchange_files(submitted: Path, autograded: Path) -> list[str]:
+def copy_exchange_files(submitted: Path, autograded: Path, below: Path | None = None) -> list[str]:
     """Copy the submission folder's timestamp.txt and submission_secret.txt into its autograded
-    folder (each only as a small regular file); return why any that is there was not copied."""
+    folder (each only as a small regular file, no link followed below ``below``, SUBMITTED);
+    return why any that is there was not copied."""
     problems = []
     for name in EXCHANGE_FILES:
         try:
-            data = handed_in.read(submitted / name, EXCHANGE_BYTES, name)
+            data = handed_in.read(submitted / name, EXCHANGE_BYTES, name, below)
         except FileNotFoundError:
             (autograded / name).unlink(missing_ok=True)  # none now: none left from before
             continue

@@ -42,16 +42,17 @@ class Task:
     assignment: str
     notebook: Path | None
     problem: str | None = None
+    submitted: Path | None = None  # SUBMITTED, when the notebook is in it: no link followed below
 
 
 SHOWN_NOTEBOOKS = 10  # a problem names at most this many of the notebooks found
 
 
-def _folders(path: Path) -> dict[str, bool] | None:
-    """The folders in ``path``, each with whether it is a link to one rather than a folder
-    (files are ignored), or None if it cannot be read."""
+def _folders(fd: int) -> dict[str, bool] | None:
+    """The folders in the open folder ``fd``, each with whether it is a link to one rather than
+    a folder (files are ignored), or None if it cannot be read."""
     try:
-        with os.scandir(path) as entries:
+        with os.scandir(fd) as entries:
             return {e.name: e.is_symlink() for e in sorted(entries, key=lambda e: e.name)
                     if _is_folder(e)}
     except OSError:
@@ -65,30 +66,45 @@ def _is_folder(entry: os.DirEntry) -> bool:
         return False
 
 
+def _assignments(submitted: int, student: str) -> dict[str, bool] | None:
+    """The folders in a student's folder (see `_folders`), opened with no link followed."""
+    try:
+        fd = handed_in.folder(student, submitted)
+    except (OSError, handed_in.Refused):
+        return None
+    try:
+        return _folders(fd)
+    finally:
+        os.close(fd)
+
+
 LINKED = "is a link to another folder, and links are never followed: hand in the files themselves"
 
 
-def _problem(folder: Path, student_linked: bool, assignments: dict[str, bool] | None) -> str | None:
-    """Why the submission in ``folder`` cannot be graded (links and odd files refused), or None."""
+def _problem(submitted: Path, student: str, assignment: str, student_linked: bool,
+             assignments: dict[str, bool] | None) -> str | None:
+    """Why the submission SUBMITTED/``student``/``assignment`` cannot be graded (links and odd
+    files refused, at every name below SUBMITTED), or None."""
     if student_linked:
         return f"the student's folder {LINKED}"
     if assignments is None:
         return "the student's folder could not be read"
-    if folder.name not in assignments:
+    if assignment not in assignments:
         return "no submission"
-    if assignments[folder.name]:
+    if assignments[assignment]:
         return f"the assignment's folder {LINKED}"
-    expected = folder / f"{folder.name}.ipynb"
-    found = handed_in.what_is(expected)
-    if found is None:
-        return f"no notebook called {expected.name}" + _notebooks(folder)
+    expected = f"{assignment}.ipynb"
+    with handed_in.inside(submitted, (student, assignment)) as folder:
+        found = handed_in.kind_at(expected, folder)
+        if found is None:
+            return f"no notebook called {expected}" + _notebooks(folder)
     if found != "a file":
-        return f"{expected.name} is {found}; only regular files are graded"
+        return f"{expected} is {found}; only regular files are graded"
     return None
 
 
-def _notebooks(folder: Path) -> str:
-    """The notebooks a submission folder holds, to name in a problem (at most a few)."""
+def _notebooks(folder: int) -> str:
+    """The notebooks an open submission folder holds, to name in a problem (at most a few)."""
     try:
         with os.scandir(folder) as entries:
             found = sorted(e.name for e in entries if e.name.endswith(".ipynb"))
@@ -108,26 +124,34 @@ def discover(submitted: Path) -> list[Task]:
     spaces, unicode, newlines, leading dashes, markup or `grades.csv` are all just names. A
     folder that cannot be read, a link to a folder (never followed: it could be a classmate's)
     and a notebook that is not a regular file get their rows with the reason; discovery itself
-    never fails on a submission (only when SUBMITTED cannot be listed at all).
+    never fails on a submission (only when SUBMITTED cannot be listed at all). Every folder
+    below SUBMITTED is opened with no link followed (`handed_in.inside`), so a folder swapped
+    for a link after it was listed is refused too.
     """
     known = {e.name for e in load().exercises}
-    students = _folders(submitted)
+    try:
+        with handed_in.inside(submitted) as root:
+            students = _folders(root)
+            seen = {s: None if linked else _assignments(root, s)
+                    for s, linked in (students or {}).items()}
+    except OSError:
+        students = None
     if students is None:
         raise OSError(f"cannot list the folders in {submitted}")
-    seen = {s: None if linked else _folders(submitted / s) for s, linked in students.items()}
     assignments = sorted({a for found in seen.values() if found for a in found})
     tasks = []
     for student in students:
         for assignment in assignments:
-            folder = submitted / student / assignment
             try:
                 problem = f"`{assignment}` is not an assignment of this course" \
-                    if assignment not in known else _problem(folder, students[student],
-                                                             seen[student])
+                    if assignment not in known else _problem(submitted, student, assignment,
+                                                             students[student], seen[student])
+            except handed_in.Refused as exc:  # a folder swapped for a link since it was listed
+                problem = str(exc)
             except OSError as exc:  # e.g. a folder that may be listed but not entered
                 problem = f"the submission could not be read ({type(exc).__name__})"
-            notebook = None if problem else folder / f"{assignment}.ipynb"
-            tasks.append(Task(student, assignment, notebook, problem))
+            notebook = None if problem else submitted / student / assignment / f"{assignment}.ipynb"
+            tasks.append(Task(student, assignment, notebook, problem, submitted))
     return tasks
 
 
@@ -163,7 +187,8 @@ def grade_one(task: Task, limits: Limits, sandboxed: bool = True,
                              max_score=_max_score(task.assignment), sandbox=""), [])
     try:
         result, cells = grade_submission(task.notebook, exercise, task.student, limits,
-                                         groups=groups, sandboxed=sandboxed)
+                                         groups=groups, sandboxed=sandboxed,
+                                         below=task.submitted)
     except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the class
         return Graded(Result(task.student, task.assignment, max_score=exercise.max_score,
                              error=f"the grader failed on this submission ({type(exc).__name__})",
@@ -256,7 +281,7 @@ class Dates:
             folder = task.notebook.parent if task.notebook else None
             lateness = late.assess(folder, due, source, exercise.late_policy,
                                    0 if result.error else result.score, result.max_score,
-                                   _when(graded_at))
+                                   _when(graded_at), task.submitted)
         if self.overrides is not None:
             override = self.overrides.get((task.student, task.assignment))
         else:
@@ -342,7 +367,10 @@ def _grader(jobs: int | None, scheduler: str | None, sandboxed: bool) -> Iterato
         return
     if sandboxed:
         isolation.require_sandbox()  # fail closed: no sandbox, no grading
-    with ProcessPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1)) as pool:
+    # Each grading process dies with this one (killed outright, say), and its sandboxes with
+    # it: the sandboxes die with their own grading process only.
+    with ProcessPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1),
+                             initializer=isolation.die_with, initargs=(os.getpid(),)) as pool:
         yield partial(pool.submit, grade_one)
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import autograder
-from autograder import isolation
+from autograder import handed_in, isolation
 from autograder.handed_in import NOTEBOOK_BYTES
 from autograder.isolation import Limits
 from autograder.record import Graded
@@ -225,18 +225,19 @@ def _done(graded: Graded) -> Future:
     return future
 
 
-def _contents(notebook: Path) -> bytes | str:
-    """The notebook's bytes to send, or why it cannot be sent (reads at most SHIPPED_BYTES)."""
+def _contents(task: Task) -> bytes | str:
+    """The notebook's bytes to send, or why it cannot be sent: read as the grader reads it
+    (`handed_in.read`: a regular file, no link followed, at most SHIPPED_BYTES)."""
     try:
-        with open(notebook, "rb") as handle:
-            contents = handle.read(SHIPPED_BYTES + 1)
-    except OSError as exc:
-        return f"the notebook could not be read ({type(exc).__name__})"
-    if len(contents) > SHIPPED_BYTES:
+        return handed_in.read(task.notebook, SHIPPED_BYTES, "the notebook", task.submitted)
+    except handed_in.TooLarge:
         return (f"the notebook is larger than {SHIPPED_BYTES >> 20} MB, too large to send to "
                 "the grading cluster: clear its outputs (Edit, Clear Outputs of All Cells), "
                 "save it and hand it in again")
-    return contents
+    except handed_in.Refused as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"the notebook could not be read ({type(exc).__name__})"
 
 
 def submit(executor: Executor, task: Task, limits: Limits, sandboxed: bool,
@@ -245,7 +246,7 @@ def submit(executor: Executor, task: Task, limits: Limits, sandboxed: bool,
     nothing to grade) gets its reason here, without sending anything."""
     from autograder.classroom import grade_one
 
-    contents = task.problem if task.notebook is None else _contents(task.notebook)
+    contents = task.problem if task.notebook is None else _contents(task)
     if isinstance(contents, str):
         return _done(grade_one(dataclasses.replace(task, notebook=None, problem=contents),
                                limits, sandboxed, groups))
@@ -273,7 +274,8 @@ def grade_parcel(parcel: Parcel, limits: Limits, sandboxed: bool,
     with tempfile.TemporaryDirectory(prefix="packlab-submission-") as folder:
         copy = Path(folder) / task.notebook.name
         copy.write_bytes(parcel.notebook)
-        graded = grade_one(dataclasses.replace(task, notebook=copy), limits, sandboxed, groups)
+        graded = grade_one(dataclasses.replace(task, notebook=copy, submitted=None), limits,
+                           sandboxed, groups)
     return _replaced(graded, folder, str(task.notebook.parent))
 
 

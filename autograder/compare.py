@@ -48,6 +48,10 @@ from autograder.suite import (
 # test that needs another message or misconception raises `wrong` or `fail` itself.
 Test = Callable[[list, Any], str | None]
 
+# A hidden example of its own for one student: new arguments, drawn from the student's random
+# source, that test the same idea as the example written (see `_Judge.varied`).
+Draw = Callable[[random.Random], list]
+
 
 def _whole(args: list) -> Any:
     return args
@@ -119,10 +123,13 @@ class _Judge:
     # example that tests the same idea. None: the examples are run as written.
     vary: Callable[[random.Random, list], list] | None = None
 
-    def varied(self, args: list) -> list:
-        """``args``, or their variation under the current seed."""
-        rng = variation(args) if self.vary is not None else None
-        return args if rng is None else self.vary(rng, copy.deepcopy(args))
+    def varied(self, args: list, draw: Draw | None = None) -> list:
+        """``args``, or under the current seed a variation of them: the example ``draw`` makes,
+        or else ``vary``'s."""
+        rng = variation(args) if draw is not None or self.vary is not None else None
+        if rng is None:
+            return args
+        return draw(rng) if draw is not None else self.vary(rng, copy.deepcopy(args))
 
     def fail(self, check: str, args: list, got: str, expected: str,
              misconception: Misconception) -> CheckFailed:
@@ -160,10 +167,11 @@ class _Judge:
         """Call on input the function must answer; what came back (``value``, ``args_after``)."""
         raise NotImplementedError
 
-    def case(self, name: str, *args: Any) -> Check:
-        """A named example: called with ``args``, the function gives the course's answer."""
+    def case(self, name: str, *args: Any, draw: Draw | None = None) -> Check:
+        """A named example: called with ``args`` (or what ``draw`` makes for a student, see
+        `varied`), the function gives the course's answer."""
         arguments = list(args)
-        return Check(name, lambda call: self.check(call, name, self.varied(arguments)))
+        return Check(name, lambda call: self.check(call, name, self.varied(arguments, draw)))
 
     def answers(self, name: str, expected: Any, *args: Any) -> Check:
         """A named example whose answer is written out: called with ``args``, the function gives

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 from autograder import submission
 from autograder.isolation import Limits
@@ -77,12 +78,13 @@ def grade_notebook(path, exercise: Exercise, student: str, limits: Limits | None
 
 
 def grade_submission(path, exercise: Exercise, student: str, limits: Limits | None = None,
-                     groups: tuple[str, ...] | None = None, sandboxed: bool = True
-                     ) -> tuple[Result, list[submission.CellProblem]]:
+                     groups: tuple[str, ...] | None = None, sandboxed: bool = True,
+                     below: Path | None = None) -> tuple[Result, list[submission.CellProblem]]:
     """`grade_notebook`, with the student's cells that failed to run named by their place in the
     notebook and their first line ("cell 3 (`def pack(parts, budget)`)"), and those cells' code.
 
-    The notebook is read once, and reading it counts against the submission's time.
+    The notebook is read once, and reading it counts against the submission's time; ``below``
+    is SUBMITTED when it is a submission's (no link followed under it, `handed_in.opened`).
     """
     started = time.monotonic()
     limits = limits or Limits()
@@ -93,7 +95,7 @@ def grade_submission(path, exercise: Exercise, student: str, limits: Limits | No
         result.error = NOT_INSTALLED
         return result, []
     try:
-        code = submission.read(path, exercise)
+        code = submission.read(path, exercise, below)
     except submission.Ungradable as exc:
         result.error = str(exc)
         return result, []

@@ -15,7 +15,9 @@ In a course folder it also writes the autograded folders `nbgrader generate_feed
 `release_feedback` use (`autograder.autograded`: the notebook, with the submission's
 timestamp.txt and submission_secret.txt as `nbgrader autograde` copies them).
 
-`roster` puts a class list's names and emails into the gradebook (formgrader lists them).
+`roster` puts a class list's names and emails into the gradebook (formgrader lists them);
+`extend` gives one student a later due date (nbgrader's extension, which `packlab grade` and
+formgrader both read).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import os
 import re
 import warnings
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -212,14 +215,14 @@ def _known(gb, assignment: str, written: Written) -> bool:
     return True
 
 
-def _record_row(gb, target: Target, exercise: Exercise, row: dict, folder: Path, out: Path,
+def _record_row(gb, target: Target, exercise: Exercise, row: dict, submitted: Path, out: Path,
                 data: dict, written: Written) -> None:
     """One submission: its student, time, test cell scores and corrections; then read back what
     graders gave it."""
     from nbgrader.api import MissingEntry
 
     student = row["student"]
-    timestamp, why = late.submitted_at(folder)
+    timestamp, why = late.submitted_at(submitted / student / exercise.name, below=submitted)
     if timestamp is None and why != late.NO_TIMESTAMP:
         written.problems.append(f"{student}/{exercise.name}: {why}; left out.")
     try:
@@ -251,9 +254,10 @@ def _autograded(settings, exercise: Exercise, row: dict, submitted: Path,
     override = Override.from_dict(data.get("extra_data", {}).get("adjustment"))
     handed_in = submitted / row["student"] / exercise.name
     autograded.write(folder / f"{exercise.name}.ipynb", exercise,
-                     handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), override)
+                     handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), override,
+                     submitted)
     return [f"{row['student']}/{exercise.name}: {problem}"
-            for problem in autograded.copy_exchange_files(handed_in, folder)]
+            for problem in autograded.copy_exchange_files(handed_in, folder, submitted)]
 
 
 UNQUOTED = re.compile(r'[,"\r\n]|^[=+\-@\t]')
@@ -287,7 +291,7 @@ def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Writ
                     "=, +, - or @ would break or inject into its CSV (grades.csv has the row).")
                 continue
             data = results(out, row)
-            _record_row(gb, target, exercise, row, submitted / row["student"] / exercise.name,
+            _record_row(gb, target, exercise, row, submitted,
                         out, data, written)
             if settings is not None:
                 written.problems += _autograded(settings, exercise, row, submitted, data)
@@ -373,3 +377,37 @@ def roster(target: Target, entries: list[dict]) -> Rostered:
                                         last_name=last[:NAME_CHARS] or None,
                                         email=entry.get("email", "")[:NAME_CHARS] or None)
     return done
+
+
+class CannotExtend(Exception):
+    """An extension that cannot be given; the message says why in plain words."""
+
+
+def extend(target: Target, exercise: Exercise, student: str, until: datetime) -> timedelta:
+    """Give ``student`` until ``until`` for ``exercise``: nbgrader's extension (the time added
+    to the assignment's due date, the gradebook's or else course.toml's) on their submission,
+    which is created when they have handed in nothing yet. Returns the extension."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with warnings.catch_warnings(), Gradebook(target.url, target.course_id) as gb:
+        warnings.simplefilter("ignore", SAWarning)
+        try:
+            assignment = gb.find_assignment(exercise.name)
+        except MissingEntry:
+            raise CannotExtend(f"{exercise.name} is not in the gradebook (run `nbgrader "
+                               f"generate_assignment {exercise.name}` first)") from None
+        due = assignment.duedate.replace(tzinfo=UTC) if assignment.duedate else exercise.due
+        if due is None:
+            raise CannotExtend(f"{exercise.name} has no due date (in the gradebook or "
+                               "course.toml), so there is nothing to extend")
+        if until <= due:
+            raise CannotExtend(f"{until.isoformat()} is not after the due date, "
+                               f"{due.isoformat()}")
+        if not exportable(student):
+            raise CannotExtend(f"{student!r} cannot go into the gradebook: `nbgrader export` "
+                               "writes ids unquoted")
+        gb.update_or_create_student(student)
+        gb.update_or_create_submission(exercise.name, student)
+        extension = until - due
+        gb.grant_extension(exercise.name, student, minutes=extension.total_seconds() / 60)
+    return extension

@@ -9,8 +9,10 @@ byte is read. A refusal says why in plain words, never quoting what the file hol
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -33,32 +35,68 @@ def kind(mode: int) -> str:
     return KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
-def what_is(path: Path) -> str | None:
-    """What ``path`` itself is (links not followed), in words; None when there is nothing."""
+# SUBMITTED/<student>/<assignment>/<file>: the folders under SUBMITTED, as a refusal names them
+FOLDERS = ("the student's folder", "the assignment's folder")
+FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def kind_at(name: str, folder: int) -> str | None:
+    """What ``name`` in the open ``folder`` is (links not followed), in words; None if none."""
     try:
-        return kind(os.lstat(path).st_mode)
+        return kind(os.lstat(name, dir_fd=folder).st_mode)
     except FileNotFoundError:
         return None
 
 
-def is_folder(path: Path) -> bool:
-    """Whether ``path`` is a folder itself, not a link to one."""
-    return what_is(path) == "a folder"
-
-
-def opened(path: Path, name: str = "the file") -> BinaryIO:
-    """The regular file ``path`` opened for reading (never a link, FIFO, device or socket);
-    `Refused` (``name`` saying which file) otherwise. FileNotFoundError when there is none."""
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+def folder(name: str, parent: int, said: str = "a folder") -> int:
+    """The folder ``name`` in the open folder ``parent``, opened (a descriptor) without
+    following a link; `Refused` (``said`` naming it) when it is a link or not a folder."""
     try:
-        fd = os.open(path, flags)
-    except OSError as exc:  # ELOOP: the last part of the path is a link
+        return os.open(name, FOLDER_FLAGS | os.O_NOFOLLOW, dir_fd=parent)
+    except OSError as exc:  # ELOOP: a link; ENOTDIR: a file, FIFO, ...
         if isinstance(exc, FileNotFoundError):
             raise
-        found = what_is(path)
-        why = f"is {found}" if found and found != "a file" else \
+        found = kind_at(name, parent)
+        why = f"is {found}" if found and found != "a folder" else \
             f"could not be opened ({type(exc).__name__})"
-        raise Refused(f"{name} {why}; only regular files are read") from None
+        raise Refused(f"{said} {why}; links are never followed") from None
+
+
+@contextlib.contextmanager
+def inside(top: Path, names: tuple[str, ...] = ()) -> Iterator[int]:
+    """The folder ``top``/``names``…, open (a descriptor) while inside. ``top`` is the
+    instructor's (SUBMITTED), opened as it is; each of ``names`` below it is the student's,
+    opened by `folder` (no link followed at any of them; they are named by `FOLDERS`)."""
+    fd = os.open(top, FOLDER_FLAGS)
+    try:
+        for depth, name in enumerate(names):
+            inner = folder(name, fd, FOLDERS[depth] if depth < len(FOLDERS) else "a folder")
+            os.close(fd)
+            fd = inner
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def opened(path: Path, name: str = "the file", below: Path | None = None) -> BinaryIO:
+    """The regular file ``path`` opened for reading (never a link, FIFO, device or socket);
+    `Refused` (``name`` saying which file) otherwise. FileNotFoundError when there is none.
+
+    ``below``: the folder (SUBMITTED) whose names down to ``path`` are the student's; a link
+    at any of them is refused too (`inside`). Without it, only the last name is checked."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    path = Path(path)
+    top, names = (path.parent, ()) if below is None else (below, path.relative_to(below).parts[:-1])
+    with inside(top, names) as parent:
+        try:
+            fd = os.open(path.name, flags, dir_fd=parent)
+        except OSError as exc:  # ELOOP: the last part of the path is a link
+            if isinstance(exc, FileNotFoundError):
+                raise
+            found = kind_at(path.name, parent)
+            why = f"is {found}" if found and found != "a file" else \
+                f"could not be opened ({type(exc).__name__})"
+            raise Refused(f"{name} {why}; only regular files are read") from None
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
@@ -66,10 +104,10 @@ def opened(path: Path, name: str = "the file") -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def read(path: Path, limit: int, name: str = "the file") -> bytes:
-    """The bytes of the regular file ``path`` (see `opened`); `Refused` when it holds more
-    than ``limit``, before a byte is read."""
-    with opened(path, name) as handle:
+def read(path: Path, limit: int, name: str = "the file", below: Path | None = None) -> bytes:
+    """The bytes of the regular file ``path`` (see `opened`, and ``below`` there); `Refused`
+    when it holds more than ``limit``, before a byte is read."""
+    with opened(path, name, below) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > limit:
             shown = _size(size) if _size(size) != _size(limit) else f"{size:,} bytes"

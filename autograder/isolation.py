@@ -74,22 +74,30 @@ class Plan:
 
     command: tuple[str, ...]
     sandboxed: bool
+    grader: int  # the grading process that starts the workers (its pid)
     uid: int | None = None  # as root: the user bubblewrap runs as
     prefix: str | None = None  # as root: the interpreter's folder, staged at STAGE
 
     def preexec(self) -> None:
         """Runs in the child between fork and exec of bubblewrap (or the bare worker)."""
-        grader = os.getppid()
         if self.uid is not None:
             _stage_interpreter(self.prefix)
             os.setgroups([])
             os.setgid(self.uid)
             os.setuid(self.uid)
-        # Die with the grading process, even if it is killed outright (set after setuid, which
-        # clears it); and do not start at all if it is already gone.
-        _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != grader:
-            os._exit(1)
+        die_with(self.grader)  # after setuid, which clears it
+
+
+def die_with(parent: int) -> None:
+    """Have the kernel SIGKILL this process when ``parent``, which started it, ends (even when
+    it is killed outright); end now if it has ended already (its pid was taken before the fork,
+    so a parent that died during it is seen).
+
+    The kernel's signal follows the *thread* that forked this process: start it from a thread
+    that lives as long as the parent does (the main thread, or the one that waits for it)."""
+    _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _libc() -> ctypes.CDLL:
@@ -210,10 +218,11 @@ def plan(sandboxed: bool = True, limits: Limits | None = None) -> Plan:
 def _plan_for(pid: int, sandboxed: bool, limits: Limits) -> Plan:
     python = interpreter()
     if not sandboxed:
-        return Plan((str(python.binary),), sandboxed=False)
+        return Plan((str(python.binary),), sandboxed=False, grader=pid)
     if os.geteuid() != 0:
-        return Plan(tuple(bwrap_command(limits, python, python.prefix)), sandboxed=True)
-    return Plan(tuple(bwrap_command(limits, python, Path(STAGE))), sandboxed=True,
+        return Plan(tuple(bwrap_command(limits, python, python.prefix)), sandboxed=True,
+                    grader=pid)
+    return Plan(tuple(bwrap_command(limits, python, Path(STAGE))), sandboxed=True, grader=pid,
                 uid=FIRST_UID + pid, prefix=str(python.prefix))
 
 

@@ -55,13 +55,15 @@ NO_TIMESTAMP = f"no {TIMESTAMP} in the submission"
 FUTURE_SLACK = 300  # seconds: a clock a little ahead of the grader's is not "in the future"
 
 
-def submitted_at(folder: Path, now: datetime | None = None) -> tuple[datetime | None, str]:
+def submitted_at(folder: Path, now: datetime | None = None,
+                 below: Path | None = None) -> tuple[datetime | None, str]:
     """The time in the folder's timestamp.txt (UTC), or None and why it cannot be told (a
-    missing file: `NO_TIMESTAMP`). A time after ``now`` (the grader's clock) is refused."""
+    missing file: `NO_TIMESTAMP`). A time after ``now`` (the grader's clock) is refused.
+    ``below``: SUBMITTED, when the folder is a submission's (no link followed under it)."""
     from nbgrader.utils import parse_utc
 
     try:  # a regular file only: a FIFO would block the grader, a link read another's
-        raw = handed_in.read(folder / TIMESTAMP, TIMESTAMP_BYTES, TIMESTAMP)
+        raw = handed_in.read(folder / TIMESTAMP, TIMESTAMP_BYTES, TIMESTAMP, below)
     except FileNotFoundError:
         return None, NO_TIMESTAMP
     except handed_in.Refused as exc:
@@ -132,17 +134,19 @@ def _points(x: float) -> str:
 
 
 def assess(folder: Path | None, due: datetime | None, due_from: str, policy: LatePolicy,
-           score: float, max_score: float, now: datetime | None = None) -> Lateness:
+           score: float, max_score: float, now: datetime | None = None,
+           below: Path | None = None) -> Lateness:
     """How late the submission in ``folder`` was and what that costs a ``score`` (never below 0).
 
     Days late are counted up: a minute late is one day. ``folder`` None: nothing handed in.
-    Without a time to trust, `LatePolicy.missing_timestamp` says how it counts: "on-time",
-    "when-graded" (handed in at ``now``, the grader's clock) or "zero".
+    ``below``: SUBMITTED (see `submitted_at`). Without a time to trust,
+    `LatePolicy.missing_timestamp` says how it counts: "on-time", "when-graded" (handed in at
+    ``now``, the grader's clock) or "zero".
     """
     if folder is None:
         return Lateness(due=_iso(due) if due else "", due_from=due_from if due else "")
     now = now or datetime.now(UTC)
-    when, why = submitted_at(folder, now)
+    when, why = submitted_at(folder, now, below)
     stamp = Lateness(submitted_at=_iso(when) if when else "", due=_iso(due) if due else "",
                      due_from=due_from if due else "")
     if when is None:

@@ -157,11 +157,12 @@ def _parsed(data: bytes):
                          f"({type(exc).__name__}{where}); {REHAND}") from None
 
 
-def notebook_cells(path: Path) -> list[Cell]:
+def notebook_cells(path: Path, below: Path | None = None) -> list[Cell]:
     """The cells of the notebook at ``path`` (a regular file of at most `NOTEBOOK_BYTES`, read
-    once); `Ungradable`, saying why in plain words, when it cannot be graded."""
+    once; ``below``: SUBMITTED, no link followed under it, `handed_in.opened`); `Ungradable`,
+    saying why in plain words, when it cannot be graded."""
     try:
-        data = handed_in.read(path, NOTEBOOK_BYTES, "the notebook")
+        data = handed_in.read(path, NOTEBOOK_BYTES, "the notebook", below)
     except handed_in.TooLarge as exc:
         raise Ungradable(f"{exc}: clear its outputs (Edit, Clear Outputs of All Cells), save it "
                          "and hand it in again") from None
@@ -187,9 +188,10 @@ def _students(cells: list[Cell], owned: dict[str, str]) -> list[tuple[int, str]]
             if cell.kind == "code" and cell.grade_id not in owned]
 
 
-def read(path: Path, exercise: Exercise) -> StudentCode:
-    """The code cells to run for this submission, in order, and notes on what was changed."""
-    cells = notebook_cells(path)
+def read(path: Path, exercise: Exercise, below: Path | None = None) -> StudentCode:
+    """The code cells to run for this submission, in order, and notes on what was changed
+    (``below``: see `notebook_cells`)."""
+    cells = notebook_cells(path, below)
     owned = _course_cells(exercise.release)
     code = StudentCode(cells=[], written=_students(cells, owned))
     answer_id = exercise.grade_id("answer")

@@ -335,6 +335,7 @@ def test_the_autograded_notebook_keeps_the_courses_cells_and_the_students_code()
     from nbformat.v4 import new_code_cell, new_markdown_cell
 
     from autograder.autograded import MAX_SOURCE, merged
+    from autograder.submission import Cell
 
     def grade_id(cell):
         return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
@@ -350,7 +351,8 @@ def test_the_autograded_notebook_keeps_the_courses_cells_and_the_students_code()
     handed_in.append(new_markdown_cell("<script>alert(1)</script>"))
     handed_in = [c for c in handed_in if grade_id(c) != EXERCISE.grade_id("properties")]
 
-    cells = merged(released, handed_in)
+    cells = merged(released, [Cell(position, c.cell_type, c.source, grade_id(c))
+                              for position, c in enumerate(handed_in, 1)])
     ids = [grade_id(c) for c in cells]
     assert ids.count(visible) == 1 and ids[-1] == EXERCISE.grade_id("properties")  # restored
     by_id = {grade_id(c): c for c in cells}

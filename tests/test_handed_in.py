@@ -171,3 +171,60 @@ def test_the_limit_and_the_refusals_are_in_grade_help(capsys):
     said = " ".join(capsys.readouterr().out.split())
     assert f"a notebook larger than {NOTEBOOK_BYTES >> 20} MB is refused unread" in said
     assert "a link (to a classmate's work, say), FIFO, device or socket" in said
+
+
+# --- a link at any folder below SUBMITTED, made after discovery -------------------------------
+
+def swapped_for_a_link(submitted: Path, depth: int) -> None:
+    """ann's student folder (depth 0) or assignment folder (depth 1) swapped for a link to
+    bo's, as a student could after discovery listed it."""
+    ann = submitted / "ann" if depth == 0 else submitted / "ann" / PACK.name
+    ann.rename(submitted.parent / "was")
+    ann.symlink_to(submitted / "bo" if depth == 0 else submitted / "bo" / PACK.name)
+
+
+@pytest.mark.parametrize("depth, says", [(0, "the student's folder is a symbolic link"),
+                                         (1, "the assignment's folder is a symbolic link")])
+def test_a_folder_swapped_for_a_link_after_discovery_is_refused_by_every_reader(
+        tmp_path, depth, says):
+    from autograder import autograded, cluster
+
+    submitted = tmp_path / "submitted"
+    for student in ("ann", "bo"):
+        folder = submit(submitted, student, PACK, with_answer(PACK, None)).parent
+        (folder / late.TIMESTAMP).write_text("2026-11-02 17:01:00 UTC")
+        (folder / "submission_secret.txt").write_text("secret")
+    task = next(t for t in discover(submitted) if t.student == "ann")
+    assert task.problem is None and task.submitted == submitted
+    swapped_for_a_link(submitted, depth)
+    with pytest.raises(Refused, match=says):
+        handed_in.read(task.notebook, NOTEBOOK_BYTES, "the notebook", submitted)
+    assert handed_in.read(task.notebook, NOTEBOOK_BYTES)  # only the last name checked: read
+    graded = grade_one(task, Limits(setup_seconds=10))
+    assert graded.result.score == 0 and says in graded.result.error  # not bo's 5/5
+    assert says in cluster._contents(task)
+    assert late.submitted_at(task.notebook.parent, below=submitted) == (None, f"{says}; links "
+                                                                       "are never followed")
+    problems = autograded.copy_exchange_files(task.notebook.parent, tmp_path / "out", submitted)
+    assert len(problems) == 2 and all(says in p for p in problems)
+    assert not (tmp_path / "out").exists()
+    assert {t.student: t.problem for t in discover(submitted)}["ann"].startswith(
+        "the student's folder is a link" if depth == 0 else "the assignment's folder is a link")
+
+
+def test_the_autograded_notebook_reads_the_submission_as_the_grader_does(tmp_path):
+    from autograder import autograded
+
+    submitted = tmp_path / "submitted"
+    mine = "def pack(parts, budget):\n    return_one\n"
+    path = submit(submitted, "ann", PACK, with_answer(PACK, mine))
+    submit(submitted, "bo", PACK, with_answer(PACK, "def pack(parts, budget):\n    return_two\n"))
+    out = tmp_path / "autograded.ipynb"
+    autograded.write(out, PACK, path, {"reason": ""}, [{"group": "visible", "output": "x"}],
+                     below=submitted)
+    assert "return_one" in out.read_text()
+    swapped_for_a_link(submitted, 1)  # now a link to bo's: refused, not followed
+    autograded.write(out, PACK, path, {"reason": ""}, [{"group": "visible", "output": "x"}],
+                     below=submitted)
+    assert "**Not graded:** the notebook could not be read" in out.read_text()
+    assert "return_two" not in out.read_text()

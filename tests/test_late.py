@@ -244,3 +244,49 @@ def test_the_gradebooks_due_date_comes_first(tmp_path, monkeypatch):
     assert "Due: 2026-11-01 17:00:00 UTC (from nbgrader's gradebook)." in page(out, "ada",
                                                                                 TOTAL.name)
     assert row["late_note"] == "2 days late (no penalty)"
+
+
+def test_packlab_extend_gives_one_student_a_later_due_date(tmp_path):
+    """`packlab extend`: ada and bo both hand in 01 two days late (10 % a day); ada has until
+    the third day. Her row and her gradebook total lose nothing, bo's lose 20 %."""
+    import shutil
+
+    from nbgrader.api import Gradebook
+
+    from packlab.course.manifest import ROOT
+    from packlab.course.release import release
+
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copytree(ROOT / "solutions" / TOTAL.name, course / "solutions" / TOTAL.name)
+    (course / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
+    release(TOTAL.name, course)  # nbgrader generate_assignment: the gradebook knows 01
+    for student in ("ada", "bo"):
+        stamp(submit(course / "submitted", student, TOTAL, with_answer(TOTAL, None)).parent,
+              DUE + timedelta(days=2))
+    env = {**os.environ, "PACKLAB_COURSE_TOML": str(term_manifest(tmp_path / "course.toml")),
+           "PATH": f"{PACKLAB.parent}{os.pathsep}{os.environ['PATH']}"}  # alembic
+
+    def packlab(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(PACKLAB), *args], env=env, cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+
+    refused = packlab("extend", "01", "ada", "--until", "2026-10-30", "--course", str(course))
+    assert refused.returncode == 2 and "is not after the due date" in refused.stdout
+    done = packlab("extend", "01", "ada", "--until", "2026-11-04T17:00Z", "--course", str(course))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ada has until 2026-11-04T17:00:00+00:00 for 01-total-tokens" in done.stdout
+    graded = packlab("grade", str(course / "submitted"), "--out", str(course / "graded"),
+                     "--call-seconds", "1", "--setup-seconds", "5")
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    with open(course / "graded" / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {r["student"]: r for r in csv.DictReader(handle)}
+    assert [rows["ada"][k] for k in ("due", "late_days", "late_penalty", "score")] == \
+        ["2026-11-04T17:00:00+00:00", "0", "0", "3"]
+    assert [rows["bo"][k] for k in ("due", "late_days", "late_penalty", "score")] == \
+        ["2026-11-01T17:00:00+00:00", "2", "0.6", "2.4"]  # 3 points, less 2 × 10 %
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="packlab") as gb:
+        ada, bo = (gb.find_submission(TOTAL.name, s) for s in ("ada", "bo"))
+        assert (ada.extension, ada.score, bo.extension) == \
+            (timedelta(days=3), TOTAL.max_score, None)
+        assert bo.score == pytest.approx(TOTAL.max_score * 0.8)

@@ -7,12 +7,15 @@ must be the same for both. The student's code here is a probe: it reports what i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -260,3 +263,62 @@ def test_a_learners_progress_without_bubblewrap_runs_and_says_so_once(tmp_path):
     said = " ".join(done.stdout.split())
     assert done.returncode == 0, done.stdout + done.stderr
     assert said.count("without a sandbox") == 1 and "passes every test" in said, said
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid``'s children, theirs, and so on (from /proc; none once it has ended)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    return [found for child in map(int, children) for found in (child, *descendants(child))]
+
+
+def running(pid: int) -> bool:
+    """Is ``pid`` a live process (not ended, not a zombie waiting to be reaped)?"""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def name_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def test_killing_packlab_grade_ends_its_grading_processes_and_their_sandboxes(tmp_path):
+    """`packlab grade` killed outright (a CI timeout, the OOM killer) while its grading process
+    waits for a notebook's cells (a sleep, within a 15-minute setup limit): the grading process
+    used to outlive it as an orphan, its sandbox with it, until that limit ran out."""
+    from conftest import COURSE, submit, with_answer
+
+    total = COURSE.exercise("01")
+    submit(tmp_path / "submitted", "sleeper", total,
+           with_answer(total, "import time\ntime.sleep(3000)\n"))
+    grading = subprocess.Popen(
+        [str(Path(sys.executable).with_name("packlab")), "grade", str(tmp_path / "submitted"),
+         "--out", str(tmp_path / "out"), "--jobs", "1", "--setup-seconds", "900"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    found: list[int] = []
+    try:
+        for _ in range(600):  # until the sandbox is up (at most about two minutes)
+            found = descendants(grading.pid)
+            if "bwrap" in map(name_of, found) and len(found) >= 4:
+                break
+            time.sleep(0.2)
+        assert "bwrap" in map(name_of, found), "no sandbox was started"
+        grading.kill()
+        grading.wait()
+        for _ in range(300):  # they go at once; a minute at most, on a loaded machine
+            if not any(map(running, found)):
+                break
+            time.sleep(0.2)
+        assert [(pid, name_of(pid)) for pid in found if running(pid)] == []
+    finally:
+        grading.kill()
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

@@ -19,7 +19,7 @@ from autograder import gallery
 from autograder.engine import grade_notebook
 from autograder.isolation import Limits
 from autograder.report import feedback_html, gradescope
-from autograder.suite import in_process_caller, run_group, seed_key
+from autograder.suite import Group, in_process_caller, run_group, seed_key
 from autograder.suites import load
 from packlab.course import check
 from packlab.course.manifest import ROOT
@@ -144,8 +144,40 @@ def test_hidden_edge_cases_vary_per_student_and_repeat_for_a_regrade(key):
     assert ann != hidden_calls(mutant, seed_key("ann", "a2"))
 
 
-@pytest.mark.parametrize("student", ["ann", "bo", "carl"])
+def calls_of(check, reference, seed: str) -> list[str]:
+    """The calls one check makes of ``reference`` under ``seed``."""
+    made: list[str] = []
+    answer = in_process_caller(reference)
+
+    def noted(args):
+        made.append(json.dumps(args, sort_keys=True, default=repr))
+        return answer(args)
+
+    run_group(Group("one", "", (check,)), noted, seed)
+    return made
+
+
+EDGE_CASES = [(suite, check) for suite in sorted({m.suite for m in MUTANTS})
+              for check in load(suite).group("edge-cases").checks]
+
+
+@pytest.mark.parametrize(("suite", "check"), EDGE_CASES,
+                         ids=[f"{suite}:{check.name[:50]}" for suite, check in EDGE_CASES])
+def test_every_hidden_edge_case_calls_with_inputs_of_the_student_s_own(suite, check):
+    """No hidden edge case is the same for every student: two students (or one student's two
+    assignments) get different calls, a regrade the same calls."""
+    reference = load(suite).reference
+    ann = calls_of(check, reference, seed_key("ann", "a1"))
+    assert ann and ann == calls_of(check, reference, seed_key("ann", "a1"))
+    assert ann != calls_of(check, reference, seed_key("bo", "a1"))
+    assert ann != calls_of(check, reference, seed_key("ann", "a2"))
+    assert ann != calls_of(check, reference, "")
+
+
+@pytest.mark.parametrize("student", [f"student-{number}" for number in range(20)])
 def test_every_seed_keeps_the_misconceptions_each_hidden_edge_case_finds(student):
+    """Each student's edge cases find what the written ones find, and fail a wrong answer on
+    the same checks as another student's (the same points, with proportional credit too)."""
     seed = seed_key(student, "02-greedy-pack")
     for mutant in MUTANTS:
         group = load(mutant.suite).group("edge-cases")
@@ -153,6 +185,9 @@ def test_every_seed_keeps_the_misconceptions_each_hidden_edge_case_finds(student
         written, varied = run_group(group, call), run_group(group, call, seed)
         assert ({f.misconception.key for f in written.failures}
                 == {f.misconception.key for f in varied.failures}), mutant.key
+        other = run_group(group, call, seed_key("ann", "02-greedy-pack"))
+        assert [f.check for f in varied.failures] == [f.check for f in other.failures], \
+            mutant.key
     for suite in {m.suite for m in MUTANTS}:
         reference = in_process_caller(load(suite).reference)
         assert run_group(load(suite).group("edge-cases"), reference, seed).ok, suite

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+import random
+
 from hypothesis import strategies as st
 
-from autograder.suite import Caller, Check, Group, show
+from autograder.compare import vary_parts
+from autograder.suite import Caller, Check, Group, show, variation
 from autograder.suites.assemble_turn import (
     AGENT,
     MISCONCEPTIONS,
@@ -26,15 +30,27 @@ def args_of(system: dict, tools: list, history: list, evidence: list, question: 
     return [system, tools, history, evidence, question, budget]
 
 
-def same_prefix_at_every_budget(name: str, args: list, budgets: tuple[int, ...]) -> Check:
-    """The first parts sent are the system prompt and the tools, identical at every budget."""
+def budgets_for(rng: random.Random, args: list) -> tuple[list, tuple[int, ...]]:
+    """A student's own turn (`vary_parts`) and budgets for it: just what the required parts
+    need, just what everything needs, and four in between."""
+    args = vary_parts(rng, copy.deepcopy(args))
+    required = args[0]["tokens"] + sum(t["tokens"] for t in args[1]) + args[4]["tokens"]
+    whole = required + sum(p["tokens"] for block in (args[2], args[3]) for p in block)
+    return args, (required, *sorted(rng.sample(range(required + 1, whole), 4)), whole)
+
+
+def same_prefix_at_every_budget(name: str, written: list, budgets: tuple[int, ...]) -> Check:
+    """The first parts sent are the system prompt and the tools, identical at every budget (a
+    student's own turn and budgets, `budgets_for`, under a seed)."""
 
     def run(call: Caller) -> None:
+        rng = variation([*written, list(budgets)])
+        args, chosen = (written, budgets) if rng is None else budgets_for(rng, written)
         prefix = [args[0]["id"], *(t["id"] for t in args[1])]
         heads = {budget: TURN.value(call, name, [*args[:5], budget])["order"][: len(prefix)]
-                 for budget in budgets}
+                 for budget in chosen}
         if any(head != prefix for head in heads.values()):
-            raise TURN.fail(name, [*args[:5], budgets[0]],
+            raise TURN.fail(name, [*args[:5], chosen[0]],
                             f"the first {len(prefix)} ids sent, by budget: {show(heads)}",
                             f"{show(prefix)} at every budget", MISCONCEPTIONS["prefix-unstable"])
 

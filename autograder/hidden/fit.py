@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 from hypothesis import strategies as st
 
@@ -93,6 +94,62 @@ def leaves_items_alone(call: Caller, args: list) -> None:
 
 NAN, INF = math.nan, math.inf
 
+# --- a student's own examples (`autograder.compare.Draw`) of the edge cases written below -------
+
+WORDS = ("refund", "tent", "pole", "order", "the", "within", "days", "card", "ships", "free",
+         "warranty", "claim", "photo", "parcel")
+
+
+def _content(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 9)))
+
+
+# These examples are about warnings alone, as the ones written are: every item fits, and the
+# priorities fall in input order, so no packing decision can go wrong in them.
+
+def _priorities(rng: random.Random, items: list[dict]) -> list[dict]:
+    """``items`` with priorities of their own, falling in input order."""
+    drawn = sorted(rng.sample(range(10), len(items)), reverse=True)
+    for it, priority in zip(items, drawn, strict=True):
+        it["priority"] = priority
+    return items
+
+
+def _budget(rng: random.Random, items: list[dict], cost=lambda it: math.ceil(
+        len(it["content"]) / 4)) -> int:
+    """A budget every item fits in (``cost``: an item's tokens when it has no count)."""
+    total = sum(it["tokens"] if "tokens" in it else cost(it) for it in items)
+    return rng.randint(max(1, total), total + 20)
+
+
+def estimated(rng: random.Random) -> list:
+    """Three items fit must estimate (content, no tokens), and perhaps one counted."""
+    names = rng.sample(NAMES, 4)
+    items = [item(name, content=_content(rng)) for name in names[:3]]
+    if rng.random() < 0.5:
+        items.insert(rng.randint(0, 3), item(names[3], rng.randint(0, 40)))
+    return args_of(_priorities(rng, items), _budget(rng, items), 0)
+
+
+def counted(rng: random.Random) -> list:
+    """One to four items, each with its own token count (some with content too)."""
+    items = [item(name, rng.randint(0, 60), content=_content(rng) if rng.random() < 0.5 else None)
+             for name in rng.sample(NAMES, rng.randint(1, 4))]
+    return args_of(_priorities(rng, items), _budget(rng, items), 0)
+
+
+def tokenized(rng: random.Random) -> list:
+    """One to four items without token counts, and a tokenizer to count them."""
+    items = [item(name, content=_content(rng)) for name in rng.sample(NAMES, rng.randint(1, 4))]
+    budget = _budget(rng, items, lambda it: len(it["content"].split()))
+    return args_of(_priorities(rng, items), budget, 0, "words")
+
+
+def nothing(rng: random.Random) -> list:
+    """No items, a budget and a reserve (never 0: the reserve is what this example is about)."""
+    budget = rng.randint(2, 500)
+    return args_of([], budget, rng.randint(1, budget - 1))
+
 
 GROUPS = (
     Group(
@@ -133,7 +190,7 @@ GROUPS = (
             case("items of 0 tokens always fit, even when nothing else is left",
                  [item("doc", 50, 5), item("flag", 0, 1), item("big", 80, 9)], 50),
             case("an empty list of items fits, with all of budget − reserve remaining",
-                 [], 100, 10),
+                 [], 100, 10, draw=nothing),
             case("with a tokenizer, an item without tokens costs tokenizer(content)",
                  [item("sys", content="Answer in one short paragraph please", priority=9),
                   item("doc", content="Tents ship free over sixty euros", priority=5)],
@@ -147,12 +204,12 @@ GROUPS = (
             warns("three estimated items give one UserWarning for the whole call",
                   [item("a", content="thirteen char", priority=2),
                    item("b", content="six ch", priority=1),
-                   item("c", content="twelve chars", priority=0)], 9, 1),
+                   item("c", content="twelve chars", priority=0)], 9, 1, draw=estimated),
             warns("with every count given, fit does not warn",
-                  [item("sys", 40, 9), item("doc", 30, 5)], 100, 0),
+                  [item("sys", 40, 9), item("doc", 30, 5)], 100, 0, draw=counted),
             warns("with a tokenizer, nothing is estimated and fit does not warn",
                   [item("sys", content="Answer in one short paragraph please", priority=9)],
-                  10, 0, "words"),
+                  10, 0, "words", draw=tokenized),
             case("two items with the same id are refused, naming the id",
                  [item("chunk-3", 10), item("chunk-3", 20)], 100),
             case("a token count of NaN is refused with a ValueError naming the item",

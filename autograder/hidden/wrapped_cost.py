@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import random
+from collections.abc import Callable
 
 from hypothesis import strategies as st
 
@@ -62,6 +64,20 @@ def more_than_bare(call: Caller, example: tuple[str, str, float]) -> None:
                       MISCONCEPTIONS["forgets-wrapper"])
 
 
+WORDS = ("refunds", "within", "days", "poles", "ship", "free", "the", "warranty", "card", "tent")
+
+
+def refused(ratio: Callable[[random.Random], float]) -> Callable[[random.Random], list]:
+    """A student's own call with a bad ``ratio``: an id and a text of their own."""
+
+    def draw(rng: random.Random) -> list:
+        chunk_id = f"{rng.choice(('doc', 'kb', 'faq', 'note'))}-{rng.randint(1, 99)}"
+        text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 8))).capitalize()
+        return [chunk_id, text, ratio(rng)]
+
+    return draw
+
+
 def refuses_bad_ratio(call: Caller, ratio: float) -> None:
     check_refused(call, BAD_RATIO, ratio)
 
@@ -95,10 +111,15 @@ GROUPS = (
                  "el-2", "Ο πάσσαλος έσπασε τη δεύτερη νύχτα ⛺🙂", 3.5),
             case("a big chunk at 2.5 characters per token comes back as an int",
                  "doc-9", "x" * 1001, 2.5),
-            refusal("a negative ratio raises a ValueError that names ratio", -4.0),
-            refusal("a ratio of NaN raises a ValueError that names ratio", math.nan),
-            refusal("an infinite ratio raises a ValueError that names ratio", math.inf),
-            refusal("a ratio of 0.0 raises a ValueError that names ratio", 0.0),
+            refusal("a negative ratio raises a ValueError that names ratio", -4.0,
+                    refused(lambda rng: -rng.choice((rng.randint(1, 12),
+                                                     round(rng.uniform(0.01, 12), 2))))),
+            refusal("a ratio of NaN raises a ValueError that names ratio", math.nan,
+                    refused(lambda rng: math.nan)),
+            refusal("an infinite ratio raises a ValueError that names ratio", math.inf,
+                    refused(lambda rng: math.inf)),
+            refusal("a ratio of 0.0 raises a ValueError that names ratio", 0.0,
+                    refused(lambda rng: rng.choice((0.0, -0.0)))),
         ),
     ),
     Group(

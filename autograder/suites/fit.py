@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 
-from autograder.compare import CompareOrRaise, Unchanged, vary_parts
+from autograder.compare import CompareOrRaise, Draw, Unchanged, vary_parts
 from autograder.recorded import Reference
 from autograder.suite import (
     Answer,
@@ -299,8 +299,9 @@ FIT = CompareOrRaise(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=
                      vary=lambda rng, args: vary_parts(rng, args, scale=False))
 
 
-def case(name: str, items: list[dict], budget, reserve=0, tokenizer: str | None = None) -> Check:
-    return FIT.case(name, *args_of(items, budget, reserve, tokenizer))
+def case(name: str, items: list[dict], budget, reserve=0, tokenizer: str | None = None,
+         draw: Draw | None = None) -> Check:
+    return FIT.case(name, *args_of(items, budget, reserve, tokenizer), draw=draw)
 
 
 def result(included: list[str], excluded: list[str], used: int, remaining: int) -> dict:
@@ -316,13 +317,14 @@ def example(name: str, answer: dict | FitError, items: list[dict], budget, reser
 
 
 def warns(name: str, items: list[dict], budget, wanted: int, tokenizer: str | None = None,
-          answer: dict | None = None) -> Check:
+          answer: dict | None = None, draw: Draw | None = None) -> Check:
     """fit returns the course's answer (``answer``, when written out) and gives ``wanted``
-    UserWarnings (0 or 1)."""
-    args = args_of(items, budget, 0, tokenizer)
+    UserWarnings (0 or 1); a hidden one calls with what ``draw`` makes for the student."""
+    written = args_of(items, budget, 0, tokenizer)
     judge = FIT if answer is None else FIT.knowing(answer)
 
     def run(call: Caller) -> None:
+        args = judge.varied(written, draw)
         got = judge.returned(call, name, args, exact=True)
         count = sum(w.startswith("UserWarning") for w in got.warnings)
         if count != wanted:

@@ -8,7 +8,7 @@ short, so no second packer is written here. """
 
 from __future__ import annotations
 
-from autograder.compare import Compare, Unchanged, vary_parts
+from autograder.compare import Compare, Draw, Unchanged, vary_parts
 from autograder.recorded import Reference
 from autograder.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from packlab.packing.evidence import SKIPPED, by_score
@@ -269,8 +269,8 @@ PACKER = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=pack
 
 
 def case(name: str, spec: list[tuple[str, int, float]], limit: int,
-         min_span: int | None = 80) -> Check:
-    return PACKER.case(name, *args_of(chunks_of(spec), limit, min_span))
+         min_span: int | None = 80, draw: Draw | None = None) -> Check:
+    return PACKER.case(name, *args_of(chunks_of(spec), limit, min_span), draw=draw)
 
 
 def example(name: str, sent: list[tuple[str, int, bool]], spec: list[tuple[str, int, float]],

@@ -8,8 +8,10 @@ that is not a positive finite number is a ValueError whose message names ``ratio
 from __future__ import annotations
 
 import math
+import random
 import string
 
+from autograder.compare import Draw
 from autograder.recorded import Reference
 from autograder.suite import (
     Caller,
@@ -221,19 +223,26 @@ def check_cost(call: Caller, name: str, chunk_id: str, text: str,
     return got
 
 
-def varied_id(chunk_id: str, text: str, ratio: float | None) -> str:
-    """The id a hidden example uses for one student (`autograder.suite.seeded`): its ASCII
-    letters drawn anew, so its length, and every cost, stays as written."""
+def _letters(rng: random.Random, written: str) -> str:
+    """``written`` with each ASCII letter drawn anew (in the same case): its length, and with
+    it every cost, stays as written."""
+    return "".join(rng.choice(string.ascii_uppercase if ch.isupper() else string.ascii_lowercase)
+                   if ch.isascii() and ch.isalpha() else ch for ch in written)
+
+
+def varied_chunk(name: str, chunk_id: str, text: str, ratio: float | None) -> tuple[str, str]:
+    """The id and text a hidden example uses for one student (`autograder.suite.seeded`): their
+    ASCII letters drawn anew, so their lengths, and the cost, stay as written (a text the check's
+    name quotes stays as it is named)."""
     rng = variation([chunk_id, text, ratio])
     if rng is None:
-        return chunk_id
-    return "".join(rng.choice(string.ascii_lowercase) if ch.isascii() and ch.isalpha() else ch
-                   for ch in chunk_id)
+        return chunk_id, text
+    return _letters(rng, chunk_id), text if f"'{text}'" in name else _letters(rng, text)
 
 
 def case(name: str, chunk_id: str, text: str, ratio: float | None = None) -> Check:
-    return Check(name, lambda call: check_cost(call, name, varied_id(chunk_id, text, ratio),
-                                               text, ratio))
+    return Check(name, lambda call: check_cost(call, name, *varied_chunk(name, chunk_id, text,
+                                                                         ratio), ratio))
 
 
 def example(name: str, answer: int, chunk_id: str, text: str,
@@ -260,9 +269,13 @@ def whole_number(name: str, chunk_id: str, text: str) -> Check:
     return Check(name, lambda call: check_whole_number(call, name, chunk_id, text))
 
 
-def check_refused(call: Caller, name: str, ratio: float) -> None:
+REFUSED_CHUNK = ("doc-7", "Refunds within 30 days.")  # what a bad ratio is tried on
+
+
+def check_refused(call: Caller, name: str, ratio: float,
+                  chunk: tuple[str, str] = REFUSED_CHUNK) -> None:
     """wrapped_cost with a bad ratio must raise ValueError, and its message must name `ratio`."""
-    args = ["doc-7", "Refunds within 30 days.", ratio]
+    args = [*chunk, ratio]
     expected = "a ValueError whose message names `ratio`"
     try:
         got = call(args).value
@@ -283,8 +296,17 @@ def check_refused(call: Caller, name: str, ratio: float) -> None:
                   MISCONCEPTIONS["no-validation"])
 
 
-def refusal(name: str, ratio: float) -> Check:
-    return Check(name, lambda call: check_refused(call, name, ratio))
+def refusal(name: str, ratio: float, draw: Draw | None = None) -> Check:
+    """A bad ratio refused; a hidden one calls with the chunk and ratio ``draw`` makes for the
+    student (`autograder.suite.seeded`)."""
+    written = [*REFUSED_CHUNK, ratio]
+
+    def run(call: Caller) -> None:
+        rng = variation(written) if draw is not None else None
+        chunk_id, text, bad = written if rng is None else draw(rng)
+        check_refused(call, name, bad, (chunk_id, text))
+
+    return Check(name, run)
 
 
 # The visible group only: the hidden ones are in autograder/hidden/wrapped_cost.py.

@@ -1,7 +1,7 @@
 """The `packlab` command.
 
 Learners: lab, check, hint, progress. Instructors and presenters: grade, similarity, release,
-gradescope, export, bundle, roster, student-build, demo (the student install offers only the
+gradescope, export, bundle, roster, extend, student-build, demo (the student install offers only the
 first four).
 """
 
@@ -439,6 +439,57 @@ def _roster_parser(sub) -> None:
     roster.set_defaults(run=cmd_roster)
 
 
+def _when(text: str):
+    """A date on the command line: ISO 8601 ("2026-11-05", "2026-11-05T17:00+01:00"); UTC when
+    it names no zone."""
+    from datetime import UTC, datetime
+
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 date: {text!r} (e.g. "
+                                         "2026-11-05T17:00Z)") from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def cmd_extend(args: argparse.Namespace) -> int:
+    """Give one student a later due date for one assignment, in nbgrader's gradebook."""
+    from autograder import gradebook
+
+    try:
+        exercise = load().exercise(args.assignment)
+        target = gradebook.in_course(Path(args.course).resolve(), args.gradebook)
+        if target is None:
+            raise gradebook.NoGradebook(f"{args.course} is not an nbgrader course folder (it "
+                                        "has no nbgrader_config.py): give --course or "
+                                        "--gradebook")
+        extension = gradebook.extend(target, exercise, args.student, args.until)
+    except (KeyError, gradebook.NoGradebook, gradebook.CannotExtend) as exc:
+        console.print(f"[bold red]No extension given:[/] {shown(str(exc).strip(chr(39)))}")
+        return 2
+    console.print(f"Gradebook {shown(target.describe())}: {shown(args.student)} has until "
+                  f"{args.until.isoformat()} for {exercise.name} (an extension of "
+                  f"{shown(str(extension))}); `packlab grade` and formgrader count it.")
+    return 0
+
+
+def _extend_parser(sub) -> None:
+    extend = sub.add_parser(
+        "extend", help="give one student a later due date for an assignment",
+        description="Give STUDENT until DATE for ASSIGNMENT: nbgrader's extension in the "
+        "gradebook (the time added to the assignment's due date, the gradebook's or else "
+        "course.toml's). `packlab grade` counts lateness from it, and formgrader shows it.")
+    extend.add_argument("assignment", help="the assignment (its name, number or function)")
+    extend.add_argument("student", help="the student's id (their folder in submitted/)")
+    extend.add_argument("--until", required=True, type=_when, metavar="DATE",
+                        help="the student's own due date, ISO 8601 (UTC when no zone is given)")
+    extend.add_argument("--course", default=".",
+                        help="the nbgrader course folder (holding nbgrader_config.py)")
+    extend.add_argument("--gradebook", metavar="URL",
+                        help="nbgrader gradebook URL (default: the course's)")
+    extend.set_defaults(run=cmd_extend)
+
+
 def _gradebook_option(grade: argparse.ArgumentParser) -> None:
     """`packlab grade --gradebook URL`: nbgrader's gradebook to write the scores into."""
     grade.add_argument("--gradebook", metavar="URL",
@@ -635,7 +686,7 @@ def _handing_back(sub: argparse._SubParsersAction) -> None:
 
 # The instructor's commands: the student install (`packlab student-build`) leaves them out.
 INSTRUCTOR_ONLY = frozenset({"grade", "release", "gradescope", "export", "bundle", "similarity",
-                             "roster", "student-build", "demo"})
+                             "roster", "extend", "student-build", "demo"})
 
 
 def cmd_student_build(args: argparse.Namespace) -> int:
@@ -738,6 +789,7 @@ def parser() -> argparse.ArgumentParser:
     gradescope.set_defaults(run=cmd_gradescope)
     _handing_back(sub)
     _roster_parser(sub)
+    _extend_parser(sub)
     if not student_install:  # it imports the similarity report, which only instructors have
         _similarity_parser(sub)
     build = sub.add_parser(
