@@ -111,10 +111,33 @@ class CheckFailed(AssertionError):
         self.failure = failure
 
 
+class Examples:
+    """The examples a property check tries when every one passes: drawn by Hypothesis once per
+    process (``draw``), unless given first from the store (`autograder.example_cache`)."""
+
+    def __init__(self, draw: Callable[[], list]):
+        self._draw = draw
+        self._examples: list | None = None
+
+    def __call__(self) -> list:
+        if self._examples is None:
+            self._examples = self._draw()
+        return self._examples
+
+    def drawn(self) -> list:
+        """Draw them with Hypothesis, whatever was given (what the store keeps)."""
+        return self._draw()
+
+    def give(self, examples: list) -> None:
+        """Use ``examples``, exactly what `drawn` gives, instead of drawing them."""
+        self._examples = examples
+
+
 @dataclass(frozen=True)
 class Check:
     name: str
     run: Callable[[Caller], None]
+    examples: Examples | None = None  # a property check's examples
 
 
 @dataclass(frozen=True)
@@ -186,6 +209,20 @@ class GroupCaller:
             if exc.fatal:
                 self._fatal = exc
             raise
+
+    def expect(self, calls: list[list]) -> None:
+        """The calls coming next, in order (see `expect`)."""
+        if self._fatal is None:
+            expect(self._call, calls)
+
+
+def expect(call: Caller, calls: list[list]) -> None:
+    """Tell ``call`` the calls about to be made through it, in order, so that a caller with a
+    pipe can send them all at once (`autograder.sandbox.Sandbox.expect`); the calls themselves
+    are made as before, one by one, and anything else may come instead."""
+    ahead = getattr(call, "expect", None)
+    if ahead is not None:
+        ahead(calls)
 
 
 # --- hidden edge cases vary per student -----------------------------------------------------
@@ -445,6 +482,9 @@ class Transcript:
         self.entries.append((sent, _said(outcome)))
         return outcome
 
+    def expect(self, calls: list[list]) -> None:
+        expect(self._call, calls)
+
     @property
     def repeatable(self) -> bool:
         """Did every call come back without a timeout, crash or interference?"""
@@ -484,6 +524,27 @@ def _answers_alike(call: Caller, made: list[tuple[str, str]],
 
 
 MAX_REMEMBERED_FAILURES = 16
+BATCH = 16  # examples whose calls a replay announces at once (`expect`)
+
+
+class _Called(BaseException):
+    """Raised by `first_call`'s caller, through the check's code, with the call's arguments."""
+
+
+def first_call(body: Callable[[Caller, Any], None], example: Any) -> list | None:
+    """The arguments ``body`` calls the function with first on ``example``; None when it
+    stops without calling (the calls are plain data, worked out by the trusted side alone)."""
+
+    def called(args: list) -> Outcome:
+        raise _Called(args)
+
+    try:
+        body(called, copy.deepcopy(example))
+    except _Called as exc:
+        return exc.args[0]
+    except Exception:  # noqa: BLE001 - the check itself will say why, when it is run
+        return None
+    return None
 
 
 def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Caller, Any], None],
@@ -506,7 +567,6 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
     When an earlier check of the group has failed (the group's points are lost already), a
     failing answer is shown the smallest of the replayed examples it fails, without a search.
     """
-    generated: list[Any] = []
     failed_searches: list[tuple[list[tuple[str, str]], Failure]] = []  # most recent first
 
     def search_with(call: Caller | None, seen: list[Any]) -> None:
@@ -541,24 +601,33 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
         if fatal:
             raise fatal[0]
 
-    def examples() -> list[Any]:
-        """The examples the search tries when every one passes (generated once)."""
-        if not generated:
-            search_with(None, generated)
+    def generate() -> list[Any]:
+        """The examples the search tries when every one passes."""
+        generated: list[Any] = []
+        search_with(None, generated)
         return generated
 
+    examples = Examples(generate)
+
     def replay(call: Caller, every: bool = False) -> list[tuple[Any, Failure]]:
-        """Run the examples in order; the failures (the first only, unless ``every``)."""
+        """Run the examples in order; the failures (the first only, unless ``every``).
+
+        The calls of each `BATCH` of examples are announced before they are made (`expect`)."""
         failures = []
-        for example in examples():
-            try:
-                body(call, copy.deepcopy(example))
-            except CheckFailed as exc:
-                if isinstance(exc.__cause__, StudentError) and exc.__cause__.fatal:
-                    raise
-                failures.append((example, exc.failure))
-                if not every:
-                    break
+        drawn = examples()
+        for start in range(0, len(drawn), BATCH):
+            batch = drawn[start:start + BATCH]
+            expect(call, [args for args in (first_call(body, e) for e in batch)
+                          if args is not None])
+            for example in batch:
+                try:
+                    body(call, copy.deepcopy(example))
+                except CheckFailed as exc:
+                    if isinstance(exc.__cause__, StudentError) and exc.__cause__.fatal:
+                        raise
+                    failures.append((example, exc.failure))
+                    if not every:
+                        return failures
         return failures
 
     def known_failure(call: Caller, made: list[tuple[str, str]]) -> Failure | None:
@@ -592,4 +661,4 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
             raise CheckFailed(failure)
         search(call)
 
-    return Check(name, run)
+    return Check(name, run, examples)
