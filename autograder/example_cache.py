@@ -169,6 +169,7 @@ def prepare(names: Iterable[str] | None = None) -> int:
         stored[place] = checks[place].drawn()
     for place, examples in checks.items():
         examples.give(stored[place])
+        examples.ahead(0, len(stored[place]))  # worked out here too, once
     if missing:
         write(file, stored)
     _prepared.update(names)

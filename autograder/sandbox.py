@@ -140,8 +140,8 @@ class Sandbox:
         limits = {k: v for k, v in asdict(self.limits).items() if k in worker.LIMITS}
         setup = self.limits.setup_seconds
         late = f"{_seconds(setup)} while running your notebook's cells"
-        self._send({"limits": limits, "call_cpu_seconds": self.limits.call_cpu_seconds,
-                    "cells": self.cells}, setup, late, starting=True)
+        self._write(_line({"limits": limits, "call_cpu_seconds": self.limits.call_cpu_seconds,
+                           "cells": self.cells}), setup, late, starting=True)
         reply = self._receive(setup, late)
         try:
             self.problems = ready_problems(reply)
@@ -184,10 +184,6 @@ class Sandbox:
             seconds = max(0.0, left)
             late = f"{late} (the whole submission may take {self.limits.submission_seconds:g} s)"
         return time.monotonic() + seconds, late
-
-    def _send(self, message, seconds: float, late: str, starting: bool = False) -> None:
-        """Write one request line within ``seconds`` (see `_write`)."""
-        self._write(_line(message), seconds, late, starting)
 
     def _write(self, lines: bytes, seconds: float, late: str, starting: bool = False) -> None:
         """Write request lines within ``seconds``. A worker that stops reading is stopped:

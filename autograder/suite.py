@@ -113,11 +113,14 @@ class CheckFailed(AssertionError):
 
 class Examples:
     """The examples a property check tries when every one passes: drawn by Hypothesis once per
-    process (``draw``), unless given first from the store (`autograder.example_cache`)."""
+    process (``draw``), unless given first from the store (`autograder.example_cache`); and
+    the arguments of the first call the check makes on each (``first``, see `ahead`)."""
 
-    def __init__(self, draw: Callable[[], list]):
+    def __init__(self, draw: Callable[[], list], first: Callable[[Any], list | None]):
         self._draw = draw
+        self._first = first
         self._examples: list | None = None
+        self._ahead: dict[int, list | None] = {}  # first calls that depend on no seed
 
     def __call__(self) -> list:
         if self._examples is None:
@@ -131,6 +134,23 @@ class Examples:
     def give(self, examples: list) -> None:
         """Use ``examples``, exactly what `drawn` gives, instead of drawing them."""
         self._examples = examples
+        self._ahead.clear()
+
+    def ahead(self, start: int, stop: int) -> list[list]:
+        """The first calls the check makes on examples ``start`` to ``stop``, in order (none for
+        an example it stops on without calling). Worked out once, unless the seed varies them."""
+        calls = []
+        for position, example in enumerate(self()[start:stop], start):
+            if position in self._ahead:
+                args = self._ahead[position]
+            else:
+                reads = _SEED_READS[0]
+                args = self._first(example)
+                if _SEED_READS[0] == reads:
+                    self._ahead[position] = args
+            if args is not None:
+                calls.append(args)
+        return calls
 
 
 @dataclass(frozen=True)
@@ -228,6 +248,7 @@ def expect(call: Caller, calls: list[list]) -> None:
 # --- hidden edge cases vary per student -----------------------------------------------------
 
 _SEED: ContextVar[str] = ContextVar("seed", default="")
+_SEED_READS = [0]  # how often `variation` was asked: a computation that asked depends on the seed
 
 
 def seed_key(student: str, assignment: str) -> str:
@@ -250,6 +271,7 @@ def variation(args: list) -> random.Random | None:
 
     It depends on the seed and the example alone, so the sides of one example and a regrade
     of the same student's work vary it alike."""
+    _SEED_READS[0] += 1
     key = _SEED.get()
     if not key:
         return None
@@ -350,14 +372,23 @@ def common_misconceptions(lesson: str) -> dict[str, Misconception]:
     }
 
 
-def call_or_fail(call: Caller, check: str, function: str, args: list, expected: str,
+Expected = str | Callable[[], str]  # what a failure says was expected, or how to say it
+
+
+def said(expected: Expected) -> str:
+    """The words of ``expected``, worked out only for a failure that shows them."""
+    return expected if isinstance(expected, str) else expected()
+
+
+def call_or_fail(call: Caller, check: str, function: str, args: list, expected: Expected,
                  misconceptions: dict[str, Misconception]) -> Outcome:
     """Call the student's function; turn an error into a failure pointing at its misconception."""
     try:
         return call(args)
     except StudentError as exc:
         key = "missing" if exc.kind == "missing" else "crash"
-        raise fail(check, function, args, exc.describe(), expected, misconceptions[key]) from exc
+        raise fail(check, function, args, exc.describe(), said(expected),
+                   misconceptions[key]) from exc
 
 
 def _same_examples_everywhere() -> None:
@@ -411,7 +442,7 @@ class Answer:
         return show(self.value)
 
 
-def answer(call: Caller, check: str, function: str, args: list, expected: str,
+def answer(call: Caller, check: str, function: str, args: list, expected: Expected,
            misconceptions: dict[str, Misconception]) -> Answer:
     """Call a function that may raise on purpose; a timeout, crash or missing function fails."""
     try:
@@ -422,7 +453,8 @@ def answer(call: Caller, check: str, function: str, args: list, expected: str,
         if exc.kind == "not-plain":
             return Answer(not_plain=exc.detail)
         key = "missing" if exc.kind == "missing" else "crash"
-        raise fail(check, function, args, exc.describe(), expected, misconceptions[key]) from exc
+        raise fail(check, function, args, exc.describe(), said(expected),
+                   misconceptions[key]) from exc
     return Answer(result.value, result.args_after, warnings=result.warnings)
 
 
@@ -607,7 +639,7 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
         search_with(None, generated)
         return generated
 
-    examples = Examples(generate)
+    examples = Examples(generate, lambda example: first_call(body, example))
 
     def replay(call: Caller, every: bool = False) -> list[tuple[Any, Failure]]:
         """Run the examples in order; the failures (the first only, unless ``every``).
@@ -616,10 +648,8 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
         failures = []
         drawn = examples()
         for start in range(0, len(drawn), BATCH):
-            batch = drawn[start:start + BATCH]
-            expect(call, [args for args in (first_call(body, e) for e in batch)
-                          if args is not None])
-            for example in batch:
+            expect(call, examples.ahead(start, start + BATCH))
+            for example in drawn[start:start + BATCH]:
                 try:
                     body(call, copy.deepcopy(example))
                 except CheckFailed as exc:

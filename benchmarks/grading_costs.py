@@ -10,7 +10,8 @@ process would, while a sampling thread notes every millisecond what the grader i
 * sandbox start: starting bubblewrap and the worker, and running the notebook's cells;
 * calls: the student's function called through the pipe (the worker's answer included);
 * reading notebooks: parsing the submission and reading its code;
-* the rest: the trusted side itself (the course's answers, comparisons, messages).
+* the rest: the trusted side itself (the course's answers, comparisons, messages), and of it
+  the calls ahead: working out the calls a replay will make, to send them at once.
 
 Each phase gets its wall-clock time and the grading process's own CPU time in it (the rest of
 the wall time is waiting: for the worker, for the sandbox, or for a loaded machine).
@@ -51,9 +52,10 @@ PHASES = {
     ("sandbox.py", "_start"): "sandbox start",
     ("submission.py", "read"): "reading notebooks",
 }
-INNER = {("sandbox.py", "call"): "calls", ("sandbox.py", "calls"): "calls"}
+INNER = {("sandbox.py", "call"): "calls", ("sandbox.py", "expect"): "calls",
+         ("suite.py", "first_call"): "the rest: calls ahead"}
 ORDER = ["example generation", "example cache", "search and shrink", "sandbox start", "calls",
-         "reading notebooks", "the rest"]
+         "reading notebooks", "the rest: calls ahead", "the rest"]
 
 
 def classify(frame) -> str:
@@ -99,13 +101,14 @@ class Sampler(threading.Thread):
 def count_messages() -> Counter:
     """Count every message the grader writes down a worker's pipe."""
     counts: Counter[str] = Counter()
-    send = sandbox.Sandbox._send
+    name = "_write" if hasattr(sandbox.Sandbox, "_write") else "_send"  # before: one per call
+    send = getattr(sandbox.Sandbox, name)
 
     def counted(self, message, *args, **kwargs):
         counts[classify(sys._getframe(1))] += 1
         return send(self, message, *args, **kwargs)
 
-    sandbox.Sandbox._send = counted
+    setattr(sandbox.Sandbox, name, counted)
     return counts
 
 
