@@ -214,6 +214,17 @@ class Sandbox:
 
         No line within ``seconds`` of wall-clock time: a fatal timeout whose detail is ``late``.
         """
+        if b"\n" not in self._buffer:  # else the reply was read with an earlier one
+            self._read_line(seconds, late)
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            return json.loads(line)
+        except (ValueError, RecursionError):
+            raise self._fatal("interfered", "a reply that is not JSON") from None
+
+    def _read_line(self, seconds: float, late: str) -> None:
+        """Read until the buffer holds a whole line (see `_receive`); the replies after it may
+        come along."""
         deadline, late = self._window(seconds, late)
         chunks, size = [self._buffer], len(self._buffer)
         with selectors.DefaultSelector() as selector:
@@ -226,14 +237,11 @@ class Sandbox:
                 if not chunk:
                     raise self._ended()
                 chunks.append(chunk)
-                size += len(chunk)
+                end = chunk.find(b"\n")
+                size += len(chunk) if end < 0 else end  # this line's size, not the next's
                 if size > MAX_RESPONSE:
                     raise self._fatal("not-plain", "an answer larger than 8 MB")
-        line, self._buffer = b"".join(chunks).split(b"\n", 1)
-        try:
-            return json.loads(line)
-        except (ValueError, RecursionError):
-            raise self._fatal("interfered", "a reply that is not JSON") from None
+        self._buffer = b"".join(chunks)
 
     def _ended(self) -> StudentError:
         """The worker closed one of its pipes: its crash, or its interference (then it is

@@ -563,6 +563,20 @@ class _Called(BaseException):
     """Raised by `first_call`'s caller, through the check's code, with the call's arguments."""
 
 
+def plain_copy(value: Any) -> Any:
+    """A deep copy of ``value``, quick for plain data (lists, tuples, dicts and scalars)."""
+    kind = type(value)
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    if kind is list:
+        return [plain_copy(item) for item in value]
+    if kind is dict:
+        return {plain_copy(key): plain_copy(item) for key, item in value.items()}
+    if kind is tuple:
+        return tuple(plain_copy(item) for item in value)
+    return copy.deepcopy(value)
+
+
 def first_call(body: Callable[[Caller, Any], None], example: Any) -> list | None:
     """The arguments ``body`` calls the function with first on ``example``; None when it
     stops without calling (the calls are plain data, worked out by the trusted side alone)."""
@@ -571,7 +585,7 @@ def first_call(body: Callable[[Caller, Any], None], example: Any) -> list | None
         raise _Called(args)
 
     try:
-        body(called, copy.deepcopy(example))
+        body(called, plain_copy(example))
     except _Called as exc:
         return exc.args[0]
     except Exception:  # noqa: BLE001 - the check itself will say why, when it is run
@@ -602,7 +616,10 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
     failed_searches: list[tuple[list[tuple[str, str]], Failure]] = []  # most recent first
 
     def search_with(call: Caller | None, seen: list[Any]) -> None:
-        """Hypothesis's search; with no ``call``, only note the examples it generates."""
+        """Hypothesis's search; with no ``call``, only note the examples it generates.
+
+        The source of ``search`` below seeds Hypothesis (derandomised): an edit to it, even a
+        reordering, draws other examples, in the notebook and the grader alike."""
         fatal: list[CheckFailed] = []
 
         @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
@@ -651,7 +668,7 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
             expect(call, examples.ahead(start, start + BATCH))
             for example in drawn[start:start + BATCH]:
                 try:
-                    body(call, copy.deepcopy(example))
+                    body(call, plain_copy(example))
                 except CheckFailed as exc:
                     if isinstance(exc.__cause__, StudentError) and exc.__cause__.fatal:
                         raise
@@ -667,8 +684,12 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
                 return failure
         return None
 
-    def search(call: Caller) -> None:
+    def search(call: Caller, failing: Any) -> None:
+        """The real search, whose calls up to the ``failing`` example the replay found are
+        announced (`expect`): the search tries the same examples first."""
         transcript = Transcript(call)
+        upto = next((n for n, e in enumerate(examples()) if e is failing), -1) + 1
+        expect(transcript, examples.ahead(0, upto))
         try:
             search_with(transcript, [])
         except CheckFailed as exc:
@@ -684,11 +705,12 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
                 raise CheckFailed(min(failures, key=lambda found: len(repr(found[0])))[1])
             return
         made = Transcript(call)
-        if not replay(made):
+        failed = replay(made)
+        if not failed:
             return
         failure = known_failure(call, made.entries)
         if failure is not None:
             raise CheckFailed(failure)
-        search(call)
+        search(call, failed[0][0])
 
     return Check(name, run, examples)
