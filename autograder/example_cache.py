@@ -136,12 +136,18 @@ def write(file: Path, examples: dict[str, list]) -> None:
             checks.append([place, encode(drawn)])
     body = json.dumps(checks).encode()
     header = json.dumps({"key": key(), "digest": hashlib.sha256(body).hexdigest()}).encode()
-    with contextlib.suppress(OSError):
+    part = None
+    try:
         file.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("wb", dir=file.parent, delete=False,
                                          suffix=".part") as handle:
+            part = handle.name
             handle.write(header + b"\n" + body)
-        os.replace(handle.name, file)
+        os.replace(part, file)
+    except OSError:
+        if part is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(part)
 
 
 def suite_names() -> list[str]:
