@@ -2,7 +2,7 @@
 
 Lays out the class of `benchmarks/grading.py` (N students × every assignment), then grades every
 notebook one after the other in this one process, sandboxed, as one `packlab grade` worker
-process would, while a sampling thread notes every millisecond what the grader is doing:
+process would, while a timer notes every 2 ms what the grader is doing:
 
 * example generation: Hypothesis drawing each property check's examples (once per process);
 * example cache: reading the stored examples instead (`autograder.example_cache`);
@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import signal
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -74,28 +74,31 @@ def classify(frame) -> str:
     return inner or outer or "the rest"
 
 
-class Sampler(threading.Thread):
-    """Every ``interval`` seconds, what the main thread is doing, weighted by the time since."""
+class Sampler:
+    """Every ``interval`` seconds of wall-clock time (a timer signal, taken in this thread, so
+    no second thread runs beside the sandbox's fork), what is being done, weighted by the wall
+    and CPU time since the last sample."""
 
-    def __init__(self, interval: float = 0.001):
-        super().__init__(daemon=True)
+    def __init__(self, interval: float = 0.002):
         self.interval = interval
         self.seconds: Counter[str] = Counter()
-        self.cpu: Counter[str] = Counter()  # the main thread's CPU time, the same way
-        self.running = True
-        self.main = threading.main_thread().ident
+        self.cpu: Counter[str] = Counter()
 
-    def run(self) -> None:
-        clock = time.pthread_getcpuclockid(self.main)
-        last, last_cpu = time.perf_counter(), time.clock_gettime(clock)
-        while self.running:
-            time.sleep(self.interval)
-            frame = sys._current_frames().get(self.main)
-            now, cpu = time.perf_counter(), time.clock_gettime(clock)
-            phase = classify(frame)
-            self.seconds[phase] += now - last
-            self.cpu[phase] += cpu - last_cpu
-            last, last_cpu = now, cpu
+    def start(self) -> None:
+        self._last = time.perf_counter(), time.thread_time()
+        signal.signal(signal.SIGALRM, self._sample)
+        signal.setitimer(signal.ITIMER_REAL, self.interval, self.interval)
+
+    def stop(self) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+    def _sample(self, signum, frame) -> None:
+        now, cpu = time.perf_counter(), time.thread_time()
+        phase = classify(frame)
+        self.seconds[phase] += now - self._last[0]
+        self.cpu[phase] += cpu - self._last[1]
+        self._last = now, cpu
 
 
 def count_messages() -> Counter:
@@ -130,8 +133,7 @@ def main() -> int:
             path = folder / student / assignment / f"{assignment}.ipynb"
             engine.grade_notebook(path, by_name[assignment], student)
         total = time.perf_counter() - start
-        sampler.running = False
-        sampler.join()
+        sampler.stop()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     sampled = sum(sampler.seconds.values())
