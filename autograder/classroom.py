@@ -27,7 +27,7 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from autograder import cluster, handed_in, isolation, late, record, report
+from autograder import cluster, example_cache, handed_in, isolation, late, record, report
 from autograder.corrections import Corrections, Marks, number
 from autograder.engine import Result, confinement, grade_submission
 from autograder.isolation import Limits
@@ -367,6 +367,7 @@ def _grader(jobs: int | None, scheduler: str | None, sandboxed: bool) -> Iterato
         return
     if sandboxed:
         isolation.require_sandbox()  # fail closed: no sandbox, no grading
+    example_cache.prepare()  # drawn or read once here, not in every process
     # Each grading process dies with this one (killed outright, say), and its sandboxes with
     # it: the sandboxes die with their own grading process only.
     with ProcessPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1),

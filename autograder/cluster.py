@@ -27,8 +27,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import autograder
 from autograder import handed_in, isolation
+from autograder.example_cache import sources
 from autograder.handed_in import NOTEBOOK_BYTES
 from autograder.isolation import Limits
 from autograder.record import Graded
@@ -66,16 +66,6 @@ def _version(name: str) -> str:
         return "not installed"
 
 
-def _sources() -> Iterator[tuple[Path, Path]]:
-    """The code that grades: the grader (suites included) and the algorithms it checks against."""
-    import packlab.packing
-
-    for package in (autograder, packlab.packing):
-        root = Path(package.__file__).parent
-        for path in sorted(root.rglob("*.py")):
-            yield path.relative_to(root.parent), path
-
-
 PARTS = {"course.toml": "its course.toml (lessons, exercises, points, dates)",
          "released exercises": "its released exercises (exercises/)",
          "grader code": "its grader's code (autograder/)",
@@ -97,7 +87,7 @@ def fingerprint() -> dict:
     for exercise in course.exercises:
         files["released exercises"][f"exercises/{exercise.name}"] = hashlib.sha256(
             exercise.release.read_bytes()).hexdigest()[:16]
-    for name, path in _sources():
+    for name, path in sources():
         part = "grader code" if name.parts[0] == "autograder" else "course algorithms"
         files[part][str(name)] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     python = ".".join(platform.python_version_tuple()[:2])

@@ -32,6 +32,7 @@ from autograder.suite import (
     Caller,
     Check,
     CheckFailed,
+    Expected,
     Misconception,
     Outcome,
     answer,
@@ -270,10 +271,10 @@ class Compare(_Judge):
 
     def ask(self, call: Caller, check: str, args: list) -> Outcome:
         """Call the learner's function; fail unless it returns a well-formed answer."""
-        expected = self.text(args)
-        outcome = call_or_fail(call, check, self.function, args, expected, self.misconceptions)
+        outcome = call_or_fail(call, check, self.function, args, lambda: self.text(args),
+                               self.misconceptions)
         if self.malformed(outcome.value):
-            raise self.wrong(check, args, outcome.value, expected)
+            raise self.wrong(check, args, outcome.value, self.text(args))
         return outcome
 
     def value(self, call: Caller, check: str, args: list) -> Any:
@@ -360,7 +361,7 @@ class CompareOrRaise(_Judge):
     def text(self, args: list) -> str:
         return self.said(self.expected(args))
 
-    def ask(self, call: Caller, check: str, args: list, expected: str) -> Answer:
+    def ask(self, call: Caller, check: str, args: list, expected: Expected) -> Answer:
         return answer(call, check, self.function, args, expected, self.misconceptions)
 
     def wrong(self, check: str, args: list, got: Answer, expected: Any,
@@ -380,7 +381,7 @@ class CompareOrRaise(_Judge):
     def check(self, call: Caller, check: str, args: list) -> None:
         """It returns what the course's function returns, or raises as it raises."""
         expected = self.expected(args)
-        got = self.ask(call, check, args, self.said(expected))
+        got = self.ask(call, check, args, lambda: self.said(expected))
         if self.misses(got, expected):
             raise self.wrong(check, args, got, expected)
         if not isinstance(expected, self.error):
@@ -394,7 +395,7 @@ class CompareOrRaise(_Judge):
         def run(call: Caller) -> None:
             arguments = self.varied(written)
             expected = self.expected(arguments)
-            got = self.ask(call, name, arguments, self.said(expected))
+            got = self.ask(call, name, arguments, lambda: self.said(expected))
             if self.misses(got, expected) and self.named(arguments, got,
                                                             expected).key in keys:
                 raise self.wrong(name, arguments, got, expected)
@@ -405,7 +406,7 @@ class CompareOrRaise(_Judge):
         """Call on input the function must accept; fail unless it returns a well-formed answer
         (``exact``: the course's answer)."""
         expected = self.expected(args)
-        got = self.ask(call, check, args, show(expected))
+        got = self.ask(call, check, args, lambda: show(expected))
         if not got.returned or got.not_plain is not None or (
                 got.value != expected if exact else self.malformed(got.value)):
             raise self.wrong(check, args, got, expected)

@@ -6,7 +6,7 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from autograder import submission
+from autograder import example_cache, submission
 from autograder.isolation import Limits
 from autograder.sandbox import Sandbox
 from autograder.suite import Failure, Suite, passed_shown, run_group, seed_key
@@ -91,6 +91,7 @@ def grade_submission(path, exercise: Exercise, student: str, limits: Limits | No
     result = Result(student, exercise.name, max_score=exercise.max_score,
                     sandbox=confinement(sandboxed))
     suite = load_suite(exercise.suite)
+    example_cache.prepare([exercise.suite])
     if _lacks_groups(suite, exercise, groups):
         result.error = NOT_INSTALLED
         return result, []

@@ -11,6 +11,7 @@ the submission's restarts or its time run out.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
@@ -20,7 +21,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from autograder import isolation, worker
@@ -35,6 +36,7 @@ MAX_PROBLEMS = 20
 MAX_DETAIL = 500
 REPLY_KINDS = {"raised", "missing", "not-plain", "timeout"}
 HOST_PATH = "…"  # what a path of this machine in a worker's output is shown as
+AHEAD_BYTES = 32 * 1024  # calls sent at once (`Sandbox.expect`): half an empty pipe's room
 EXIT_SECONDS = 2.0  # for a worker that closed a pipe to end, before it is stopped
 
 
@@ -102,6 +104,8 @@ class Sandbox:
         self._broken: StudentError | None = None
         self._last_fatal: StudentError | None = None
         self._restarts = 0
+        self._ahead: collections.deque[bytes] = collections.deque()  # sent, not yet answered
+        self._unsent: StudentError | None = None  # why calls sent ahead could not be sent
 
     # --- lifecycle ------------------------------------------------------------------------
 
@@ -136,8 +140,8 @@ class Sandbox:
         limits = {k: v for k, v in asdict(self.limits).items() if k in worker.LIMITS}
         setup = self.limits.setup_seconds
         late = f"{_seconds(setup)} while running your notebook's cells"
-        self._send({"limits": limits, "call_cpu_seconds": self.limits.call_cpu_seconds,
-                    "cells": self.cells}, setup, late, starting=True)
+        self._write(_line({"limits": limits, "call_cpu_seconds": self.limits.call_cpu_seconds,
+                           "cells": self.cells}), setup, late, starting=True)
         reply = self._receive(setup, late)
         try:
             self.problems = ready_problems(reply)
@@ -146,6 +150,7 @@ class Sandbox:
 
     def close(self) -> None:
         """End the worker and everything it started; remove its folder."""
+        self._ahead.clear()
         if self._process is not None:
             isolation.kill(self._process)
             for fd in (self._request, self._response):
@@ -180,11 +185,11 @@ class Sandbox:
             late = f"{late} (the whole submission may take {self.limits.submission_seconds:g} s)"
         return time.monotonic() + seconds, late
 
-    def _send(self, message, seconds: float, late: str, starting: bool = False) -> None:
-        """Write one request line within ``seconds``. A worker that stops reading is stopped:
+    def _write(self, lines: bytes, seconds: float, late: str, starting: bool = False) -> None:
+        """Write request lines within ``seconds``. A worker that stops reading is stopped:
         it interfered, or (``starting``, or the submission's time running out first) it was
         too slow: ``late``. One that closed its pipe too."""
-        data = memoryview((json.dumps(message) + "\n").encode())
+        data = memoryview(lines)
         too_slow = starting or self._deadline - time.monotonic() < seconds
         deadline, late = self._window(seconds, late)
         with selectors.DefaultSelector() as selector:
@@ -209,6 +214,17 @@ class Sandbox:
 
         No line within ``seconds`` of wall-clock time: a fatal timeout whose detail is ``late``.
         """
+        if b"\n" not in self._buffer:  # else the reply was read with an earlier one
+            self._read_line(seconds, late)
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            return json.loads(line)
+        except (ValueError, RecursionError):
+            raise self._fatal("interfered", "a reply that is not JSON") from None
+
+    def _read_line(self, seconds: float, late: str) -> None:
+        """Read until the buffer holds a whole line (see `_receive`); the replies after it may
+        come along."""
         deadline, late = self._window(seconds, late)
         chunks, size = [self._buffer], len(self._buffer)
         with selectors.DefaultSelector() as selector:
@@ -221,14 +237,11 @@ class Sandbox:
                 if not chunk:
                     raise self._ended()
                 chunks.append(chunk)
-                size += len(chunk)
+                end = chunk.find(b"\n")
+                size += len(chunk) if end < 0 else end  # this line's size, not the next's
                 if size > MAX_RESPONSE:
                     raise self._fatal("not-plain", "an answer larger than 8 MB")
-        line, self._buffer = b"".join(chunks).split(b"\n", 1)
-        try:
-            return json.loads(line)
-        except (ValueError, RecursionError):
-            raise self._fatal("interfered", "a reply that is not JSON") from None
+        self._buffer = b"".join(chunks)
 
     def _ended(self) -> StudentError:
         """The worker closed one of its pipes: its crash, or its interference (then it is
@@ -280,11 +293,62 @@ class Sandbox:
             self._broken = error  # the cells themselves hang or crash: no call can succeed
             raise
 
+    def expect(self, function: str, calls: list[list]) -> None:
+        """Send the calls of ``function`` about to be made, in one message: the worker answers
+        them one by one, each under its own time limits, while the grader reads the answers.
+
+        Each call is still made with `call`, which takes its answer (read within the time one
+        call may take). A call that is not the next one sent goes the usual way, after the
+        answers sent for nothing have been read and dropped (`_drop_ahead`). At most
+        `AHEAD_BYTES` are sent at once, into an empty pipe, so the write never waits.
+        """
+        self._drop_ahead()
+        if len(calls) < 2:
+            return
+        try:
+            self._ensure_started()
+        except StudentError:  # the first of these calls meets it, as it would have
+            return
+        lines, size = [], 0
+        for args in calls:
+            line = _line({"call": function, "args": args})
+            if size + len(line) > AHEAD_BYTES:
+                break
+            lines.append(line)
+            size += len(line)
+        try:
+            self._write(b"".join(lines), self.limits.call_seconds, self._call_limit(function))
+        except StudentError as error:  # the first of these calls fails so, as it would have
+            self._unsent = error
+            return
+        self._ahead.extend(lines)
+
+    def _drop_ahead(self) -> None:
+        """Read and drop the answers to calls sent ahead and not made. A worker that fails on
+        one of them (a call the grader never needed) is ended quietly, and the next call starts
+        a fresh one without counting it as a restart."""
+        last_fatal = self._last_fatal
+        while self._ahead:
+            self._ahead.popleft()
+            try:
+                self._receive(self.limits.call_seconds, "")
+            except StudentError:
+                self._restarts -= 1
+                self._last_fatal = last_fatal
+                return
+
     def call(self, function: str, args: list) -> Outcome:
         """Call ``function(*args)`` in the sandbox; raise `StudentError` if no plain answer came."""
-        self._ensure_started()
-        late = self._call_limit(function)
-        self._send({"call": function, "args": args}, self.limits.call_seconds, late)
+        line, late = _line({"call": function, "args": args}), self._call_limit(function)
+        if self._unsent is not None:
+            error, self._unsent = self._unsent, None
+            raise error
+        if self._ahead and self._ahead[0] == line:
+            self._ahead.popleft()
+        else:
+            self._drop_ahead()
+            self._ensure_started()
+            self._write(line, self.limits.call_seconds, late)
         reply = self._receive(self.limits.call_seconds, late)
         try:
             return call_outcome(reply, args)
@@ -301,6 +365,25 @@ class Sandbox:
         return (f"the time one call may take ({self.limits.call_cpu_seconds:g} s of CPU time, "
                 f"{_seconds(self.limits.call_seconds)} in all) while calling {function}")
 
-    def caller(self, function: str):
+    def caller(self, function: str) -> SandboxCaller:
         """A `Caller` for the suites: ``caller(args)`` calls ``function``."""
-        return lambda args: self.call(function, args)
+        return SandboxCaller(self, function)
+
+
+@dataclass(frozen=True)
+class SandboxCaller:
+    """``caller(args)`` calls the function in the sandbox; ``caller.expect(calls)`` sends the
+    calls about to be made at once (`Sandbox.expect`)."""
+
+    box: Sandbox
+    function: str
+
+    def __call__(self, args: list) -> Outcome:
+        return self.box.call(self.function, args)
+
+    def expect(self, calls: list[list]) -> None:
+        self.box.expect(self.function, calls)
+
+
+def _line(message) -> bytes:
+    return (json.dumps(message) + "\n").encode()

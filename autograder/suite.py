@@ -111,10 +111,53 @@ class CheckFailed(AssertionError):
         self.failure = failure
 
 
+class Examples:
+    """The examples a property check tries when every one passes: drawn by Hypothesis once per
+    process (``draw``), unless given first from the store (`autograder.example_cache`); and
+    the arguments of the first call the check makes on each (``first``, see `ahead`)."""
+
+    def __init__(self, draw: Callable[[], list], first: Callable[[Any], list | None]):
+        self._draw = draw
+        self._first = first
+        self._examples: list | None = None
+        self._ahead: dict[int, list | None] = {}  # first calls that depend on no seed
+
+    def __call__(self) -> list:
+        if self._examples is None:
+            self._examples = self._draw()
+        return self._examples
+
+    def drawn(self) -> list:
+        """Draw them with Hypothesis, whatever was given (what the store keeps)."""
+        return self._draw()
+
+    def give(self, examples: list) -> None:
+        """Use ``examples``, exactly what `drawn` gives, instead of drawing them."""
+        self._examples = examples
+        self._ahead.clear()
+
+    def ahead(self, start: int, stop: int) -> list[list]:
+        """The first calls the check makes on examples ``start`` to ``stop``, in order (none for
+        an example it stops on without calling). Worked out once, unless the seed varies them."""
+        calls = []
+        for position, example in enumerate(self()[start:stop], start):
+            if position in self._ahead:
+                args = self._ahead[position]
+            else:
+                reads = _SEED_READS[0]
+                args = self._first(example)
+                if _SEED_READS[0] == reads:
+                    self._ahead[position] = args
+            if args is not None:
+                calls.append(args)
+        return calls
+
+
 @dataclass(frozen=True)
 class Check:
     name: str
     run: Callable[[Caller], None]
+    examples: Examples | None = None  # a property check's examples
 
 
 @dataclass(frozen=True)
@@ -187,10 +230,25 @@ class GroupCaller:
                 self._fatal = exc
             raise
 
+    def expect(self, calls: list[list]) -> None:
+        """The calls coming next, in order (see `expect`)."""
+        if self._fatal is None:
+            expect(self._call, calls)
+
+
+def expect(call: Caller, calls: list[list]) -> None:
+    """Tell ``call`` the calls about to be made through it, in order, so that a caller with a
+    pipe can send them all at once (`autograder.sandbox.Sandbox.expect`); the calls themselves
+    are made as before, one by one, and anything else may come instead."""
+    ahead = getattr(call, "expect", None)
+    if ahead is not None:
+        ahead(calls)
+
 
 # --- hidden edge cases vary per student -----------------------------------------------------
 
 _SEED: ContextVar[str] = ContextVar("seed", default="")
+_SEED_READS = [0]  # how often `variation` was asked: a computation that asked depends on the seed
 
 
 def seed_key(student: str, assignment: str) -> str:
@@ -213,6 +271,7 @@ def variation(args: list) -> random.Random | None:
 
     It depends on the seed and the example alone, so the sides of one example and a regrade
     of the same student's work vary it alike."""
+    _SEED_READS[0] += 1
     key = _SEED.get()
     if not key:
         return None
@@ -313,14 +372,23 @@ def common_misconceptions(lesson: str) -> dict[str, Misconception]:
     }
 
 
-def call_or_fail(call: Caller, check: str, function: str, args: list, expected: str,
+Expected = str | Callable[[], str]  # what a failure says was expected, or how to say it
+
+
+def said(expected: Expected) -> str:
+    """The words of ``expected``, worked out only for a failure that shows them."""
+    return expected if isinstance(expected, str) else expected()
+
+
+def call_or_fail(call: Caller, check: str, function: str, args: list, expected: Expected,
                  misconceptions: dict[str, Misconception]) -> Outcome:
     """Call the student's function; turn an error into a failure pointing at its misconception."""
     try:
         return call(args)
     except StudentError as exc:
         key = "missing" if exc.kind == "missing" else "crash"
-        raise fail(check, function, args, exc.describe(), expected, misconceptions[key]) from exc
+        raise fail(check, function, args, exc.describe(), said(expected),
+                   misconceptions[key]) from exc
 
 
 def _same_examples_everywhere() -> None:
@@ -374,7 +442,7 @@ class Answer:
         return show(self.value)
 
 
-def answer(call: Caller, check: str, function: str, args: list, expected: str,
+def answer(call: Caller, check: str, function: str, args: list, expected: Expected,
            misconceptions: dict[str, Misconception]) -> Answer:
     """Call a function that may raise on purpose; a timeout, crash or missing function fails."""
     try:
@@ -385,7 +453,8 @@ def answer(call: Caller, check: str, function: str, args: list, expected: str,
         if exc.kind == "not-plain":
             return Answer(not_plain=exc.detail)
         key = "missing" if exc.kind == "missing" else "crash"
-        raise fail(check, function, args, exc.describe(), expected, misconceptions[key]) from exc
+        raise fail(check, function, args, exc.describe(), said(expected),
+                   misconceptions[key]) from exc
     return Answer(result.value, result.args_after, warnings=result.warnings)
 
 
@@ -445,6 +514,9 @@ class Transcript:
         self.entries.append((sent, _said(outcome)))
         return outcome
 
+    def expect(self, calls: list[list]) -> None:
+        expect(self._call, calls)
+
     @property
     def repeatable(self) -> bool:
         """Did every call come back without a timeout, crash or interference?"""
@@ -484,6 +556,41 @@ def _answers_alike(call: Caller, made: list[tuple[str, str]],
 
 
 MAX_REMEMBERED_FAILURES = 16
+BATCH = 16  # examples whose calls a replay announces at once (`expect`)
+
+
+class _Called(BaseException):
+    """Raised by `first_call`'s caller, through the check's code, with the call's arguments."""
+
+
+def plain_copy(value: Any) -> Any:
+    """A deep copy of ``value``, quick for plain data (lists, tuples, dicts and scalars)."""
+    kind = type(value)
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    if kind is list:
+        return [plain_copy(item) for item in value]
+    if kind is dict:
+        return {plain_copy(key): plain_copy(item) for key, item in value.items()}
+    if kind is tuple:
+        return tuple(plain_copy(item) for item in value)
+    return copy.deepcopy(value)
+
+
+def first_call(body: Callable[[Caller, Any], None], example: Any) -> list | None:
+    """The arguments ``body`` calls the function with first on ``example``; None when it
+    stops without calling (the calls are plain data, worked out by the trusted side alone)."""
+
+    def called(args: list) -> Outcome:
+        raise _Called(args)
+
+    try:
+        body(called, plain_copy(example))
+    except _Called as exc:
+        return exc.args[0]
+    except Exception:  # noqa: BLE001 - the check itself will say why, when it is run
+        return None
+    return None
 
 
 def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Caller, Any], None],
@@ -506,11 +613,13 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
     When an earlier check of the group has failed (the group's points are lost already), a
     failing answer is shown the smallest of the replayed examples it fails, without a search.
     """
-    generated: list[Any] = []
     failed_searches: list[tuple[list[tuple[str, str]], Failure]] = []  # most recent first
 
     def search_with(call: Caller | None, seen: list[Any]) -> None:
-        """Hypothesis's search; with no ``call``, only note the examples it generates."""
+        """Hypothesis's search; with no ``call``, only note the examples it generates.
+
+        The source of ``search`` below seeds Hypothesis (derandomised): an edit to it, even a
+        reordering, draws other examples, in the notebook and the grader alike."""
         fatal: list[CheckFailed] = []
 
         @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
@@ -541,24 +650,31 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
         if fatal:
             raise fatal[0]
 
-    def examples() -> list[Any]:
-        """The examples the search tries when every one passes (generated once)."""
-        if not generated:
-            search_with(None, generated)
+    def generate() -> list[Any]:
+        """The examples the search tries when every one passes."""
+        generated: list[Any] = []
+        search_with(None, generated)
         return generated
 
+    examples = Examples(generate, lambda example: first_call(body, example))
+
     def replay(call: Caller, every: bool = False) -> list[tuple[Any, Failure]]:
-        """Run the examples in order; the failures (the first only, unless ``every``)."""
+        """Run the examples in order; the failures (the first only, unless ``every``).
+
+        The calls of each `BATCH` of examples are announced before they are made (`expect`)."""
         failures = []
-        for example in examples():
-            try:
-                body(call, copy.deepcopy(example))
-            except CheckFailed as exc:
-                if isinstance(exc.__cause__, StudentError) and exc.__cause__.fatal:
-                    raise
-                failures.append((example, exc.failure))
-                if not every:
-                    break
+        drawn = examples()
+        for start in range(0, len(drawn), BATCH):
+            expect(call, examples.ahead(start, start + BATCH))
+            for example in drawn[start:start + BATCH]:
+                try:
+                    body(call, plain_copy(example))
+                except CheckFailed as exc:
+                    if isinstance(exc.__cause__, StudentError) and exc.__cause__.fatal:
+                        raise
+                    failures.append((example, exc.failure))
+                    if not every:
+                        return failures
         return failures
 
     def known_failure(call: Caller, made: list[tuple[str, str]]) -> Failure | None:
@@ -568,8 +684,12 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
                 return failure
         return None
 
-    def search(call: Caller) -> None:
+    def search(call: Caller, failing: Any) -> None:
+        """The real search, whose calls up to the ``failing`` example the replay found are
+        announced (`expect`): the search tries the same examples first."""
         transcript = Transcript(call)
+        upto = next((n for n, e in enumerate(examples()) if e is failing), -1) + 1
+        expect(transcript, examples.ahead(0, upto))
         try:
             search_with(transcript, [])
         except CheckFailed as exc:
@@ -585,11 +705,12 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
                 raise CheckFailed(min(failures, key=lambda found: len(repr(found[0])))[1])
             return
         made = Transcript(call)
-        if not replay(made):
+        failed = replay(made)
+        if not failed:
             return
         failure = known_failure(call, made.entries)
         if failure is not None:
             raise CheckFailed(failure)
-        search(call)
+        search(call, failed[0][0])
 
-    return Check(name, run)
+    return Check(name, run, examples)

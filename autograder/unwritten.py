@@ -37,4 +37,4 @@ def explain(check: Check, function: str) -> Check:
             said = Misconception(KEY, sentence(function), failure.misconception.lesson)
             raise CheckFailed(replace(failure, misconception=said)) from None
 
-    return Check(check.name, run)
+    return replace(check, run=run)

@@ -128,3 +128,101 @@ def test_the_feedback_does_not_depend_on_which_clock_ran_out_first():
     assert by_cpu.describe() == by_wall.describe() == (
         "it did not return within the time one call may take (0.2 s of CPU time, 3 seconds in "
         "all) while calling f (an endless loop?)")
+
+
+# --- calls sent ahead (`Sandbox.expect`) -----------------------------------------------------
+
+LOOPS_ON_3 = "def f(x):\n    while x == 3:\n        pass\n    return x\n"
+SLEEPS_ON_3 = "import time\ndef f(x):\n    if x == 3:\n        time.sleep(600)\n    return x\n"
+EXITS_ON_3 = "import os\ndef f(x):\n    if x == 3:\n        os._exit(1)\n    return x\n"
+AHEAD_LIMITS = Limits(call_seconds=1, call_cpu_seconds=0.2, restarts=1)
+
+
+def answers(box: Sandbox, *xs: int) -> list:
+    return [box.call("f", [x]).value for x in xs]
+
+
+def test_calls_sent_ahead_come_back_to_their_own_calls():
+    with Sandbox(["def f(x):\n    return x * 10\n"], AHEAD_LIMITS) as box:
+        box.call("f", [0])
+        box.expect("f", [[1], [2], [3]])
+        # the next one sent, then one never sent (the rest are dropped), then the usual way
+        assert answers(box, 1, 7, 2, 3) == [10, 70, 20, 30]
+
+
+def test_a_call_sent_ahead_keeps_its_own_cpu_and_wall_limits():
+    for cells, clock in ((LOOPS_ON_3, "cpu"), (SLEEPS_ON_3, "wall")):
+        with Sandbox([cells], AHEAD_LIMITS) as box:
+            box.call("f", [0])
+            box.expect("f", [[1], [2], [3], [4]])
+            assert answers(box, 1, 2) == [1, 2]
+            try:
+                box.call("f", [3])
+            except StudentError as exc:
+                assert (exc.kind, exc.clock) == ("timeout", clock), cells
+                assert "0.2 s of CPU time, 1 second in all) while calling f" in exc.describe()
+            else:
+                raise AssertionError("the call returned")
+            assert answers(box, 4) == [4]  # a fresh worker, as after any timeout
+
+
+def test_a_call_sent_ahead_and_never_made_costs_the_student_nothing():
+    """Code that loops, sleeps or dies on a call the grader sent ahead but did not need is
+    never blamed for it: no failure, no restart used up."""
+    for cells in (LOOPS_ON_3, SLEEPS_ON_3, EXITS_ON_3):
+        with Sandbox([cells], AHEAD_LIMITS) as box:
+            box.call("f", [0])
+            for _ in range(AHEAD_LIMITS.restarts + 2):
+                box.expect("f", [[1], [3]])
+                assert answers(box, 1, 5) == [1, 5], cells
+
+
+def test_a_replay_in_the_sandbox_sends_its_examples_in_batches(monkeypatch):
+    writes = []
+    write = Sandbox._write
+    monkeypatch.setattr(Sandbox, "_write", lambda self, lines, *rest, **named: (
+        writes.append(lines.count(b"\n")), write(self, lines, *rest, **named))[1])
+    numbers = st.integers(0, 1000)
+    with Sandbox(["def f(x):\n    return x % 11\n"], Limits()) as box:
+        sandboxed = run_group(Group("g", "", (property_check("p", numbers, small_numbers_only),)),
+                              box.caller("f"))
+    in_process = run_group(Group("g", "", (property_check("q", numbers, small_numbers_only),)),
+                           in_process_caller(lambda x: x % 11))
+    assert sandboxed.ok and in_process.ok
+    calls = sum(writes[1:])  # the first message runs the cells
+    assert calls >= 50 and len(writes) - 1 <= calls // 10, writes
+
+
+def test_a_replay_in_the_sandbox_fails_as_one_in_process_does():
+    numbers = st.integers(0, 1000)
+    check = property_check("same", numbers, small_numbers_only)
+    with Sandbox(["def f(x):\n    return x\n"], Limits()) as box:
+        sandboxed = run_group(Group("g", "", (check,)), box.caller("f"))
+    fresh = property_check("same", numbers, small_numbers_only)  # nothing remembered
+    in_process = run_group(Group("g", "", (fresh,)), in_process_caller(echo))
+    assert [f.call for f in sandboxed.failures] == [f.call for f in in_process.failures] \
+        == ["f(11)"]
+
+
+def test_calls_worked_out_ahead_are_kept_only_when_no_seed_varies_them():
+    from autograder.suite import Examples, seeded, variation
+
+    worked: list[int] = []
+
+    def plain(example: int) -> list:
+        worked.append(example)
+        return [example]
+
+    def varied(example: int) -> list:
+        rng = variation([example])
+        return [example + (rng.randint(1, 9) if rng else 0)]
+
+    kept = Examples(lambda: [1, 2, 3], plain)
+    assert kept.ahead(0, 3) == kept.ahead(0, 3) == [[1], [2], [3]]
+    assert worked == [1, 2, 3]  # once
+    per_student = Examples(lambda: [1, 2, 3], varied)
+    with seeded("a\0s001"):
+        first = per_student.ahead(0, 3)
+    with seeded("a\0s002"):
+        second = per_student.ahead(0, 3)
+    assert first != second and per_student.ahead(0, 3) == [[1], [2], [3]]

@@ -511,7 +511,19 @@ def cmd_release(args: argparse.Namespace) -> int:
     for exercise in load().exercises:
         release(exercise.name, ROOT)
         console.print(f"released {exercise.release.relative_to(ROOT)}")
+    _store_examples()
     return 0
+
+
+def _store_examples() -> None:
+    """Draw the property checks' examples once for this version of the grader, for grading."""
+    from autograder import example_cache
+
+    drawn = example_cache.prepare()
+    where = example_cache.path().relative_to(ROOT) if example_cache.path().is_relative_to(
+        ROOT) else example_cache.path()
+    console.print(f"property examples: {drawn} checks drawn and stored in {where}" if drawn
+                  else f"property examples: already stored in {where}")
 
 
 def cmd_gradescope(args: argparse.Namespace) -> int:
@@ -778,7 +790,8 @@ def parser() -> argparse.ArgumentParser:
     _regrade_options(grade)
     _limit_options(grade)
     grade.set_defaults(run=cmd_grade)
-    sub.add_parser("release", help="regenerate exercises/ with nbgrader").set_defaults(
+    sub.add_parser("release", help="regenerate exercises/ with nbgrader (and store the property "
+                   "checks' examples for grading)").set_defaults(
         run=cmd_release)
     gradescope = sub.add_parser(
         "gradescope", help="build a Gradescope autograder zip for one assignment",

@@ -1,0 +1,121 @@
+"""The property checks' stored examples: exactly what Hypothesis draws, or not used at all.
+
+A grade must not depend on the store: its examples decode to exactly what was drawn (tuples
+stay tuples, dict keys keep their types and order), a store made for other code is never read,
+and a damaged or foreign file is ignored and drawn again.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from autograder import example_cache
+from autograder.suites import load
+
+SUITE = "pack"  # a suite with property checks, small enough to draw in a test
+
+
+def same(a, b) -> bool:
+    """Equal, with the same types all the way down (1 == 1.0 == True is not enough)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) in (list, tuple):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if type(a) is dict:
+        return same(list(a), list(b)) and all(same(a[k], b[k]) for k in a)
+    if type(a) is float and math.isnan(a):
+        return math.isnan(b)
+    return a == b and (type(a) is not float or math.copysign(1, a) == math.copysign(1, b))
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """A store of its own, and suites not yet given their examples in this process."""
+    monkeypatch.setattr(example_cache, "FOLDER", tmp_path)
+    monkeypatch.setattr(example_cache, "_prepared", set())
+    return tmp_path
+
+
+def checks() -> dict:
+    return dict(example_cache.property_checks(SUITE, load(SUITE)))
+
+
+@pytest.mark.parametrize("value", [
+    (1, [2.5, -0.0, float("inf"), float("nan")], {"a": (True, None)}),
+    {3: "x", (1, "y"): [{}], "z": ()},
+    ["\ud800 lone surrogate", 10**40, -7, {"float": "nan"}, {"tuple": []}],
+])
+def test_an_example_decodes_to_exactly_what_was_encoded(value):
+    import json
+
+    assert same(example_cache.decode(json.dumps(example_cache.encode(value))), value)
+
+
+def test_what_cannot_be_stored_exactly_is_refused():
+    with pytest.raises(example_cache.Unstorable):
+        example_cache.encode({"a": {1, 2}})
+
+
+def test_the_stored_examples_are_the_ones_hypothesis_draws(store):
+    drawn = {place: examples.drawn() for place, examples in checks().items()}
+    assert drawn and example_cache.prepare([SUITE]) == len(drawn)
+    stored = example_cache.read(example_cache.path())
+    assert set(stored) == set(drawn)
+    for place, examples in checks().items():
+        assert same(stored[place], drawn[place]), place
+        assert same(examples(), drawn[place]), place  # what the check now replays
+
+
+def test_a_changed_suite_has_a_store_of_its_own(store, tmp_path, monkeypatch):
+    source = tmp_path / "pack.py"
+    source.write_text("SUITE = 1\n")
+    monkeypatch.setattr(example_cache, "sources", lambda: iter([("pack.py", source)]))
+    example_cache.key.cache_clear()
+    try:
+        before = example_cache.key()
+        source.write_text("SUITE = 2\n")
+        example_cache.key.cache_clear()
+        assert example_cache.key() != before
+    finally:
+        example_cache.key.cache_clear()
+
+
+def test_a_store_made_for_other_code_is_not_read(store, monkeypatch):
+    example_cache.prepare([SUITE])
+    file = example_cache.path()
+    assert example_cache.read(file)
+    monkeypatch.setattr(example_cache, "key", lambda: "another version of the grader")
+    assert example_cache.read(file) == {}
+
+
+@pytest.mark.parametrize("damage", ["truncated", "one byte changed", "not json", "foreign",
+                                    "empty", "a folder"])
+def test_a_damaged_or_foreign_store_is_ignored_and_drawn_again(store, damage):
+    example_cache.prepare([SUITE])
+    file = example_cache.path()
+    data = file.read_bytes()
+    header, _, body = data.partition(b"\n")
+    file.unlink()
+    if damage == "a folder":
+        file.mkdir()
+    else:
+        file.write_bytes({
+            "truncated": data[:len(data) // 2],
+            "one byte changed": header + b"\n" + body.replace(b"1", b"2", 1),
+            "not json": b"\x00\xff" * 100,
+            "foreign": header + b"\n" + body[:0] + b'[["pack/x/0/y", [{"set": [1]}]]]',
+            "empty": b"",
+        }[damage])
+    assert example_cache.read(file) == {}
+    example_cache._prepared.clear()
+    assert example_cache.prepare([SUITE]) == len(checks())  # drawn again
+    for examples in checks().values():
+        assert same(examples(), examples.drawn())
+
+
+def test_a_failed_write_leaves_nothing_behind(store):
+    example_cache.path().mkdir()  # where the file should go
+    example_cache.prepare([SUITE])
+    assert [p.name for p in store.iterdir()] == [example_cache.path().name]
