@@ -91,7 +91,8 @@ def require_browser() -> None:
 @contextlib.contextmanager
 def chromium_process() -> Iterator:
     """One headless Chromium for a module's tests: each asks it for a fresh context with
-    ``chromium(browser)`` instead of starting a browser of its own."""
+    ``chromium(browser)`` instead of starting a browser of its own. Until it ends, the thread
+    holds Playwright's running event loop: no asyncio.run, and no second chromium(), meanwhile."""
     require_browser()
     from playwright.sync_api import sync_playwright
 

@@ -146,7 +146,9 @@ def served(book):
 
 @pytest.fixture(scope="module")
 def one_chromium():
-    """One Chromium for the module; each test takes a fresh context of it (browser.chromium)."""
+    """One Chromium for the module; each test takes a fresh context of it (browser.chromium).
+    While it runs, this thread has Playwright's event loop: every test of the module drives the
+    browser through it (none calls asyncio.run or starts a Playwright of its own)."""
     with chromium_process() as running:
         yield running
 
