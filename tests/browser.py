@@ -44,6 +44,7 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+VIEWPORT = {"width": 1280, "height": 900}  # a laptop
 ARTIFACTS = ROOT / "test-artifacts" / "screenshots"  # gitignored; CI keeps it as an artifact
 WAIT_MS = 60_000  # longest wait for one thing to appear (2 cores, tests in parallel)
 # A page function: the open notebook shows all its ``cells`` and its kernel is idle.
@@ -88,8 +89,34 @@ def require_browser() -> None:
 
 
 @contextlib.contextmanager
-def chromium(**context_options) -> Iterator:
-    """A headless Chromium context with a fresh profile; closed (and the profile removed) after."""
+def chromium_process() -> Iterator:
+    """One headless Chromium for a module's tests: each asks it for a fresh context with
+    ``chromium(browser)`` instead of starting a browser of its own. Until it ends, the thread
+    holds Playwright's running event loop: no asyncio.run, and no second chromium(), meanwhile."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS,
+                                             headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextlib.contextmanager
+def chromium(browser=None, **context_options) -> Iterator:
+    """A headless Chromium context with a fresh profile; closed (and the profile removed) after.
+    Given ``browser`` (chromium_process), a fresh context of that browser instead."""
+    if browser is not None:
+        context = browser.new_context(viewport=VIEWPORT, **context_options)
+        context.set_default_timeout(WAIT_MS)
+        try:
+            yield context
+        finally:
+            context.close()
+        return
     require_browser()
     from playwright.sync_api import sync_playwright
 
@@ -100,7 +127,7 @@ def chromium(**context_options) -> Iterator:
             executable_path=str(CHROMIUM),
             args=FLAGS,
             headless=True,
-            viewport={"width": 1280, "height": 900},
+            viewport=VIEWPORT,
             **context_options,
         )
         context.set_default_timeout(WAIT_MS)

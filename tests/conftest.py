@@ -146,3 +146,20 @@ def released_course(tmp_path_factory, worker_id) -> Path:
         release("*", folder)
 
     return built_once(tmp_path_factory, worker_id, "released-course", build)
+
+
+@pytest.fixture(scope="session")
+def released_greedy_pack(tmp_path_factory, worker_id) -> Path:
+    """A course folder in which one `nbgrader generate_assignment` released 02-greedy-pack alone
+    (solutions/, exercises/, gradebook.db), built once per test session: the gradebook, feedback
+    and feedback-route tests each copy it instead of releasing it again."""
+    from packlab.course.release import release
+
+    exercise = COURSE.exercise("02-greedy-pack")
+
+    def build(folder: Path) -> None:
+        shutil.copytree(ROOT / "solutions" / exercise.name, folder / "solutions" / exercise.name)
+        shutil.copy(ROOT / "nbgrader_config.py", folder)
+        release(exercise.name, folder)
+
+    return built_once(tmp_path_factory, worker_id, "released-02-greedy-pack", build)

@@ -16,7 +16,14 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from browser import chromium, is_loopback, require_browser, screenshot_path, static_server
+from browser import (
+    chromium,
+    chromium_process,
+    is_loopback,
+    require_browser,
+    screenshot_path,
+    static_server,
+)
 
 from packlab.course.manifest import load
 
@@ -138,16 +145,25 @@ def served(book):
 
 
 @pytest.fixture(scope="module")
+def one_chromium():
+    """One Chromium for the module; each test takes a fresh context of it (browser.chromium).
+    While it runs, this thread has Playwright's event loop: every test of the module drives the
+    browser through it (none calls asyncio.run or starts a Playwright of its own)."""
+    with chromium_process() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
 def shots() -> dict[str, bytes]:
     """The screenshots this run took (also saved as artifacts), by name."""
     return {}
 
 
 @pytest.fixture(scope="module")
-def visits(book, pages, served, shots) -> dict[str, Visit]:
+def visits(book, pages, served, shots, one_chromium) -> dict[str, Visit]:
     """Open every page once, recording what each one asked for and what went wrong."""
     result = {}
-    with chromium() as context:
+    with chromium(one_chromium) as context:
         # Nothing may leave the machine: block it, and say which page asked for it.
         context.route(lambda url: not is_loopback(url), lambda route: route.abort())
         for rel in pages:
@@ -316,10 +332,10 @@ def test_screenshots_were_saved(visits, shots):
 SIDEBAR = "() => [...document.querySelectorAll('nav.bd-docs-nav a')].map(a => a.innerText.trim())"
 
 
-def test_the_sidebar_lists_every_lesson_title_in_one_form(pages, served):
+def test_the_sidebar_lists_every_lesson_title_in_one_form(pages, served, one_chromium):
     from test_lesson_titles import heading
 
-    with chromium() as context:
+    with chromium(one_chromium) as context:
         page = context.new_page()
         page.set_viewport_size(WIDE)
         page.goto(f"{served}/{intro_page(pages)}", wait_until="load")
@@ -330,11 +346,11 @@ def test_the_sidebar_lists_every_lesson_title_in_one_form(pages, served):
     assert shown == wanted, f"the sidebar shows {shown}"
 
 
-def test_no_code_block_is_cut_off_at_the_right_edge(pages, served, visits):
+def test_no_code_block_is_cut_off_at_the_right_edge(pages, served, visits, one_chromium):
     """On every page, at a laptop's 1280 px and a phone's 390 px, code and output wrap."""
     cut = {f"{rel} at {width} px": found for rel, v in visits.items()
            for width, found in v.cut_off.items() if found}
-    with chromium() as context:
+    with chromium(one_chromium) as context:
         page = context.new_page()
         page.set_viewport_size(NARROW)
         page.goto(f"{served}/{intro_page(pages)}", wait_until="load")
@@ -389,10 +405,10 @@ PREDICTIONS = """() => [...new Set([...document.querySelectorAll('details > summ
 })"""
 
 
-def test_predicted_output_shows_only_when_opened(pages, served):
+def test_predicted_output_shows_only_when_opened(pages, served, one_chromium):
     """Each predict-the-output cell's printed answer is hidden until the reader opens it."""
     found = {}
-    with chromium() as context:
+    with chromium(one_chromium) as context:
         page = context.new_page()
         for lesson in COURSE.lessons:
             page.goto(f"{served}/{page_for(pages, lesson.slug)}", wait_until="domcontentloaded")
@@ -522,9 +538,9 @@ def test_no_page_is_wider_than_a_phone(visits):
     assert not wide, "pages wider than a 390 px phone:\n" + report(wide)
 
 
-def test_printed_tables_scroll_inside_their_box_on_a_phone(visits, pages, served):
+def test_printed_tables_scroll_inside_their_box_on_a_phone(visits, pages, served, one_chromium):
     bad = {rel: v.phone["tables"] for rel, v in visits.items() if v.phone["tables"]}
-    with chromium() as context:
+    with chromium(one_chromium) as context:
         page = context.new_page()
         page.set_viewport_size(NARROW)
         page.goto(f"{served}/{page_for(pages, COURSE.lessons[6].slug)}", wait_until="load")
@@ -540,9 +556,9 @@ def test_wrapped_code_keeps_its_indentation_on_a_phone(visits):
                      + report(bad))
 
 
-def test_a_tap_opens_a_shrunk_figure_at_full_size(visits, pages, served):
+def test_a_tap_opens_a_shrunk_figure_at_full_size(visits, pages, served, one_chromium):
     bad = {rel: v.zoom for rel, v in visits.items() if v.zoom}
-    with chromium() as context:
+    with chromium(one_chromium) as context:
         page = context.new_page()
         page.set_viewport_size(NARROW)
         page.goto(f"{served}/{page_for(pages, COURSE.lessons[9].slug)}", wait_until="load")
@@ -578,10 +594,10 @@ def visible_menu_button(page):
     return buttons.first
 
 
-def test_the_menu_opens_and_closes_the_sidebar_on_a_phone(book, pages, served):
+def test_the_menu_opens_and_closes_the_sidebar_on_a_phone(book, pages, served, one_chromium):
     """Served over HTTP and opened from the disk (file://) alike."""
     lesson = page_for(pages, COURSE.lessons[9].slug)
-    with chromium() as context:
+    with chromium(one_chromium) as context:
         page = context.new_page()
         page.set_viewport_size(NARROW)
         for base, rel in ((served, intro_page(pages)), (served, lesson),
@@ -607,8 +623,8 @@ def test_the_menu_opens_and_closes_the_sidebar_on_a_phone(book, pages, served):
             assert not any(page.evaluate(LESSON_LINKS)), f"{rel}: a tap beside it left it open"
 
 
-def test_the_menu_hides_and_shows_the_sidebar_on_a_laptop(pages, served):
-    with chromium() as context:
+def test_the_menu_hides_and_shows_the_sidebar_on_a_laptop(pages, served, one_chromium):
+    with chromium(one_chromium) as context:
         page = context.new_page()
         page.set_viewport_size(WIDE)
         page.goto(f"{served}/{intro_page(pages)}", wait_until="load")
@@ -627,9 +643,9 @@ def test_the_menu_hides_and_shows_the_sidebar_on_a_laptop(pages, served):
         assert all(page.evaluate(LESSON_LINKS)), "☰ did not show the sidebar again"
 
 
-def test_one_search_box(pages, served):
+def test_one_search_box(pages, served, one_chromium):
     found = {}
-    with chromium() as context:
+    with chromium(one_chromium) as context:
         page = context.new_page()
         for size in (NARROW, WIDE):
             page.set_viewport_size(size)
@@ -650,7 +666,7 @@ REVEAL_STATE = """(answer) => [...document.querySelectorAll('main details.packla
         pre => pre.checkVisibility() && pre.textContent.includes(answer))}))"""
 
 
-def test_a_folded_answer_stays_hidden_in_the_book_until_opened(pages, served):
+def test_a_folded_answer_stays_hidden_in_the_book_until_opened(pages, served, one_chromium):
     """Every %%reveal box of a lesson page is closed; the book's styles and scripts leave it so,
     and it opens on a click, with Enter and with Space. (A lesson's own box, and one made here
     by packlab.course.reveal and put into a built lesson page, so that the check bites before
@@ -658,7 +674,7 @@ def test_a_folded_answer_stays_hidden_in_the_book_until_opened(pages, served):
     from packlab.course.reveal import Answer
 
     answer = "folded answer 4242"
-    with chromium() as context:
+    with chromium(one_chromium) as context:
         page = context.new_page()
         page.goto(f"{served}/{page_for(pages, COURSE.lessons[1].slug)}", wait_until="load")
         page.evaluate("(box) => document.querySelector('main').insertAdjacentHTML("
@@ -683,12 +699,12 @@ def test_a_folded_answer_stays_hidden_in_the_book_until_opened(pages, served):
             assert not any(box["open"] for box in boxes), (lesson.slug, boxes)
 
 
-def test_a_lesson_page_has_no_serious_accessibility_violation(pages, served):
+def test_a_lesson_page_has_no_serious_accessibility_violation(pages, served, one_chromium):
     """axe-core (offline, from the axe-playwright-python wheel) on lesson 02's page: no serious
     or critical violation (its quiz, static pictures with alt, code and prose)."""
     from browser import serious_violations
 
-    with chromium() as context:
+    with chromium(one_chromium) as context:
         page = context.new_page()
         page.goto(f"{served}/{page_for(pages, COURSE.lessons[1].slug)}", wait_until="load")
         problems = serious_violations(page)

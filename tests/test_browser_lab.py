@@ -7,7 +7,8 @@ The server is the one `make lab` starts (`packlab lab`, on a free port with a ra
 fresh workspace); the browser is headless Chromium driven by Playwright. For lesson 02's budget
 slider and lesson 04's drop curve the test runs every cell from JupyterLab's Run menu, checks the
 view shows what packlab computes for the slider's budget, moves the slider with the keyboard, and
-checks that the summary (taken/skipped, or lost) and the plot follow the new budget.
+checks that the summary (taken/skipped, or lost) and the plot follow the new budget. A learner
+who runs exercise 02 as handed out reads that its function is not written yet.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from browser import (
     screenshot_path,
     serious_violations,
 )
+
+from packlab.course.manifest import load
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser-lab")]
 
@@ -552,3 +555,36 @@ def test_the_quiz_is_a_named_radio_group_run_by_the_keyboard(context, lab):
     quiz.locator(".packlab-quiz-verdict", has_text=re.compile("Right|Not quite")).wait_for()
     cell.screenshot(path=screenshot_path("issue20-lab-quiz-keyboard"))
     page.close()
+
+
+def visible_check_output(page, folder, notebook: str):
+    """Open ``notebook``, run every cell, and return its visible test cell once it has output."""
+    page.goto(folder.url(f"/lab/tree/{notebook}"))
+    cells = len(nbformat.read(folder.folder / notebook, as_version=4).cells)
+    page.wait_for_function(NOTEBOOK_READY, arg=cells)
+    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").click(
+        position={"x": 5, "y": 5})
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-item").filter(
+        has=page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$"))).click()
+    cell = page.locator(".jp-CodeCell").filter(has_text='"visible")')
+    output = cell.locator(".jp-OutputArea-output")
+    output.first.wait_for(timeout=2 * WAIT_MS)
+    cell.scroll_into_view_if_needed()
+    return cell, output
+
+
+def test_the_visible_check_says_the_starter_is_not_written_yet(context, lab):
+    """A learner who runs an exercise as handed out reads that the function is not written yet,
+    in the visible test cell's output (this module's server and browser: no second server)."""
+    exercise = load().exercise("02")
+    notebook = f"exercises/{exercise.name}/{exercise.name}.ipynb"
+    page = context.new_page()
+    cell, output = visible_check_output(page, lab, notebook)
+    text = " ".join(output.all_inner_texts())
+    cell.screenshot(path=screenshot_path("issue10-after-not-written-yet"))
+    page.close()
+    assert "`pack` is not written yet: replace `raise NotImplementedError` with your code." in text
+    assert "stops with an error" not in text
+    assert "packlab hint 02`" in text
+    assert "Traceback" not in text

@@ -27,6 +27,9 @@ from packlab.course.manifest import MANIFEST
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 
+# The module's fixtures are built once only if its tests share one xdist worker.
+pytestmark = pytest.mark.xdist_group("cluster")
+
 BIN = Path(sys.executable).parent
 OPTIONS = ["--call-seconds", "1", "--setup-seconds", "5"]
 FIRST, SECOND = EXERCISES[0], EXERCISES[1]

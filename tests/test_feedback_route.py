@@ -26,7 +26,7 @@ from conftest import COURSE
 
 from autograder import gallery
 from packlab.course.manifest import ROOT
-from packlab.course.release import NBGRADER, nbgrader_env, release
+from packlab.course.release import NBGRADER, nbgrader_env
 
 EXERCISE = COURSE.exercise("02-greedy-pack")
 STUDENT = pwd.getpwuid(__import__("os").getuid()).pw_name  # nbgrader's student id: the OS user
@@ -60,16 +60,15 @@ def gradebook(course: Path):
 
 
 @pytest.fixture(scope="module")
-def term(tmp_path_factory) -> dict[str, Path]:
+def term(tmp_path_factory, released_greedy_pack) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("route")
     course, home, exchange, cache = (base / name for name in ("course", "home", "exchange",
                                                               "cache"))
-    for folder in (course, home, exchange, cache):
+    shutil.copytree(released_greedy_pack, course)  # nbgrader released 02-greedy-pack alone
+    for folder in (home, exchange, cache):
         folder.mkdir()
-    shutil.copytree(ROOT / "solutions" / EXERCISE.name, course / "solutions" / EXERCISE.name)
     config = (ROOT / "nbgrader_config.py").read_text()
     (course / "nbgrader_config.py").write_text(config + f"\nc.Exchange.root = {str(exchange)!r}\n")
-    release(EXERCISE.name, course)
     nbgrader("release_assignment", EXERCISE.name, cwd=course)
 
     student = ["--CourseDirectory.course_id=packlab", f"--Exchange.root={exchange}",

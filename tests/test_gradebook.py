@@ -27,8 +27,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autograder import gallery
-from packlab.course.manifest import ROOT
-from packlab.course.release import NBGRADER, nbgrader_env, release
+from packlab.course.release import NBGRADER, nbgrader_env
 
 EXERCISE = COURSE.exercise("02-greedy-pack")
 UNRELEASED = COURSE.exercise("01-total-tokens")
@@ -70,13 +69,10 @@ def csv_rows(path: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Path:
+def course(tmp_path_factory, released_greedy_pack) -> Path:
     """The course folder, graded by `packlab grade` (its output in course/grade.log)."""
     course = tmp_path_factory.mktemp("gradebook") / "course"
-    course.mkdir()
-    shutil.copytree(ROOT / "solutions" / EXERCISE.name, course / "solutions" / EXERCISE.name)
-    shutil.copy(ROOT / "nbgrader_config.py", course)
-    release(EXERCISE.name, course)
+    shutil.copytree(released_greedy_pack, course)  # nbgrader released 02-greedy-pack alone
 
     submitted = course / "submitted"
     submit(submitted, "ada", EXERCISE, with_answer(EXERCISE, None))

@@ -16,6 +16,9 @@ from conftest import EXERCISES, submit, with_answer
 from autograder.suite import Group
 from autograder.suites import load
 
+# The module's fixtures are built once only if its tests share one xdist worker.
+pytestmark = pytest.mark.xdist_group("hidden_split")
+
 ROOT = Path(__file__).resolve().parents[1]
 SUITES = sorted(p.stem for p in (ROOT / "autograder" / "suites").glob("[a-z]*.py"))
 PACK = next(e for e in EXERCISES if e.name == "02-greedy-pack")

@@ -24,6 +24,9 @@ from autograder.classroom import grade_class
 from autograder.isolation import Limits
 from packlab.course.manifest import MANIFEST, load
 
+# The module's fixtures are built once only if its tests share one xdist worker.
+pytestmark = pytest.mark.xdist_group("late")
+
 PACKLAB = Path(sys.executable).parent / "packlab"
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
 TOTAL, PACK = COURSE.exercise("01"), COURSE.exercise("02")

@@ -18,6 +18,9 @@ from autograder.classroom import grade_class
 from autograder.escape import for_csv, for_markdown
 from autograder.isolation import Limits
 
+# The module's fixtures are built once only if its tests share one xdist worker.
+pytestmark = pytest.mark.xdist_group("misconceptions")
+
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
 PACK, REPORT = EXERCISES[1], EXERCISES[3]  # 02-greedy-pack, 04-pack-report
 FORMULA = "=cmd|' -C calc'!A0"

@@ -21,7 +21,7 @@ from conftest import COURSE, submit, with_answer
 from autograder import gallery
 from autograder.feedback import NOTE, hide_regions
 from packlab.course.manifest import ROOT
-from packlab.course.release import NBGRADER, nbgrader_env, release
+from packlab.course.release import NBGRADER, nbgrader_env
 
 EXERCISE = COURSE.exercise("02-greedy-pack")
 SUITE_FILE = ROOT / "autograder" / "suites" / f"{EXERCISE.suite}.py"
@@ -61,12 +61,9 @@ def test_hide_regions_keeps_the_rest():
 
 
 @pytest.mark.slow
-def test_feedback_hides_hidden_tests_and_keeps_messages(tmp_path):
+def test_feedback_hides_hidden_tests_and_keeps_messages(tmp_path, released_greedy_pack):
     course_dir = tmp_path / "course"
-    course_dir.mkdir()
-    shutil.copytree(ROOT / "solutions" / EXERCISE.name, course_dir / "solutions" / EXERCISE.name)
-    shutil.copy(ROOT / "nbgrader_config.py", course_dir)
-    release(EXERCISE.name, course_dir)
+    shutil.copytree(released_greedy_pack, course_dir)  # nbgrader released 02-greedy-pack alone
 
     class_ = {
         "breaker": with_answer(EXERCISE, gallery.load("pack/break_at_first_miss").code),

@@ -13,6 +13,9 @@ from packlab.course.cli import main
 from packlab.course.manifest import ROOT
 from tests.conftest import COURSE, submit, with_answer
 
+# The module's fixtures are built once only if its tests share one xdist worker.
+pytestmark = pytest.mark.xdist_group("similarity")
+
 PACK = COURSE.exercise("02-greedy-pack")
 
 ALICE = '''def _fits(used, part, budget):

@@ -16,6 +16,9 @@ from autograder import report, submission
 from autograder.classroom import grade_class
 from autograder.isolation import Limits
 
+# The module's fixtures are built once only if its tests share one xdist worker.
+pytestmark = pytest.mark.xdist_group("unrunnable")
+
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
 PACK = COURSE.exercise("02")
 SYNTAX = "def pack(parts, budget)\n    return []\n"
