@@ -22,8 +22,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_output
 from autograder import handed_in
 from autograder.corrections import override_line
 from autograder.escape import for_markdown
+from autograder.outfolder import write_atomically
 from autograder.overrides import Override
-from autograder.report import write_atomically
 from autograder.submission import Cell, Ungradable, notebook_cells
 from packlab.course.manifest import Exercise
 

@@ -6,7 +6,7 @@ which lists the assignments with their scores from OUT/grades.csv; or, zipped,
 FOLDER/<student>.zip holding the same (index.html at its top).
 
 Student and assignment names are hostile: each stays one path component (as
-`report.submission_folder` checks), is escaped in the index (`html.escape`) and quoted in its
+`outfolder.submission_folder` checks), is escaped in the index (`html.escape`) and quoted in its
 links. Inside a bundle an assignment name becomes a folder on the student's own machine, so a
 name that cannot be a folder everywhere (Windows forbids ``\\ : * ? " < > |`` and control
 characters) is not bundled, and is reported; nothing else is lost.
@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 from autograder.escape import for_csv
 from autograder.lms import InputError, read_grades
-from autograder.report import STUDENTS, submission_folder, write_atomically
+from autograder.outfolder import STUDENTS, submission_folder, write_atomically
 
 FILES = ("feedback.html", "results.json")
 NOT_PORTABLE = re.compile(r'[\\:*?"<>|\x00-\x1f\x7f]')

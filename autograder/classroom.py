@@ -27,23 +27,24 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from autograder import cluster, example_cache, handed_in, isolation, late, record, report
+from autograder import (
+    cluster,
+    example_cache,
+    handed_in,
+    isolation,
+    late,
+    outfolder,
+    record,
+    report,
+    summary,
+)
 from autograder.corrections import Corrections, Marks, number
-from autograder.engine import Result, confinement, grade_submission
+from autograder.engine import Result, confinement
 from autograder.isolation import Limits
 from autograder.overrides import Key, Override
 from autograder.record import Graded
+from autograder.task import Task, grade_one, max_score
 from packlab.course.manifest import Exercise, load
-
-
-@dataclass(frozen=True)
-class Task:
-    student: str
-    assignment: str
-    notebook: Path | None
-    problem: str | None = None
-    submitted: Path | None = None  # SUBMITTED, when the notebook is in it: no link followed below
-
 
 SHOWN_NOTEBOOKS = 10  # a problem names at most this many of the notebooks found
 
@@ -171,35 +172,6 @@ class Regrade:
             (not self.assignments or task.assignment in self.assignments)
 
 
-def grade_task(task: Task, limits: Limits, sandboxed: bool = True,
-               groups: tuple[str, ...] | None = None) -> Result:
-    """Grade one task (every test group, or just ``groups``); never raises."""
-    return grade_one(task, limits, sandboxed, groups).result
-
-
-def grade_one(task: Task, limits: Limits, sandboxed: bool = True,
-              groups: tuple[str, ...] | None = None) -> Graded:
-    """`grade_task`, with each of the student's cells that failed to run named by its place in
-    the notebook and its first line ("cell 3 (`def pack(parts, budget)`)"), its code kept."""
-    exercise = load().exercise(task.assignment) if task.problem is None else None
-    if exercise is None:  # nothing to run: no sandbox to name
-        return Graded(Result(task.student, task.assignment, error=task.problem,
-                             max_score=_max_score(task.assignment), sandbox=""), [])
-    try:
-        result, cells = grade_submission(task.notebook, exercise, task.student, limits,
-                                         groups=groups, sandboxed=sandboxed,
-                                         below=task.submitted)
-    except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the class
-        return Graded(Result(task.student, task.assignment, max_score=exercise.max_score,
-                             error=f"the grader failed on this submission ({type(exc).__name__})",
-                             sandbox=confinement(sandboxed)), [])
-    return Graded(result, cells)
-
-
-def _max_score(assignment: str) -> int:
-    return next((e.max_score for e in load().exercises if e.name == assignment), 0)
-
-
 def _results(out: Path, task: Task) -> dict | None:
     """The task's results.json, or None if there is none that can be read (grade it again).
 
@@ -207,7 +179,7 @@ def _results(out: Path, task: Task) -> dict | None:
     about this very task.
     """
     try:
-        path = report.submission_folder(out, task.student, task.assignment) / "results.json"
+        path = outfolder.submission_folder(out, task.student, task.assignment) / "results.json"
         data = json.loads(path.read_text(encoding="utf-8"))
         extra = data["extra_data"]
         if (extra["student"], extra["assignment"]) != (task.student, task.assignment) \
@@ -249,7 +221,7 @@ def grades_row(data: dict) -> dict:
 def _unwritten(task: Task, sandboxed: bool) -> dict:
     """The row of a submission whose results could not be written (the grader's fault)."""
     return {"student": task.student, "assignment": task.assignment, "score": 0,
-            "max_score": _max_score(task.assignment), "status": "not graded",
+            "max_score": max_score(task.assignment), "status": "not graded",
             "reason": "the grader could not write this submission's results; run again",
             "sandbox": confinement(sandboxed)}
 
@@ -344,7 +316,7 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
     (`Marks`, by student and assignment; None when it could not be read): every results.json,
     feedback page and row then totals them as `nbgrader export` does.
 
-    Also writes the class's summary.md, class.json and class.png; `report.summary(rows)` is
+    Also writes the class's summary.md, class.json and class.png; `summary.summary(rows)` is
     the text to print.
     """
     limits = limits or Limits()
@@ -383,7 +355,7 @@ def _stopped(future: Future) -> BaseException | None:
 def _not_finished(out: Path, task: Task, why: BaseException, sandboxed: bool) -> Graded:
     """The result of a task whose grading stopped. Nothing of it is recorded, so the next run
     grades it again."""
-    (report.submission_folder(out, task.student, task.assignment) / record.RECORD).unlink(
+    (outfolder.submission_folder(out, task.student, task.assignment) / record.RECORD).unlink(
         missing_ok=True)
     detail = f": {why}" if isinstance(why, cluster.ClusterUnavailable) else ""
     problem = (f"grading stopped before it finished ({type(why).__name__}{detail}); "
@@ -437,7 +409,7 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
     tasks = discover(submitted)
     dates = Dates({e.name: e for e in load().exercises}, _due_dates(gradebook, course_id),
                   overrides)
-    report.remove_partial(out)  # what a killed run was writing when it died
+    outfolder.remove_partial(out)  # what a killed run was writing when it died
     records = {t: record.read(out, t.student, t.assignment) for t in tasks}
     digests = {t: record.digest(t.notebook) for t in tasks}
     why = {t: _why(t, records[t], digests[t], _results(out, t) is not None, force, regrade)
@@ -476,5 +448,5 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
         _correct(out, tasks, records, dataclasses.replace(dates, marks=marks))
         results, rows = _rows(out, tasks, why, sandboxed)
     report.write_grades(out, rows)
-    report.write_class(out, rows, results)  # summary.md, class.*
+    summary.write_class(out, rows, results)  # summary.md, class.*
     return rows

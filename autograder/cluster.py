@@ -25,17 +25,14 @@ from contextlib import contextmanager
 from functools import cache, partial
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from autograder import handed_in, isolation
 from autograder.example_cache import sources
 from autograder.handed_in import NOTEBOOK_BYTES
 from autograder.isolation import Limits
 from autograder.record import Graded
+from autograder.task import Task, grade_one
 from packlab.course.manifest import load
-
-if TYPE_CHECKING:  # classroom imports this module; it is imported back only where it is used
-    from autograder.classroom import Task
 
 SHIPPED_BYTES = NOTEBOOK_BYTES  # the largest notebook sent to a worker: the largest graded
 CONNECT_SECONDS = 10.0
@@ -234,8 +231,6 @@ def submit(executor: Executor, task: Task, limits: Limits, sandboxed: bool,
            groups: tuple[str, ...] | None) -> Future:
     """Grade ``task`` on the cluster, its notebook sent with it; what cannot be sent (or has
     nothing to grade) gets its reason here, without sending anything."""
-    from autograder.classroom import grade_one
-
     contents = task.problem if task.notebook is None else _contents(task)
     if isinstance(contents, str):
         return _done(grade_one(dataclasses.replace(task, notebook=None, problem=contents),
@@ -247,8 +242,6 @@ def submit(executor: Executor, task: Task, limits: Limits, sandboxed: bool,
 def grade_parcel(parcel: Parcel, limits: Limits, sandboxed: bool,
                  groups: tuple[str, ...] | None, expected: dict[str, str]) -> Graded:
     """Run on a worker: grade one sent submission as `grade_one` would where it was sent from."""
-    from autograder.classroom import grade_one
-
     task, state = parcel.task, worker_state(sandboxed)
     mine = state["fingerprint"]
     refusals = [describe(key, expected.get("files") if key in PARTS else expected[key],

@@ -7,7 +7,8 @@ the function for that output, so it is shown literally and never interpreted:
 - `for_terminal`: for rich's console — markup is escaped, control characters are made visible;
 - `for_csv`: for a spreadsheet cell — no cell can start a formula (OWASP "CSV injection"), and
   no control character is written raw;
-- `for_markdown`: for summary.md — inline text or a table cell, never markup or a new line.
+- `for_markdown`: for summary.md — inline text or a table cell, never markup or a new line;
+- `cut`: any of it, bounded in size, saying how much was cut.
 
 HTML pages use `html.escape` (autograder/report.py). Each function is pure: text in, text out.
 """
@@ -87,3 +88,14 @@ def for_markdown(text: object) -> str:
     text = visible(text, keep_lines=False)
     text = _MARKDOWN.sub(lambda m: "\\" + m.group(), text)
     return re.sub("[&<>]", lambda m: _ENTITIES[m.group()], text)
+
+
+NAME_CHARS = 1_000  # student and assignment names are folder names (≤ 255 bytes): never cut
+
+
+def cut(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, and how many more were cut."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} … ({len(text) - limit:,} more characters were cut)"

@@ -33,7 +33,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SAWarning
 
-from autograder import autograded, late, report
+from autograder import autograded, late, outfolder
 from autograder.corrections import Marks, marks_line, number
 from autograder.overrides import Override
 from packlab.course.manifest import Exercise, load
@@ -123,7 +123,7 @@ def in_course(course: Path | None, url: str | None = None) -> Target | None:
 
 def results(out: Path, row: dict) -> dict:
     """The results.json packlab wrote for one grades.csv row ({} when it could not be read)."""
-    path = report.submission_folder(out, row["student"], row["assignment"]) / "results.json"
+    path = outfolder.submission_folder(out, row["student"], row["assignment"]) / "results.json"
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -154,7 +154,7 @@ WRITTEN = "gradebook.json"  # beside results.json: the extra credit packlab last
 def _last_written(out: Path, student: str, assignment: str) -> float:
     """The extra credit packlab last wrote for this submission into the gradebook (the results
     in OUT are written into one course's gradebook, even when its folder is moved)."""
-    path = report.submission_folder(out, student, assignment) / WRITTEN
+    path = outfolder.submission_folder(out, student, assignment) / WRITTEN
     try:
         value = json.loads(path.read_text(encoding="utf-8"))["extra_credit"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -234,7 +234,7 @@ def _record_row(gb, target: Target, exercise: Exercise, row: dict, submitted: Pa
     last = _last_written(out, student, exercise.name)
     written.cells += _write_scores(gb, exercise, row, data, timestamp, last)
     fix = correction(data)
-    report.write_atomically(report.submission_folder(out, student, exercise.name) / WRITTEN,
+    outfolder.write_atomically(outfolder.submission_folder(out, student, exercise.name) / WRITTEN,
                             json.dumps({"gradebook": where, "extra_credit": fix}) + "\n")
     written.corrected += bool(fix)
     marks = _marks(gb, exercise, student, fix)
@@ -281,7 +281,7 @@ def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Writ
         warnings.simplefilter("ignore", SAWarning)
         for row in rows:
             exercise = exercises.get(row["assignment"])
-            if row["reason"] == report.NO_SUBMISSION or exercise is None \
+            if row["reason"] == outfolder.NO_SUBMISSION or exercise is None \
                     or not _known(gb, exercise.name, written):
                 continue  # nothing handed in (nbgrader counts 0), or not in this gradebook
             if not exportable(row["student"]):

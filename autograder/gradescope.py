@@ -219,10 +219,10 @@ def find_notebook(folder: Path, assignment: str) -> tuple[Path | None, str]:
 
 def grade_submission(assignment: str, base: Path) -> dict:
     """Grade ``base``/submission with packlab's grader; return its Gradescope results."""
-    from autograder import isolation, report
-    from autograder.classroom import Task, grade_task
+    from autograder import isolation, outfolder, report
     from autograder.engine import Result
     from autograder.isolation import Limits
+    from autograder.task import Task, grade_task
     from packlab.course.manifest import ROOT, load
 
     exercise = load().exercise(assignment)
@@ -245,7 +245,7 @@ def grade_submission(assignment: str, base: Path) -> dict:
                 result.notes.insert(0, note)
         # The same writer as `packlab grade`: its results.json is what Gradescope gets.
         report.write_submission(graded, result)
-        folder = report.submission_folder(graded, STUDENT, exercise.name)
+        folder = outfolder.submission_folder(graded, STUDENT, exercise.name)
         data = json.loads((folder / "results.json").read_text())
     data["extra_data"]["course_root"] = str(ROOT)
     return data
@@ -253,7 +253,7 @@ def grade_submission(assignment: str, base: Path) -> dict:
 
 def run(assignment: str, base: Path) -> int:
     """Grade the submission and write results/results.json; 0 unless the grader itself broke."""
-    from autograder.report import write_atomically
+    from autograder.outfolder import write_atomically
 
     data = grade_submission(assignment, base)
     write_atomically(base / "results" / "results.json", json.dumps(data, indent=2) + "\n")

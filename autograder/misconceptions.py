@@ -22,10 +22,12 @@ from importlib import import_module
 
 from autograder import unwritten
 from autograder.engine import RAN, Result
-from autograder.escape import for_csv, for_markdown
-from autograder.report import GENERIC, NAME_CHARS, UNTOUCHED, _cut
+from autograder.escape import NAME_CHARS, cut, for_csv, for_markdown
+from autograder.submission import UNTOUCHED
 from autograder.suite import NONDETERMINISTIC, Failure, Misconception
 
+# Every suite's "it stopped with an error" / "it is not there" / "it is still the starter".
+GENERIC = {"crash", "missing", unwritten.KEY}
 # `GENERIC` keys are no idea to re-teach: counted, but kept apart from the teachable ones.
 GENERIC_WORDS = "crashed or looped, had no function by that name, or was not written yet"
 FIELDS = ("key", "text", "lesson", "example")
@@ -58,9 +60,9 @@ def found(result: Result) -> list[dict]:
     listed = []
     for key in sorted(by_key):
         example = _shortest(by_key[key])
-        listed.append({"key": key, "text": _cut(example.misconception.text, TEXT_CHARS),
+        listed.append({"key": key, "text": cut(example.misconception.text, TEXT_CHARS),
                        "lesson": example.misconception.lesson,
-                       "example": _cut(example.call, EXAMPLE_CHARS)})
+                       "example": cut(example.call, EXAMPLE_CHARS)})
     return listed
 
 
@@ -104,9 +106,9 @@ def held(data: dict) -> list[dict]:
         keys = sorted({key for group in extra.get("groups", [])
                        for key in group.get("misconceptions", [])})
         listed = [from_suite(extra["assignment"], key) for key in keys]
-    return [{"key": _cut(e["key"], EXAMPLE_CHARS), "text": _cut(e["text"], TEXT_CHARS),
-             "lesson": _cut(e["lesson"], EXAMPLE_CHARS),
-             "example": _cut(e["example"], EXAMPLE_CHARS)} for e in listed]
+    return [{"key": cut(e["key"], EXAMPLE_CHARS), "text": cut(e["text"], TEXT_CHARS),
+             "lesson": cut(e["lesson"], EXAMPLE_CHARS),
+             "example": cut(e["example"], EXAMPLE_CHARS)} for e in listed]
 
 
 NOT_STARTED, DOES_NOT_RUN = "not started", "does not run"
@@ -209,8 +211,8 @@ def csv_text(results: list[dict], order: list[str]) -> str:
         listed = [{"key": said, "text": STATES[said], "lesson": "", "example": ""}] if said \
             else held(data)
         for entry in listed:
-            rows.append({"student": _cut(extra["student"], NAME_CHARS),
-                         "assignment": _cut(extra["assignment"], NAME_CHARS),
+            rows.append({"student": cut(extra["student"], NAME_CHARS),
+                         "assignment": cut(extra["assignment"], NAME_CHARS),
                          "misconception": entry["key"], "means": entry["text"],
                          "lesson": entry["lesson"], "lesson_title": lesson_title(entry["lesson"]),
                          "example_call": entry["example"]})

@@ -24,7 +24,7 @@ from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
-from autograder import report
+from autograder import outfolder, report
 from autograder.engine import GroupScore, Result
 from autograder.submission import CellProblem
 from autograder.suite import Failure, Misconception
@@ -124,12 +124,12 @@ def stamped(graded: Graded, notebook: str | None, earlier: Graded | None,
 
 def write(out: Path, graded: Graded) -> None:
     """Write the record of one submission (atomically)."""
-    folder = report.submission_folder(out, graded.result.student, graded.result.assignment)
+    folder = outfolder.submission_folder(out, graded.result.student, graded.result.assignment)
     data = {"result": dataclasses.asdict(report.bounded(graded.result)),
             "cells": [dataclasses.asdict(cell) for cell in graded.cells],
             "notebook_sha256": graded.notebook, "grader": graded.grader,
             "graded_at": graded.graded_at, "history": list(graded.history)}
-    report.write_atomically(folder / RECORD, json.dumps(data) + "\n")
+    outfolder.write_atomically(folder / RECORD, json.dumps(data) + "\n")
 
 
 def _failure(data: dict) -> Failure:
@@ -145,7 +145,7 @@ def _history(entries: object) -> tuple[dict, ...]:
 def read(out: Path, student: str, assignment: str) -> Graded | None:
     """The record of one submission, or None when there is none that can be read."""
     try:
-        path = report.submission_folder(out, student, assignment) / RECORD
+        path = outfolder.submission_folder(out, student, assignment) / RECORD
         data = json.loads(path.read_text(encoding="utf-8"))
         result = data["result"]
         groups = [GroupScore(**{**g, "failures": [_failure(f) for f in g["failures"]]})

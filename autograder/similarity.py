@@ -219,7 +219,7 @@ def find(submitted: Path, threshold: float = THRESHOLD, max_pairs: int = MAX_PAI
          ) -> list[Assignment]:
     """Every assignment under SUBMITTED, its flagged pairs and what was not compared."""
     from autograder.classroom import discover
-    from autograder.report import NO_SUBMISSION
+    from autograder.outfolder import NO_SUBMISSION
 
     exercises = {e.name: e for e in load().exercises}
     found: dict[str, tuple[Assignment, list[Answer]]] = {}
@@ -255,7 +255,7 @@ def _percent(share: float) -> str:
 
 def write_csv(out: Path, assignments: list[Assignment]) -> Path:
     """OUT/similarity.csv: one row per flagged pair, every text cell safe for a spreadsheet."""
-    from autograder.report import write_atomically
+    from autograder.outfolder import write_atomically
 
     handle = io.StringIO()
     writer = csv.writer(handle)
@@ -323,7 +323,7 @@ mark{background:#ffd54f}.cut{color:#a33}.pair{border-top:1px solid #ccc;margin-t
 
 def write_html(out: Path, assignments: list[Assignment], threshold: float) -> Path:
     """OUT/similarity.html: per assignment the flagged pairs, most similar first, side by side."""
-    from autograder.report import write_atomically
+    from autograder.outfolder import write_atomically
 
     body = "".join(_assignment_html(entry, threshold) for entry in assignments)
     page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>Similar answers</title>"

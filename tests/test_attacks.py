@@ -25,7 +25,7 @@ import pytest
 from as_user import folder, give, leftover_processes, run_as_user
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery, isolation, report
+from autograder import gallery, isolation, outfolder
 from autograder.classroom import grade_class
 from autograder.handed_in import NOTEBOOK_BYTES
 from autograder.isolation import Limits
@@ -339,7 +339,7 @@ def case_named(graded, name: str) -> Case:
 def check(graded, case: Case) -> None:
     _, rows, out, _ = graded
     row = row_of(graded, case)
-    files = report.submission_folder(out, case.student, case.exercise.name)
+    files = outfolder.submission_folder(out, case.student, case.exercise.name)
     page_text, results_text = (files / "feedback.html").read_text(), \
         (files / "results.json").read_text()
     assert len(page_text) < 200_000 and len(results_text) < 200_000

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import bundle, report
+from autograder import bundle, outfolder, report
 from autograder.engine import Result
 from packlab.course import cli
 
@@ -34,7 +34,7 @@ def out(tmp_path_factory):
                                "score": r.score, "max_score": r.max_score,
                                "status": "not graded" if r.error else "graded",
                                "reason": r.error or ""} for r in RESULTS])
-    os.symlink("/etc", out / report.STUDENTS / "ada" / "etc")
+    os.symlink("/etc", out / outfolder.STUDENTS / "ada" / "etc")
     return out
 
 
@@ -44,7 +44,7 @@ def test_folders_hold_every_feedback_page_and_an_index(out, tmp_path):
     ada = tmp_path / "ada"
     for assignment in ("01-window", "02-greedy-pack"):
         for name in bundle.FILES:
-            source = report.submission_folder(out, "ada", assignment) / name
+            source = outfolder.submission_folder(out, "ada", assignment) / name
             assert (ada / assignment / name).read_bytes() == source.read_bytes()
     assert not (ada / "etc").exists()  # a symlink in OUT is not followed
     index = (ada / "index.html").read_text(encoding="utf-8")
@@ -72,7 +72,7 @@ def test_zips_hold_the_same_files(out, tmp_path):
         names = sorted(archive.namelist())
         assert names == sorted(["index.html"] + [f"{a}/{f}" for a in ("01-window",
                                                  "02-greedy-pack") for f in bundle.FILES])
-        page = report.submission_folder(out, "ada", "01-window") / "feedback.html"
+        page = outfolder.submission_folder(out, "ada", "01-window") / "feedback.html"
         assert archive.read("01-window/feedback.html") == page.read_bytes()
     with zipfile.ZipFile(tmp_path / f"{EVIL_STUDENT}.zip") as archive:
         assert all(".." not in n and not n.startswith("/") for n in archive.namelist())

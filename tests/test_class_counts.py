@@ -14,7 +14,7 @@ import nbformat
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery, report
+from autograder import gallery, outfolder
 from autograder.classroom import grade_class
 from autograder.isolation import Limits
 
@@ -70,7 +70,7 @@ def test_the_summary_and_csv_say_so(graded):
 
 def test_the_untouched_starter_is_told_so(graded):
     out, _ = graded
-    page = (report.submission_folder(out, "untouched", FIX.name) / "feedback.html").read_text()
+    page = (outfolder.submission_folder(out, "untouched", FIX.name) / "feedback.html").read_text()
     assert "still the code the exercise was handed out with" in page
-    fixed = (report.submission_folder(out, "fixed", FIX.name) / "feedback.html").read_text()
+    fixed = (outfolder.submission_folder(out, "fixed", FIX.name) / "feedback.html").read_text()
     assert "handed out with" not in fixed

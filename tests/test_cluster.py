@@ -17,11 +17,12 @@ import pytest
 from conftest import EXERCISES, submit, with_answer
 
 from autograder import cluster, gallery
-from autograder.classroom import Task, grade_class
+from autograder.classroom import grade_class
 from autograder.engine import GroupScore, Result
 from autograder.isolation import Limits
 from autograder.record import Graded
 from autograder.suite import Failure, Misconception
+from autograder.task import Task
 from packlab.course.manifest import MANIFEST
 
 dask = pytest.importorskip("dask")

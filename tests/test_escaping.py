@@ -17,12 +17,13 @@ from markdown_it import MarkdownIt
 from rich.console import Console
 from test_report import check_gradescope
 
-from autograder import report
-from autograder.classroom import Task, _results, discover, grade_class, grades_row
+from autograder import outfolder, report, summary
+from autograder.classroom import _results, discover, grade_class, grades_row
 from autograder.engine import GroupScore, Result
 from autograder.escape import FORMULA_STARTS, for_csv, for_markdown, for_terminal, visible
 from autograder.isolation import Limits
 from autograder.suite import Failure, Misconception
+from autograder.task import Task
 from packlab.course.cli import main
 
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
@@ -212,8 +213,8 @@ def test_no_sandbox_is_said_everywhere(tmp_path):
     with open(tmp_path / "grades.csv", newline="") as handle:
         (written,) = csv.DictReader(handle)
     assert written["sandbox"] == "none (graded WITHOUT a sandbox)"
-    assert "graded WITHOUT a sandbox" in report.summary([row])
-    assert "graded WITHOUT a sandbox" in report.summary_markdown([row], {})
+    assert "graded WITHOUT a sandbox" in summary.summary([row])
+    assert "graded WITHOUT a sandbox" in summary.summary_markdown([row], {})
 
 
 def test_sandbox_column_defaults_to_bubblewrap(tmp_path):
@@ -222,7 +223,7 @@ def test_sandbox_column_defaults_to_bubblewrap(tmp_path):
     assert grades_row(data)["sandbox"] == "bubblewrap"
     del data["extra_data"]["sandbox"]  # results.json of an older run
     assert grades_row(data)["sandbox"] == "bubblewrap"
-    assert "WITHOUT" not in report.summary([grades_row(data)])
+    assert "WITHOUT" not in summary.summary([grades_row(data)])
 
 
 def test_results_of_another_task_are_not_taken(tmp_path):
@@ -246,16 +247,17 @@ def test_remove_partial_looks_in_the_new_layout(tmp_path):
     temp.parent.mkdir(parents=True)
     temp.write_text("{")
     (tmp_path / ".grades.csv.xyz").write_text("")
-    assert sorted(report.remove_partial(tmp_path)) == sorted([temp, tmp_path / ".grades.csv.xyz"])
+    assert sorted(outfolder.remove_partial(tmp_path)) == \
+        sorted([temp, tmp_path / ".grades.csv.xyz"])
     assert not temp.exists()
 
 
 def test_summary_markdown_escapes_names_and_reasons():
     rows = [{"student": "a|b\n# evil", "assignment": "<x>", "score": 0, "max_score": 3,
              "status": "not graded", "reason": "[link](http://e) *x*"}]
-    markdown = report.summary_markdown(rows, {})
+    markdown = summary.summary_markdown(rows, {})
     assert "- not graded: a\\|b\\\\n# evil / &lt;x&gt;: \\[link\\](http://e) \\*x\\*" in markdown
-    assert report.summary(rows).splitlines()[1] == \
+    assert summary.summary(rows).splitlines()[1] == \
         "  not graded: a|b\\n# evil / <x>: [link](http://e) *x*"
 
 

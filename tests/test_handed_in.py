@@ -15,9 +15,10 @@ import pytest
 from conftest import COURSE, submit, with_answer
 
 from autograder import handed_in, late, submission
-from autograder.classroom import Task, discover, grade_one
+from autograder.classroom import discover
 from autograder.handed_in import NOTEBOOK_BYTES, Refused
 from autograder.isolation import Limits
+from autograder.task import Task, grade_one
 
 PACK = COURSE.exercise("02")
 SECRET = "root:$y$j9T$secret-hash-of-the-machine"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import report
+from autograder import outfolder
 from autograder.classroom import grade_class
 from autograder.isolation import Limits
 from packlab.course.manifest import MANIFEST, load
@@ -84,12 +84,12 @@ def term(tmp_path_factory):
 
 
 def results(out: Path, student: str, assignment: str) -> dict:
-    return json.loads((report.submission_folder(out, student, assignment)
+    return json.loads((outfolder.submission_folder(out, student, assignment)
                        / "results.json").read_text())
 
 
 def page(out: Path, student: str, assignment: str) -> str:
-    return html.unescape((report.submission_folder(out, student, assignment)
+    return html.unescape((outfolder.submission_folder(out, student, assignment)
                           / "feedback.html").read_text())
 
 

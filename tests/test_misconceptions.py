@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from conftest import COURSE, EXERCISES, submit, with_answer
 
-from autograder import gallery, record, report
+from autograder import gallery, misconceptions, record
 from autograder.classroom import grade_class
 from autograder.escape import for_csv, for_markdown
 from autograder.isolation import Limits
@@ -122,7 +122,7 @@ def test_counts_lessons_and_examples_per_exercise(graded):
         for key, value in found.items():
             lesson = COURSE.lesson(value["lesson"])
             assert value["title"] == lesson.title
-            assert value["generic"] == (key in report.GENERIC)
+            assert value["generic"] == (key in misconceptions.GENERIC)
             calls = failing_calls(out, held[key], name, key)
             assert value["example"] == min(calls, key=lambda c: (len(c), c))
             if not value["generic"]:

@@ -9,7 +9,7 @@ import json
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import report
+from autograder import outfolder
 from packlab.course.cli import main
 
 pytestmark = pytest.mark.xdist_group("overrides")  # one class, corrected in turn
@@ -46,7 +46,7 @@ def corrected(tmp_path_factory):
 
 
 def page(out, student: str) -> str:
-    return (report.submission_folder(out, student, TOTAL.name) / "feedback.html").read_text()
+    return (outfolder.submission_folder(out, student, TOTAL.name) / "feedback.html").read_text()
 
 
 def test_overrides_apply_after_grading_with_their_reason(corrected, capsys):
@@ -58,7 +58,7 @@ def test_overrides_apply_after_grading_with_their_reason(corrected, capsys):
                    "bo": ("0", "2", "2", "Regrade request: the test, was unfair"),
                    "cy": ("0", "2.5", "2.5", "Oral exam"),
                    "dee": ("3", "3", "", "")}
-    data = json.loads((report.submission_folder(out, "cy", TOTAL.name)
+    data = json.loads((outfolder.submission_folder(out, "cy", TOTAL.name)
                        / "results.json").read_text())
     assert data["score"] == 2.5 and data["extra_data"]["adjustment"]["reason"] == "Oral exam"
     assert "Adjustment by your instructor: -1 point. Reason: Copied &lt;b&gt;part&lt;/b&gt; " \
@@ -80,14 +80,14 @@ def test_bad_rows_are_named_and_the_rest_apply(corrected, capsys):
 def test_overrides_are_kept_until_replaced_and_never_regrade(corrected, capsys):
     submitted, out, base = corrected
     grade(submitted, out, capsys, "--overrides", str(base / "overrides.csv"))
-    graded = {s: (report.submission_folder(out, s, TOTAL.name) / "graded.json").stat()
+    graded = {s: (outfolder.submission_folder(out, s, TOTAL.name) / "graded.json").stat()
               .st_mtime_ns for s in ("ada", "bo")}
     rows, _ = grade(submitted, out, capsys)  # no --overrides: the last ones stay
     assert (rows["ada"]["score"], rows["bo"]["score"]) == ("2", "2")
     rows, _ = grade(submitted, out, capsys, "--overrides", str(base / "none.csv"))
     assert (rows["ada"]["score"], rows["bo"]["score"], rows["bo"]["adjustment"]) == ("3", "0", "")
     assert "Adjustment" not in page(out, "ada")
-    assert graded == {s: (report.submission_folder(out, s, TOTAL.name) / "graded.json").stat()
+    assert graded == {s: (outfolder.submission_folder(out, s, TOTAL.name) / "graded.json").stat()
                       .st_mtime_ns for s in ("ada", "bo")}  # the students' code never ran again
 
 

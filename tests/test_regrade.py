@@ -9,7 +9,7 @@ import json
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery, report
+from autograder import gallery, outfolder
 from packlab.course.cli import main
 
 pytestmark = pytest.mark.xdist_group("regrade")  # one class, regraded in turn
@@ -69,7 +69,7 @@ def test_regrade_one_test_group_keeps_the_others(graded):
                  "--group", "edge-cases")
     # edge cases now pass (2 points); the other groups were not run again: still failing
     assert rows["ada", PACK.name]["score"] == "2"
-    data = json.loads((report.submission_folder(out, "ada", PACK.name)
+    data = json.loads((outfolder.submission_folder(out, "ada", PACK.name)
                        / "results.json").read_text())
     assert [(t["name"], t["score"]) for t in data["tests"]] == [
         ("Visible tests", 0), ("Hidden tests: edge cases", 2), ("Hidden tests: properties", 0)]

@@ -7,7 +7,7 @@ import struct
 
 from conftest import EXERCISES, submit, with_answer
 
-from autograder import gallery, report
+from autograder import gallery, report, summary
 from autograder.classroom import grade_class
 from autograder.engine import GroupScore, Result
 from autograder.isolation import Limits
@@ -40,10 +40,10 @@ def test_class_picture_summary_and_data(tmp_path):
     assert sorted(data["scores"]) == sorted(r["score"] for r in rows if r["status"] == "graded")
     assert data["not_graded"] == 1
     assert data["misconceptions"]["break-at-first-miss"] == 2
-    assert report.top_misconception(data) == ("break-at-first-miss", 2)
+    assert summary.top_misconception(data) == ("break-at-first-miss", 2)
     assert data["groups"]["visible"] == {"passed": 1, "graded": 3}
 
-    text = report.summary(rows)
+    text = summary.summary(rows)
     assert text.startswith("Graded 3 of 4 submissions; mean ")
     assert "1 could not be graded" in text
     assert f"not graded: dee / {EXERCISE.name}: the notebook could not be read" in text
@@ -60,8 +60,8 @@ def test_summary_counts_missing_submissions_without_listing_them():
         {"student": "b", "assignment": "x", "score": 0, "max_score": 5, "status": "not graded",
          "reason": "no submission"},
     ]
-    assert report.summary(rows) == "Graded 1 of 2 submissions; mean 80%. 1 not handed in."
-    assert report.summary([]) == "Graded 0 of 0 submissions; mean 0%."
+    assert summary.summary(rows) == "Graded 1 of 2 submissions; mean 80%. 1 not handed in."
+    assert summary.summary([]) == "Graded 0 of 0 submissions; mean 0%."
 
 
 TEST_FIELDS = {"name": str, "score": int, "max_score": int, "status": str, "output": str,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import record, report
+from autograder import outfolder, record
 from packlab.course.cli import main
 
 pytestmark = pytest.mark.xdist_group("resubmission")
@@ -38,7 +38,7 @@ def stamps(out, student) -> dict:
 
 
 def graded_json(out, student) -> dict:
-    path = report.submission_folder(out, student, TOTAL.name) / record.RECORD
+    path = outfolder.submission_folder(out, student, TOTAL.name) / record.RECORD
     return json.loads(path.read_text())
 
 
@@ -82,7 +82,7 @@ def test_a_result_from_another_grader_is_graded_again(tmp_path, capsys):
     submitted, out = tmp_path / "submitted", tmp_path / "out"
     submit(submitted, "ada", TOTAL, with_answer(TOTAL, None))
     grade(submitted, out, capsys)
-    path = report.submission_folder(out, "ada", TOTAL.name) / record.RECORD
+    path = outfolder.submission_folder(out, "ada", TOTAL.name) / record.RECORD
     data = json.loads(path.read_text())
     path.write_text(json.dumps({**data, "grader": "an older grader"}))  # as if suites changed
     rows, said = grade(submitted, out, capsys)

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import report, submission
+from autograder import outfolder, submission
 from autograder.classroom import grade_class
 from autograder.isolation import Limits
 
@@ -48,7 +48,7 @@ def graded(tmp_path_factory):
 
 
 def page(out, student: str) -> str:
-    return (report.submission_folder(out, student, PACK.name) / "feedback.html").read_text()
+    return (outfolder.submission_folder(out, student, PACK.name) / "feedback.html").read_text()
 
 
 def test_a_syntax_error_has_its_reason_in_grades_csv(graded):
@@ -57,7 +57,7 @@ def test_a_syntax_error_has_its_reason_in_grades_csv(graded):
     expected = f"cell {at} (`def pack(parts, budget)`) has a syntax error on line 1: expected ':'"
     assert rows["syntax"]["score"] == 0 and rows["syntax"]["status"] == "graded"
     assert written["syntax"]["reason"] == expected
-    data = json.loads((report.submission_folder(out, "syntax", PACK.name)
+    data = json.loads((outfolder.submission_folder(out, "syntax", PACK.name)
                        / "results.json").read_text())
     assert data["extra_data"]["problem"] == expected
     assert "cell 1 " not in page(out, "syntax")

@@ -239,7 +239,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     """Grade a class of nbgrader submissions."""
     from rich.progress import track
 
-    from autograder import report
+    from autograder import outfolder, summary
     from autograder.classroom import grade_class
     from autograder.cluster import ClusterUnavailable
     from autograder.isolation import Limits, SandboxUnavailable
@@ -275,15 +275,16 @@ def cmd_grade(args: argparse.Namespace) -> int:
         console.print(f"[bold red]Not grading.[/] {shown(exc)}")
         return 2
     _said_overrides(corrections["overrides"], rows)
-    console.print(shown(report.summary(rows)))
+    console.print(shown(summary.summary(rows)))
     if args.no_sandbox:
         console.print(NO_SANDBOX_WARNING)
     console.print(f"Results: {shown(out / 'grades.csv')}, feedback per student in "
-                  f"{shown(out / report.STUDENTS)}, and the class picture "
+                  f"{shown(out / outfolder.STUDENTS)}, and the class picture "
                   f"{shown(out / 'class.png')}.")
     if not book.said():
         return 1
-    ungraded = [r for r in rows if r["status"] != "graded" and r["reason"] != report.NO_SUBMISSION]
+    ungraded = [r for r in rows
+                if r["status"] != "graded" and r["reason"] != outfolder.NO_SUBMISSION]
     return 1 if ungraded else 0
 
 
@@ -587,7 +588,7 @@ LMS_NEXT = {
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the gradebook CSV that Canvas or Moodle imports, students mapped by a roster."""
     from autograder import lms
-    from autograder.report import write_atomically
+    from autograder.outfolder import write_atomically
 
     pairs = [item.rpartition("=") for item in args.canvas_id]
     if not all(name and sep for name, sep, _ in pairs):
