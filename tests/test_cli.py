@@ -11,9 +11,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import COURSE, EXERCISES, with_answer
-from rich.console import Console
 
 from packlab.course import cli, workspace
+from packlab.course.cli import terminal
 from packlab.course.manifest import ROOT
 
 PACKLAB = Path(sys.executable).with_name("packlab")
@@ -25,11 +25,11 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 def _wide(monkeypatch):
     """Rich wraps at the terminal width; a wide one keeps every message on one line.
 
-    `cli.console` may have fixed its width when imported (from COLUMNS, e.g. in an xdist worker),
-    so it is replaced by a wide one rather than relying on the environment alone.
+    The commands' one console may have fixed its width when imported (from COLUMNS, e.g. in an
+    xdist worker), so it is widened rather than relying on the environment alone.
     """
     monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.setattr(cli, "console", Console(highlight=False, width=200))
+    monkeypatch.setattr(terminal.console, "width", 200)
 
 
 def run(capsys, *argv: str) -> tuple[int, str]:

@@ -30,7 +30,8 @@ from browser import Lab, _shut_down_kernels
 from nbclient import NotebookClient
 
 from packlab.course import notes, slides, workshop, workspace
-from packlab.course.cli import cmd_demo, parser
+from packlab.course.cli import parser
+from packlab.course.cli.presenter import cmd_demo
 from packlab.course.manifest import load
 
 NOTES = "**Speaker notes"

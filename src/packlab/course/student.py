@@ -3,13 +3,14 @@
 `packlab student-build DIR` writes it from an allow-list, all of it in this module: the course
 manifest, the lessons, the released exercises, and the Python modules that the learner commands
 (`packlab lab`, `check`, `hint`, `progress`), the notebooks and their test cells import: the
-import closure of `ROOTS`, of the learner commands' functions in `packlab.course.cli`, of every
-lesson's and exercise's code cells and of each exercise's suite. Nothing else is copied: not
-solutions/, not the hidden test groups (autograder/hidden/), not the reference answers the suites
-judge by (autograder/reference/: the visible checks read the answers recorded for their calls,
-`autograder.recorded`, and `packlab.packing` holds teaching versions), not the mutant or attack
-galleries, not the grader's instructor-only modules, not the presenter's notebook with its
-speaker notes. `NEVER` is a tripwire on top: a closure that reaches any of it stops the build.
+import closure of `ROOTS`, of `packlab.course.cli` as the student install runs it (its learner
+commands; the presenter's and instructor's modules are imported only outside that install), of
+every lesson's and exercise's code cells and of each exercise's suite. Nothing else is copied:
+not solutions/, not the hidden test groups (autograder/hidden/), not the reference answers the
+suites judge by (autograder/reference/: the visible checks read the answers recorded for their
+calls, `autograder.recorded`, and `packlab.packing` holds teaching versions), not the mutant or
+attack galleries, not the grader's instructor-only modules, not the presenter's notebook with
+its speaker notes. `NEVER` is a tripwire on top: a closure that reaches any of it stops the build.
 
 The folder keeps the checkout's layout (src/packlab, autograder/, course.toml at the top), so
 `manifest.ROOT` finds the course once it is installed with `pip install -e DIR`. Its course.toml
@@ -38,7 +39,8 @@ ROOTS = ("packlab.course.check",)
 NEVER = ("autograder.hidden", "autograder.reference", "autograder.mutants", "autograder.attacks",
          "autograder.gallery",
          "autograder.classroom", "autograder.release", "packlab.course.notes",
-         "packlab.course.workshop", "packlab.course.student")
+         "packlab.course.workshop", "packlab.course.student", "packlab.course.cli.instructor",
+         "packlab.course.cli.presenter")
 # Top-level folders that are never copied, whatever the lists above say.
 NEVER_FOLDERS = (".git", "solutions", "tests", "benchmarks", "workshop", "book")
 # Dependencies only the instructor's commands use (similarity, grading on a cluster).
@@ -124,23 +126,6 @@ def _imported(nodes: Iterable[ast.AST], package: str) -> set[str]:
     return found
 
 
-def _cli_nodes(tree: ast.Module, skipped: set[str]) -> list[ast.AST]:
-    """cli.py's statements that run for a learner: its module level, and every function reached
-    from `main` and `parser` (the learner commands among them), never entering ``skipped`` nor
-    the body of an `if not student_install:`."""
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    module_level = [node for node in tree.body if not isinstance(node, ast.FunctionDef)]
-    todo, reached = ["main", "parser"], set()
-    while todo:
-        name = todo.pop()
-        if name in reached:
-            continue
-        reached.add(name)
-        todo += [n.id for n in _learner_walk(functions[name]) if isinstance(n, ast.Name)
-                 and n.id in functions and n.id not in skipped]
-    return [*module_level, *(node for name in reached for node in _learner_walk(functions[name]))]
-
-
 def _learner_walk(node: ast.AST) -> Iterable[ast.AST]:
     """`ast.walk`, leaving out what runs only outside the student install."""
     yield node
@@ -158,24 +143,10 @@ def _instructor_only(node: ast.AST) -> bool:
             and node.test.operand.id == "student_install")
 
 
-def instructor_functions() -> set[str]:
-    """The functions that run the instructor's commands: `cmd_<command>` for each command in
-    `cli.INSTRUCTOR_ONLY`."""
-    from packlab.course import cli
-
-    names = {"cmd_" + command.replace("-", "_") for command in cli.INSTRUCTOR_ONLY}
-    missing = sorted(name for name in names if not callable(getattr(cli, name, None)))
-    if missing:
-        raise BuildRefused(f"packlab.course.cli has no {missing[0]}: each instructor command "
-                           "runs a function called cmd_<command>.")
-    return names
-
-
 def closure(roots: Iterable[str]) -> tuple[str, ...]:
     """The packlab and autograder modules that ``roots`` import, directly or not, with their
-    packages; in cli.py only what the learner commands reach."""
+    packages; in the command's parser only what runs in the student install."""
     tops = tuple(_package_dirs())
-    skipped = instructor_functions()
     todo, seen = list(roots), set()
     while todo:
         name = todo.pop()
@@ -189,7 +160,7 @@ def closure(roots: Iterable[str]) -> tuple[str, ...]:
         todo += [".".join(parts[:end]) for end in range(1, len(parts))]
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        nodes = _cli_nodes(tree, skipped) if name == CLI else ast.walk(tree)
+        nodes = _learner_walk(tree) if name == CLI else ast.walk(tree)
         todo += sorted(_imported(nodes, package))
     return tuple(sorted(seen))
 

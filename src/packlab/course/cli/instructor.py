@@ -1,230 +1,16 @@
-"""The `packlab` command.
-
-Learners: lab, check, hint, progress. Instructors and presenters: grade, similarity, release,
-gradescope, export, bundle, roster, extend, student-build, demo (the student install offers only the
-first four).
+"""The instructor's commands: grade, roster, extend, release, gradescope, export, bundle,
+similarity, student-build. The student install leaves this module out.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import subprocess
-import sys
 from dataclasses import fields
-from importlib.metadata import version
 from pathlib import Path
 
-# jsonschema (under nbformat) imports rfc3987-syntax, when it is installed, only to check the
-# "iri" string format, which no notebook schema uses; building that package's grammar costs about
-# a second at every start of the command. Declared absent here, before anything imports nbformat,
-# it is skipped: `packlab check` starts in well under a second. (The command's own process only.)
-sys.modules.setdefault("rfc3987_syntax", None)
-
-from rich.console import Console  # noqa: E402 - after the line above, on purpose
-from rich.table import Table  # noqa: E402
-
-from autograder.escape import for_terminal as shown  # noqa: E402
-from packlab.course import workspace  # noqa: E402
-from packlab.course.manifest import ROOT, load  # noqa: E402
-
-# Every string a learner or a student controls (paths, names, notes, messages, the summary) is
-# printed through `shown`: as written, never as rich markup or terminal control characters.
-console = Console(highlight=False)
-
-
-def cmd_lab(args: argparse.Namespace) -> int:
-    """Set up the learner's workspace and serve JupyterLab at its start page."""
-    folder = workspace.prepare()
-    command = [
-        sys.executable, "-m", "jupyter", "lab",
-        f"--ServerApp.root_dir={folder}",
-        f"--LabApp.default_url=/lab/tree/{workspace.START}",
-        # nbgrader's formgrader is for instructors; in a learner's workspace it only logs errors.
-        '--ServerApp.jpserver_extensions={"nbgrader.server_extensions.formgrader": False}',
-        f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
-        f"--ServerApp.ip={os.environ.get('JUPYTER_IP', '127.0.0.1')}",
-    ]
-    if "JUPYTER_TOKEN" in os.environ:
-        command.append(f"--IdentityProvider.token={os.environ['JUPYTER_TOKEN']}")
-    if not os.environ.get("DISPLAY") and sys.platform != "darwin":
-        command.append("--no-browser")
-    if os.geteuid() == 0:
-        command.append("--allow-root")
-    console.print(f"Serving the course from {shown(folder)} (your own copies). "
-                  "Stop with Ctrl-C.")
-    # Started in the workspace, so a terminal opened in JupyterLab starts there too (terminado
-    # gives a new terminal the server's own folder) and sees the same paths as the file browser.
-    return serve(command, workspace.server_environment(), cwd=folder)
-
-
-STOP_SECONDS = 10.0  # JupyterLab's own shutdown on SIGTERM takes about a second
-
-
-def serve(command: list[str], env: dict[str, str], cwd: Path) -> int:
-    """Run a server until it exits; a SIGTERM or SIGHUP to this process (a service manager, a
-    closed terminal, `kill`) stops the server too, instead of leaving it running orphaned."""
-    import signal
-
-    process = subprocess.Popen(command, env=env, cwd=cwd)
-
-    def stop(signum, frame) -> None:
-        process.send_signal(signal.SIGTERM)
-
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        while True:
-            try:
-                return process.wait()
-            except KeyboardInterrupt:  # Ctrl-C reached the server too: let it finish
-                continue
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                process.kill()
-
-
-def cmd_demo(args: argparse.Namespace) -> int:
-    """Serve the presenter's notebook in JupyterLab with projector-sized fonts."""
-    from packlab.course import workshop
-
-    return workshop.run(fresh=args.fresh, code_px=args.font_size)
-
-
-def cmd_check(args: argparse.Namespace) -> int:
-    """Run the visible tests on a saved exercise notebook and say what to do next."""
-    from autograder.engine import grade_submission
-    from autograder.suites import load as load_suite
-    from autograder.unwritten import is_unwritten
-    from packlab.course.check import exercise_of, failure_lines, hidden_not_installed, score_line
-    from packlab.course.hints import hint_command
-
-    path = Path(args.notebook)
-    if not path.is_file():
-        console.print(f"There is no notebook at {shown(path)}. Save it, and give its path.")
-        return 2
-    course_copy = workspace.course_copy_note(path)
-    if course_copy:
-        console.print(shown(course_copy))
-        return 2
-    exercise = exercise_of(path)
-    if exercise is None:
-        names = ", ".join(e.name for e in load().exercises)
-        console.print(f"{shown(path)} is not one of the exercises ({names}).")
-        return 2
-    missing = load_suite(exercise.suite).missing
-    if args.all and missing:
-        console.print(f"Note: {shown(hidden_not_installed(missing))} Checking the visible tests "
-                      "only.")
-    groups = None if args.all and not missing else ("visible",)
-    result, cells = grade_submission(path, exercise, "you", groups=groups,
-                                     sandboxed=_learner_sandbox())
-    if result.error:
-        console.print(f"[bold]Could not check {shown(path.name)}:[/] {shown(result.error)}")
-        return 1
-    for note in result.notes:
-        console.print(f"Note: {shown(note)}")
-    for cell in cells:  # the code of each cell that failed to run, its failing line marked
-        for number, line in enumerate(cell.lines, cell.first_line):
-            mark = "→" if number == cell.marked else " "
-            console.print(f"  {mark} {number:>3} | {shown(line)}")
-    failed = [f for g in result.groups for f in g.failures]
-    for group in result.groups:
-        for name in group.passed:
-            console.print(f"[green]✓[/] {shown(name)}")
-    for line in failure_lines(failed):
-        console.print(shown(line).replace("✗", "[red]✗[/]", 1))
-    score = score_line(exercise, {g.name: g.points for g in result.groups}, missing)
-    if failed:
-        task = (f"write `{exercise.function}` in its answer cell" if all(map(is_unwritten, failed))
-                else "read the first message above, fix your answer")
-        console.print(f"\n{len(failed)} check(s) failed. Next: {task}, save, and check again. "
-                      f"Stuck? `{hint_command(exercise)}`")
-        console.print(score)
-        return 1
-    if missing:
-        later = "the hidden tests run when it is graded."
-    elif args.all:
-        later = "move on to the next lesson."
-    else:
-        later = "the hidden tests run when it is graded; try `packlab check --all` to run them now."
-    console.print(f"\nEvery check passed. Next: {later}")
-    console.print(score)
-    return 0
-
-
-def _learner_sandbox() -> bool:
-    """A learner's own check may go without a sandbox (it is their own code); say so once."""
-    from autograder import isolation
-
-    if isolation.sandbox_works():
-        return True
-    console.print("Note: checking without a sandbox (bubblewrap is not available here), so "
-                  "your code runs as you. That is fine for your own work; graders never do this.")
-    return False
-
-
-def cmd_hint(args: argparse.Namespace) -> int:
-    from packlab.course.hints import hint
-
-    try:
-        hint(args.exercise, everything=args.all)
-    except KeyError as exc:
-        console.print(shown(exc.args[0]))
-        return 2
-    return 0
-
-
-def _status(result, visible_only: bool = False) -> str:
-    from autograder.unwritten import is_unwritten
-
-    if result.error:
-        return f"cannot be checked: {shown(result.error)}"
-    failures = [f for g in result.groups for f in g.failures]
-    if failures and all(is_unwritten(f) for f in failures):
-        return "not started"
-    if not failures:
-        return f"[green]passes {'the visible tests' if visible_only else 'every test'}[/]"
-    if visible_only:
-        checks = len(failures) + sum(len(g.passed) for g in result.groups)
-        return f"{checks - len(failures)} of {checks} visible checks pass"
-    return f"{result.score} of {result.max_score} points"
-
-
-def cmd_progress(args: argparse.Namespace) -> int:
-    """Grade the learner's own copies of the exercises and show where they stand."""
-    from autograder.engine import grade_notebook
-    from autograder.suites import load as load_suite
-    from packlab.course.check import untouched
-
-    folder = Path(args.workspace) if args.workspace else workspace.default_folder()
-    table = Table(title=f"Your progress ({shown(folder)})")
-    for column in ("exercise", "function", "status"):
-        table.add_column(column)
-    sandboxed = _learner_sandbox()
-    for exercise in load().exercises:
-        copy = workspace.learner_copy(folder, exercise.release)
-        visible_only = bool(load_suite(exercise.suite).missing)  # the student install
-        if not copy.is_file():
-            status = "not opened yet (run `packlab lab`)"
-        elif untouched(copy, exercise):
-            status = "not started"
-        else:
-            status = _status(grade_notebook(copy, exercise, "you", sandboxed=sandboxed,
-                                            groups=("visible",) if visible_only else None),
-                             visible_only)
-        table.add_row(exercise.name, exercise.function, status)
-    console.print(table)
-    if visible_only:
-        console.print("Only the visible tests run in this install; the hidden tests run when "
-                      "your notebook is graded.")
-    return 0
+from packlab.course.cli.terminal import console, shown
+from packlab.course.manifest import ROOT, load
 
 
 def _is_submitted_folder(submitted: Path) -> bool:
@@ -233,7 +19,6 @@ def _is_submitted_folder(submitted: Path) -> bool:
         console.print(f"There is no folder {shown(submitted)} "
                       "(expected SUBMITTED/<student>/<assignment>/).")
     return submitted.is_dir()
-
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """Grade a class of nbgrader submissions."""
@@ -287,7 +72,6 @@ def cmd_grade(args: argparse.Namespace) -> int:
                 if r["status"] != "graded" and r["reason"] != outfolder.NO_SUBMISSION]
     return 1 if ungraded else 0
 
-
 def _corrections(args: argparse.Namespace, submitted: Path) -> dict | None:
     """grade_class's ``regrade``, ``overrides`` and ``gradebook`` from the options; None
     (having said why) when they cannot be used."""
@@ -327,7 +111,6 @@ def _corrections(args: argparse.Namespace, submitted: Path) -> dict | None:
             "overrides": found, "gradebook": target.url if target else None,
             "course_id": target.course_id if target else ""}
 
-
 def _assignment(name: str, submitted: Path) -> str:
     """An assignment folder's name as given, else the course's exercise it names ("02")."""
     for folder in submitted.iterdir():
@@ -336,14 +119,12 @@ def _assignment(name: str, submitted: Path) -> str:
                 return name
     return load().exercise(name).name
 
-
 def _said_overrides(found: dict | None, rows: list[dict]) -> None:
     """Name each override that matched no submission."""
     from autograder.overrides import unmatched
 
     for line in unmatched(found or {}, rows):
         console.print(f"[bold red]Override not applied:[/] {shown(line)}")
-
 
 def _regrade_options(grade: argparse.ArgumentParser) -> None:
     """`packlab grade --student/--assignment/--group` and `--overrides`."""
@@ -362,7 +143,6 @@ def _regrade_options(grade: argparse.ArgumentParser) -> None:
                        help="CSV of corrections (student, assignment, points or score, reason), "
                        "applied after grading and any late penalty, shown to the student; it "
                        "replaces the overrides of earlier runs (without it they are kept)")
-
 
 class _Book:
     """Writes the scores into nbgrader's gradebook (``url``, or the course's) while grading,
@@ -402,7 +182,6 @@ class _Book:
                 console.print(shown(line))
         return not self.failed
 
-
 def cmd_roster(args: argparse.Namespace) -> int:
     """Put a class list's names and emails into nbgrader's gradebook."""
     from autograder import gradebook, lms
@@ -424,7 +203,6 @@ def cmd_roster(args: argparse.Namespace) -> int:
         console.print(f"[bold red]Not written:[/] {shown(problem)}")
     return 1 if done.problems else 0
 
-
 def _roster_parser(sub) -> None:
     roster = sub.add_parser(
         "roster", help="put a roster's names and emails into nbgrader's gradebook",
@@ -438,7 +216,6 @@ def _roster_parser(sub) -> None:
                         help="nbgrader gradebook URL, e.g. sqlite:///course/gradebook.db "
                         "(default: the course's)")
     roster.set_defaults(run=cmd_roster)
-
 
 def _when(text: str):
     """A date on the command line: ISO 8601 ("2026-11-05", "2026-11-05T17:00+01:00"); UTC when
@@ -498,12 +275,10 @@ def _gradebook_option(grade: argparse.ArgumentParser) -> None:
                        "sqlite:///course/gradebook.db (default: that of the nbgrader course "
                        "SUBMITTED is in, when its folder holds nbgrader_config.py)")
 
-
 NO_SANDBOX_WARNING = ("[bold red]WARNING: grading WITHOUT a sandbox (--no-sandbox).[/] Every "
                       "student's code runs with your rights: it can read and change your files, "
                       "the class's work and these results. grades.csv, summary.md and every "
                       "feedback page say so.")
-
 
 def cmd_release(args: argparse.Namespace) -> int:
     """Regenerate exercises/ from solutions/ with nbgrader."""
@@ -547,7 +322,6 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
                   f"submit {exercise.name}.ipynb.")
     return 0
 
-
 LIMIT_HELP = {
     "call_seconds": "seconds one call of the student's function may take (wall clock: code "
                     "that sleeps or blocks)",
@@ -565,7 +339,6 @@ LIMIT_HELP = {
     "restarts": "fresh sandboxes after a timeout or crash before giving up",
 }
 
-
 def _limit_options(command: argparse.ArgumentParser) -> None:
     """One option per sandbox limit, defaults from `Limits`."""
     from autograder.isolation import Limits
@@ -576,14 +349,12 @@ def _limit_options(command: argparse.ArgumentParser) -> None:
                            type=type(field.default), default=field.default,
                            help=LIMIT_HELP[field.name])
 
-
 LMS_NEXT = {
     "canvas": "In Canvas: Grades, Import, choose this file, and check the preview (Canvas "
               "matches students by SIS Login ID, then name; columns by assignment title).",
     "moodle": "In Moodle: Grades, Import, CSV file; on the preview map from \"Email address\" "
               "to \"Email address\" and each column to its grade item.",
 }
-
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the gradebook CSV that Canvas or Moodle imports, students mapped by a roster."""
@@ -609,7 +380,6 @@ def cmd_export(args: argparse.Namespace) -> int:
                   + LMS_NEXT[args.lms])
     return 1 if result.lost else 0
 
-
 def cmd_bundle(args: argparse.Namespace) -> int:
     """Gather each student's feedback pages into a folder (or zip) of their own."""
     from autograder.bundle import bundle
@@ -625,7 +395,6 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     console.print(f"Wrote {len(result.written)} bundle(s) in {shown(args.to)}, one per "
                   "student, each with index.html listing the scores.")
     return 1 if result.problems else 0
-
 
 def cmd_similarity(args: argparse.Namespace) -> int:
     """Report pairs of answers that are alike, for the instructor to look at (never a grade)."""
@@ -649,7 +418,6 @@ def cmd_similarity(args: argparse.Namespace) -> int:
                   "proof of copying: look at each pair before you decide anything.")
     return 0
 
-
 def _similarity_parser(sub: argparse._SubParsersAction) -> None:
     from autograder.similarity import MAX_PAIRS, THRESHOLD
 
@@ -667,7 +435,6 @@ def _similarity_parser(sub: argparse._SubParsersAction) -> None:
     similar.add_argument("--max-pairs", type=int, default=MAX_PAIRS,
                          help="pairs listed per assignment, most similar first")
     similar.set_defaults(run=cmd_similarity)
-
 
 def _handing_back(sub: argparse._SubParsersAction) -> None:
     """`packlab export` (grades for Canvas or Moodle) and `packlab bundle` (feedback)."""
@@ -696,12 +463,6 @@ def _handing_back(sub: argparse._SubParsersAction) -> None:
     bundles.add_argument("--zip", action="store_true", help="write FOLDER/<student>.zip instead")
     bundles.set_defaults(run=cmd_bundle)
 
-
-# The instructor's commands: the student install (`packlab student-build`) leaves them out.
-INSTRUCTOR_ONLY = frozenset({"grade", "release", "gradescope", "export", "bundle", "similarity",
-                             "roster", "extend", "student-build", "demo"})
-
-
 def cmd_student_build(args: argparse.Namespace) -> int:
     """Write the student install: lessons, released exercises, visible checks, nothing hidden."""
     from packlab.course.student import BuildRefused, build
@@ -718,53 +479,8 @@ def cmd_student_build(args: argparse.Namespace) -> int:
     return 0
 
 
-class _LearnerCommands:
-    """The subcommands of the student install: an instructor's command gets a parser of its
-    own that nothing reaches, so `--help` does not offer it."""
-
-    def __init__(self, commands: argparse._SubParsersAction):
-        self.commands = commands
-
-    def add_parser(self, name: str, **options) -> argparse.ArgumentParser:
-        if name in INSTRUCTOR_ONLY:
-            return argparse.ArgumentParser(prog=f"packlab {name}")
-        return self.commands.add_parser(name, **options)
-
-
-def _student_install() -> bool:
-    """Is this the student install? Its course.toml says so; and without the hidden tests it is
-    one whatever manifest PACKLAB_COURSE_TOML names."""
-    from autograder.suites import hidden_installed
-
-    return load().student_install or not hidden_installed()
-
-
-def parser() -> argparse.ArgumentParser:
-    student_install = _student_install()
-    top = argparse.ArgumentParser(prog="packlab", description=(
-        "The `packlab` command of the student install: lab, check, hint, progress."
-        if student_install else __doc__))
-    top.add_argument("--version", action="version", version=f"%(prog)s {version('packlab')}")
-    sub = top.add_subparsers(dest="command", required=True)
-    if student_install:
-        sub = _LearnerCommands(sub)
-    sub.add_parser("lab", help="serve the course in JupyterLab").set_defaults(run=cmd_lab)
-    demo = sub.add_parser("demo", help="serve the presenter's notebook, big fonts")
-    demo.add_argument("--fresh", action="store_true",
-                      help="replace your copy of the presenter's notebook with the course's")
-    demo.add_argument("--font-size", type=int, default=22, help="code font size in pixels")
-    demo.set_defaults(run=cmd_demo)
-    check = sub.add_parser("check", help="run an exercise's visible tests on a saved notebook")
-    check.add_argument("notebook")
-    check.add_argument("--all", action="store_true", help="run the hidden tests too")
-    check.set_defaults(run=cmd_check)
-    hint = sub.add_parser("hint", help="show the next hint for an exercise")
-    hint.add_argument("exercise", help="name, number or function, e.g. 02 or pack")
-    hint.add_argument("--all", action="store_true", help="show every hint at once")
-    hint.set_defaults(run=cmd_hint)
-    progress = sub.add_parser("progress", help="which of your exercises pass")
-    progress.add_argument("--workspace", help="folder holding your copies (default: workspace/)")
-    progress.set_defaults(run=cmd_progress)
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """Every instructor's command."""
     grade = sub.add_parser(
         "grade", help="grade SUBMITTED/<student>/<assignment>/*.ipynb",
         description="Grade a class. Each submission's code runs in a bubblewrap sandbox of its "
@@ -804,8 +520,7 @@ def parser() -> argparse.ArgumentParser:
     _handing_back(sub)
     _roster_parser(sub)
     _extend_parser(sub)
-    if not student_install:  # it imports the similarity report, which only instructors have
-        _similarity_parser(sub)
+    _similarity_parser(sub)
     build = sub.add_parser(
         "student-build", help="write the student install (no solutions, no hidden tests)",
         description="Write the learners' install of the course into FOLDER: the lessons, the "
@@ -815,19 +530,3 @@ def parser() -> argparse.ArgumentParser:
     build.add_argument("folder", metavar="FOLDER",
                        help="a new or empty folder, or a previous student install to replace")
     build.set_defaults(run=cmd_student_build)
-    return top
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    command = next((arg for arg in argv if not arg.startswith("-")), None)
-    if command in INSTRUCTOR_ONLY and _student_install():
-        console.print(f"`packlab {shown(command)}` is one of the instructor's commands: it is part "
-                      "of the instructor's install of the course, not of this student install.")
-        return 2
-    args = parser().parse_args(argv)
-    return args.run(args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

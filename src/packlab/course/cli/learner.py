@@ -1,0 +1,210 @@
+"""The learner's commands: lab, check, hint, progress (all the student install offers)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.table import Table
+
+from packlab.course import workspace
+from packlab.course.cli.terminal import console, shown
+from packlab.course.manifest import load
+
+
+def cmd_lab(args: argparse.Namespace) -> int:
+    """Set up the learner's workspace and serve JupyterLab at its start page."""
+    folder = workspace.prepare()
+    command = [
+        sys.executable, "-m", "jupyter", "lab",
+        f"--ServerApp.root_dir={folder}",
+        f"--LabApp.default_url=/lab/tree/{workspace.START}",
+        # nbgrader's formgrader is for instructors; in a learner's workspace it only logs errors.
+        '--ServerApp.jpserver_extensions={"nbgrader.server_extensions.formgrader": False}',
+        f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
+        f"--ServerApp.ip={os.environ.get('JUPYTER_IP', '127.0.0.1')}",
+    ]
+    if "JUPYTER_TOKEN" in os.environ:
+        command.append(f"--IdentityProvider.token={os.environ['JUPYTER_TOKEN']}")
+    if not os.environ.get("DISPLAY") and sys.platform != "darwin":
+        command.append("--no-browser")
+    if os.geteuid() == 0:
+        command.append("--allow-root")
+    console.print(f"Serving the course from {shown(folder)} (your own copies). "
+                  "Stop with Ctrl-C.")
+    # Started in the workspace, so a terminal opened in JupyterLab starts there too (terminado
+    # gives a new terminal the server's own folder) and sees the same paths as the file browser.
+    return serve(command, workspace.server_environment(), cwd=folder)
+
+STOP_SECONDS = 10.0  # JupyterLab's own shutdown on SIGTERM takes about a second
+
+def serve(command: list[str], env: dict[str, str], cwd: Path) -> int:
+    """Run a server until it exits; a SIGTERM or SIGHUP to this process (a service manager, a
+    closed terminal, `kill`) stops the server too, instead of leaving it running orphaned."""
+    import signal
+
+    process = subprocess.Popen(command, env=env, cwd=cwd)
+
+    def stop(signum, frame) -> None:
+        process.send_signal(signal.SIGTERM)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        while True:
+            try:
+                return process.wait()
+            except KeyboardInterrupt:  # Ctrl-C reached the server too: let it finish
+                continue
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Run the visible tests on a saved exercise notebook and say what to do next."""
+    from autograder.engine import grade_submission
+    from autograder.suites import load as load_suite
+    from autograder.unwritten import is_unwritten
+    from packlab.course.check import exercise_of, failure_lines, hidden_not_installed, score_line
+    from packlab.course.hints import hint_command
+
+    path = Path(args.notebook)
+    if not path.is_file():
+        console.print(f"There is no notebook at {shown(path)}. Save it, and give its path.")
+        return 2
+    course_copy = workspace.course_copy_note(path)
+    if course_copy:
+        console.print(shown(course_copy))
+        return 2
+    exercise = exercise_of(path)
+    if exercise is None:
+        names = ", ".join(e.name for e in load().exercises)
+        console.print(f"{shown(path)} is not one of the exercises ({names}).")
+        return 2
+    missing = load_suite(exercise.suite).missing
+    if args.all and missing:
+        console.print(f"Note: {shown(hidden_not_installed(missing))} Checking the visible tests "
+                      "only.")
+    groups = None if args.all and not missing else ("visible",)
+    result, cells = grade_submission(path, exercise, "you", groups=groups,
+                                     sandboxed=_learner_sandbox())
+    if result.error:
+        console.print(f"[bold]Could not check {shown(path.name)}:[/] {shown(result.error)}")
+        return 1
+    for note in result.notes:
+        console.print(f"Note: {shown(note)}")
+    for cell in cells:  # the code of each cell that failed to run, its failing line marked
+        for number, line in enumerate(cell.lines, cell.first_line):
+            mark = "→" if number == cell.marked else " "
+            console.print(f"  {mark} {number:>3} | {shown(line)}")
+    failed = [f for g in result.groups for f in g.failures]
+    for group in result.groups:
+        for name in group.passed:
+            console.print(f"[green]✓[/] {shown(name)}")
+    for line in failure_lines(failed):
+        console.print(shown(line).replace("✗", "[red]✗[/]", 1))
+    score = score_line(exercise, {g.name: g.points for g in result.groups}, missing)
+    if failed:
+        task = (f"write `{exercise.function}` in its answer cell" if all(map(is_unwritten, failed))
+                else "read the first message above, fix your answer")
+        console.print(f"\n{len(failed)} check(s) failed. Next: {task}, save, and check again. "
+                      f"Stuck? `{hint_command(exercise)}`")
+        console.print(score)
+        return 1
+    if missing:
+        later = "the hidden tests run when it is graded."
+    elif args.all:
+        later = "move on to the next lesson."
+    else:
+        later = "the hidden tests run when it is graded; try `packlab check --all` to run them now."
+    console.print(f"\nEvery check passed. Next: {later}")
+    console.print(score)
+    return 0
+
+def _learner_sandbox() -> bool:
+    """A learner's own check may go without a sandbox (it is their own code); say so once."""
+    from autograder import isolation
+
+    if isolation.sandbox_works():
+        return True
+    console.print("Note: checking without a sandbox (bubblewrap is not available here), so "
+                  "your code runs as you. That is fine for your own work; graders never do this.")
+    return False
+
+def cmd_hint(args: argparse.Namespace) -> int:
+    from packlab.course.hints import hint
+
+    try:
+        hint(args.exercise, everything=args.all)
+    except KeyError as exc:
+        console.print(shown(exc.args[0]))
+        return 2
+    return 0
+
+def _status(result, visible_only: bool = False) -> str:
+    from autograder.unwritten import is_unwritten
+
+    if result.error:
+        return f"cannot be checked: {shown(result.error)}"
+    failures = [f for g in result.groups for f in g.failures]
+    if failures and all(is_unwritten(f) for f in failures):
+        return "not started"
+    if not failures:
+        return f"[green]passes {'the visible tests' if visible_only else 'every test'}[/]"
+    if visible_only:
+        checks = len(failures) + sum(len(g.passed) for g in result.groups)
+        return f"{checks - len(failures)} of {checks} visible checks pass"
+    return f"{result.score} of {result.max_score} points"
+
+def cmd_progress(args: argparse.Namespace) -> int:
+    """Grade the learner's own copies of the exercises and show where they stand."""
+    from autograder.engine import grade_notebook
+    from autograder.suites import load as load_suite
+    from packlab.course.check import untouched
+
+    folder = Path(args.workspace) if args.workspace else workspace.default_folder()
+    table = Table(title=f"Your progress ({shown(folder)})")
+    for column in ("exercise", "function", "status"):
+        table.add_column(column)
+    sandboxed = _learner_sandbox()
+    for exercise in load().exercises:
+        copy = workspace.learner_copy(folder, exercise.release)
+        visible_only = bool(load_suite(exercise.suite).missing)  # the student install
+        if not copy.is_file():
+            status = "not opened yet (run `packlab lab`)"
+        elif untouched(copy, exercise):
+            status = "not started"
+        else:
+            status = _status(grade_notebook(copy, exercise, "you", sandboxed=sandboxed,
+                                            groups=("visible",) if visible_only else None),
+                             visible_only)
+        table.add_row(exercise.name, exercise.function, status)
+    console.print(table)
+    if visible_only:
+        console.print("Only the visible tests run in this install; the hidden tests run when "
+                      "your notebook is graded.")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """lab, check, hint and progress."""
+    sub.add_parser("lab", help="serve the course in JupyterLab").set_defaults(run=cmd_lab)
+    check = sub.add_parser("check", help="run an exercise's visible tests on a saved notebook")
+    check.add_argument("notebook")
+    check.add_argument("--all", action="store_true", help="run the hidden tests too")
+    check.set_defaults(run=cmd_check)
+    hint = sub.add_parser("hint", help="show the next hint for an exercise")
+    hint.add_argument("exercise", help="name, number or function, e.g. 02 or pack")
+    hint.add_argument("--all", action="store_true", help="show every hint at once")
+    hint.set_defaults(run=cmd_hint)
+    progress = sub.add_parser("progress", help="which of your exercises pass")
+    progress.add_argument("--workspace", help="folder holding your copies (default: workspace/)")
+    progress.set_defaults(run=cmd_progress)
