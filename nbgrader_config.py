@@ -14,14 +14,14 @@ c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 # The bug-fix exercise starts from buggy code, not from `raise NotImplementedError`:
 # right after nbgrader clears the solution, put the starter named in course.toml in its place.
 _generate = list(GenerateAssignment.class_traits()["preprocessors"].default())
-_generate.insert(_generate.index(ClearSolutions) + 1, "autograder.release.UseStarterCode")
+_generate.insert(_generate.index(ClearSolutions) + 1, "autograder.glue.release.UseStarterCode")
 c.GenerateAssignment.preprocessors = _generate
 
 # Feedback must not show the hidden tests (nbgrader #917: the autograded notebook it renders has
 # them back): right after nbgrader reads the grades, replace their code by a note and show test
 # cell errors as packlab's message alone, no traceback.
 _feedback = list(GenerateFeedback.class_traits()["preprocessors"].default())
-_feedback.insert(_feedback.index(GetGrades) + 1, "autograder.feedback.HideHiddenTests")
+_feedback.insert(_feedback.index(GetGrades) + 1, "autograder.glue.feedback.HideHiddenTests")
 c.GenerateFeedback.preprocessors = _feedback
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

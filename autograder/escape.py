@@ -10,7 +10,8 @@ the function for that output, so it is shown literally and never interpreted:
 - `for_markdown`: for summary.md — inline text or a table cell, never markup or a new line;
 - `cut`: any of it, bounded in size, saying how much was cut.
 
-HTML pages use `html.escape` (autograder/report.py). Each function is pure: text in, text out.
+HTML pages use `html.escape` (autograder/cohort/report.py). Each function is pure: text in, text
+out.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 This file runs *inside* the sandbox, as ``python -I -S -c <this file's text> REQUEST RESPONSE``,
 so it uses the standard library only. The trusted side imports it for `to_plain` and
 `with_callables`, which both sides share, and believes none of its replies (see
-`autograder.sandbox`).
+`autograder.run.sandbox`).
 
 Protocol: first ``{"limits": {...}, "call_cpu_seconds": s, "cells": [...]}`` arrives on the
 request pipe; the worker sets its resource limits, runs the cells and answers

@@ -8,15 +8,14 @@ graders grade the same files, one after the other, with their default time limit
 
 * nbgrader: 30 s per cell (``ExecutePreprocessor.timeout``), interrupting the kernel and going
   on with the next cell; an endless loop in the function costs it its three test cells.
-* packlab: the defaults of `autograder.isolation.Limits` (CPU seconds and seconds per call of the
-  student's function, for the notebook's own cells and per submission; fresh sandboxes after a
-  timeout).
-  A test group stops at its first timeout: the group has failed whatever comes after.
+* packlab: the defaults of `autograder.run.isolation.Limits` (CPU seconds and seconds per call of
+  the student's function, for the notebook's own cells and per submission; fresh sandboxes after a
+  timeout). A test group stops at its first timeout: the group has failed whatever comes after.
 
 The script checks that both give the same score to every (student, assignment), prints a
 mismatch table if not, and the throughput of each: packlab's notebooks per second and its ratio
 to nbgrader's, against the targets (15 notebooks/s, 60×). Before timing, it stores the property
-checks' examples as `make release` does (`autograder.example_cache`; the drawing is timed and
+checks' examples as `make release` does (`autograder.checks.example_cache`; the drawing is timed and
 shown, not counted). With --no-nbgrader it times packlab alone (no ratio, no comparison).
 
 Where packlab's time goes: benchmarks/grading_costs.py.
@@ -40,8 +39,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import example_cache, gallery
-from autograder.isolation import Limits
+from autograder.checks import example_cache, gallery
+from autograder.run.isolation import Limits
 from packlab.course.manifest import ROOT, Exercise, load
 from packlab.course.release import BIN, NBGRADER, nbgrader_env, release
 

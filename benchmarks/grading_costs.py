@@ -5,7 +5,7 @@ notebook one after the other in this one process, sandboxed, as one `packlab gra
 process would, while a timer notes every 2 ms what the grader is doing:
 
 * example generation: Hypothesis drawing each property check's examples (once per process);
-* example cache: reading the stored examples instead (`autograder.example_cache`);
+* example cache: reading the stored examples instead (`autograder.checks.example_cache`);
 * search and shrink: the real Hypothesis search for a first failure, its calls included;
 * sandbox start: starting bubblewrap and the worker, and running the notebook's cells;
 * calls: the student's function called through the pipe (the worker's answer included);
@@ -35,8 +35,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from autograder import engine, sandbox
-from autograder.isolation import require_sandbox
+from autograder.run import engine, sandbox
+from autograder.run.isolation import require_sandbox
 from packlab.course.manifest import load
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import argparse
 
-from autograder import gallery
-from autograder.suite import in_process_caller, run_group
-from autograder.suites import load
+from autograder.checks import gallery
+from autograder.checks.suite import in_process_caller, run_group
+from autograder.checks.suites import load
 from packlab.course.check import notebook_groups
 
 

@@ -1,7 +1,7 @@
 """What a fresh sandbox costs per submission (a script, not a test).
 
 Times starting one worker and answering its first call, `RUNS` times each way:
-* bubblewrap: the sandbox every submission gets (`autograder.isolation`);
+* bubblewrap: the sandbox every submission gets (`autograder.run.isolation`);
 * no sandbox: the same worker as a plain process (`packlab grade --no-sandbox`).
 The difference of the medians is the sandbox's start-up cost per submission.
 
@@ -15,8 +15,8 @@ import os
 import statistics
 import time
 
-from autograder.isolation import Limits, require_sandbox
-from autograder.sandbox import Sandbox
+from autograder.run.isolation import Limits, require_sandbox
+from autograder.run.sandbox import Sandbox
 
 ANSWER = "def pack(parts, budget):\n    return [p['id'] for p in parts]\n"
 

@@ -1,8 +1,8 @@
 """Which code the similarity report sets aside, judged on the mutant gallery (a script, not a test).
 
 Each gallery answer is an exercise's reference answer with one known mistake, so the gallery is a
-class in which nobody copied anybody yet every answer looks alike. Per exercise (03 is left out:
-its suite and gallery are 02's), this compares, with `autograder.similarity` as the report does:
+class in which nobody copied anybody yet every answer looks alike. Per exercise (03 is left out: its
+suite and gallery are 02's), this compares, with `autograder.cohort.similarity` as the report does:
 - every pair of answers (the reference and the gallery's): how many pairs would be listed;
 - every gallery answer with a disguised copy of itself (every name changed, docstrings dropped,
   a comment added every third line, the top-level statements in reverse order): how many copies
@@ -18,8 +18,9 @@ import ast
 import builtins
 import itertools
 
-from autograder import gallery, similarity
-from autograder.similarity import Answer
+from autograder.checks import gallery
+from autograder.cohort import similarity
+from autograder.cohort.similarity import Answer
 from packlab.course.manifest import load
 
 

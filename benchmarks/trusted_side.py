@@ -24,8 +24,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import submission
-from autograder.handed_in import NOTEBOOK_BYTES
+from autograder.run import submission
+from autograder.run.handed_in import NOTEBOOK_BYTES
 from packlab.course.manifest import load
 from packlab.course.release import BIN
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.isolation import FIRST_UID
+from autograder.run.isolation import FIRST_UID
 
 USER = "packlab-grader"
 ROOT = Path(__file__).resolve().parents[1]

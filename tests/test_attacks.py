@@ -25,20 +25,23 @@ import pytest
 from as_user import folder, give, leftover_processes, run_as_user
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery, isolation, outfolder
-from autograder.classroom import grade_class
-from autograder.handed_in import NOTEBOOK_BYTES
-from autograder.isolation import Limits
+from autograder import outfolder
+from autograder.checks import gallery
+from autograder.cohort.classroom import grade_class
+from autograder.run import isolation
+from autograder.run.handed_in import NOTEBOOK_BYTES
+from autograder.run.isolation import Limits
 from packlab.course.manifest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ordinary-user")]
 
-ATTACKS = Path(__file__).resolve().parents[1] / "autograder" / "attacks"
+ATTACKS = Path(__file__).resolve().parents[1] / "autograder" / "checks" / "attacks"
 LIMITS = Limits(call_seconds=1, setup_seconds=5, submission_seconds=30)
 LIMIT_OPTIONS = ["--call-seconds", "1", "--setup-seconds", "5", "--submission-seconds", "30",
                  "--jobs", "2"]
 TOTAL, PACK = COURSE.exercise("01"), COURSE.exercise("02")
-SUITE = ROOT / "autograder" / "hidden" / "pack.py"  # what reads_hidden_tests and edits_… target
+# What reads_hidden_tests and edits_… target:
+SUITE = ROOT / "autograder" / "checks" / "hidden" / "pack.py"
 SUITE_LINES = (  # distinctive lines of the hidden tests of `pack`: none may reach a learner
     'MIDDLE_MISS = (parts_of({"sys": 40, "doc": 90, "turn": 30}), 80)',
     "lambda tokens: parts_of(dict(zip(NAMES, tokens, strict=False)))),",

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import bundle, outfolder, report
-from autograder.engine import Result
+from autograder import outfolder
+from autograder.cohort import report
+from autograder.run.engine import Result
+from autograder.term import bundle
 from packlab.course import cli
 
 EVIL_STUDENT = "<img src=x onerror=alert(1)>"

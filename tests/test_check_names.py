@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder import gallery
-from autograder.suite import CheckFailed, Failure, in_process_caller
-from autograder.suites import load
+from autograder.checks import gallery
+from autograder.checks.suite import CheckFailed, Failure, in_process_caller
+from autograder.checks.suites import load
 
 # mutant -> words the name of its first failing check must hold (any case)
 FIRST_CHECK_SAYS = {

@@ -14,9 +14,10 @@ import nbformat
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery, outfolder
-from autograder.classroom import grade_class
-from autograder.isolation import Limits
+from autograder import outfolder
+from autograder.checks import gallery
+from autograder.cohort.classroom import grade_class
+from autograder.run.isolation import Limits
 
 pytestmark = pytest.mark.xdist_group("class_counts")
 

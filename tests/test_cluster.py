@@ -16,13 +16,14 @@ from pathlib import Path
 import pytest
 from conftest import EXERCISES, submit, with_answer
 
-from autograder import cluster, gallery
-from autograder.classroom import grade_class
-from autograder.engine import GroupScore, Result
-from autograder.isolation import Limits
-from autograder.record import Graded
-from autograder.suite import Failure, Misconception
-from autograder.task import Task
+from autograder.checks import gallery
+from autograder.checks.suite import Failure, Misconception
+from autograder.cohort import cluster
+from autograder.cohort.classroom import grade_class
+from autograder.cohort.record import Graded
+from autograder.cohort.task import Task
+from autograder.run.engine import GroupScore, Result
+from autograder.run.isolation import Limits
 from packlab.course.manifest import MANIFEST
 
 dask = pytest.importorskip("dask")
@@ -168,13 +169,14 @@ def test_a_worker_with_another_course_is_refused(submitted, scheduler, other_cou
 
 def test_a_difference_names_the_part_and_its_files():
     ours = cluster.fingerprint()["files"]
-    theirs = {**ours, "grader code": {**ours["grader code"], "autograder/suites/pack.py": "0"}}
+    theirs = {**ours, "grader code": {**ours["grader code"],
+                                             "autograder/checks/suites/pack.py": "0"}}
     del theirs["grader code"]["autograder/escape.py"]
     theirs["grader code"]["autograder/extra.py"] = "1"
     said = cluster.describe("grader code", ours, theirs)
     assert said == ("its grader's code (autograder/) differs from this machine's: "
                     "autograder/escape.py (not on the worker), autograder/extra.py (not on this "
-                    "machine), autograder/suites/pack.py")
+                    "machine), autograder/checks/suites/pack.py")
     assert cluster.describe("Python", "3.11", "3.12") == "it has Python 3.12, this machine 3.11"
 
 

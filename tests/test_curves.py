@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder.reference.packers import greedy as reference_greedy
+from autograder.checks.reference.packers import greedy as reference_greedy
 from packlab.packing import curves
 from packlab.packing.curves import CurvePoint, PartIndex, drop_curve, even_budgets
 from packlab.packing.examples import big_first_parts, chat_parts, docs_corpus, random_parts
@@ -24,7 +24,7 @@ from packlab.packing.packers import (
 OURS = (greedy, stop_at_first_miss)
 RUNS = {greedy: greedy_runs, stop_at_first_miss: first_miss_runs}
 # Each packer as a plain loop: the lessons' greedy is built on greedy_runs itself, so the loop it
-# must agree with is the course's reference (autograder.reference, the instructor's install).
+# must agree with is the course's reference (autograder.checks.reference, the instructor's install).
 LOOPS = {greedy: reference_greedy, stop_at_first_miss: stop_at_first_miss}
 
 

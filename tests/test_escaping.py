@@ -17,13 +17,14 @@ from markdown_it import MarkdownIt
 from rich.console import Console
 from test_report import check_gradescope
 
-from autograder import outfolder, report, summary
-from autograder.classroom import _results, discover, grade_class, grades_row
-from autograder.engine import GroupScore, Result
+from autograder import outfolder
+from autograder.checks.suite import Failure, Misconception
+from autograder.cohort import report, summary
+from autograder.cohort.classroom import _results, discover, grade_class, grades_row
+from autograder.cohort.task import Task
 from autograder.escape import FORMULA_STARTS, for_csv, for_markdown, for_terminal, visible
-from autograder.isolation import Limits
-from autograder.suite import Failure, Misconception
-from autograder.task import Task
+from autograder.run.engine import GroupScore, Result
+from autograder.run.isolation import Limits
 from packlab.course.cli import main
 
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)

@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from autograder.reference.evidence import decisions, pack_evidence
+from autograder.checks.reference.evidence import decisions, pack_evidence
 from packlab.packing import evidence as teaching
 from packlab.packing.evidence import (
     DOCUMENTS,

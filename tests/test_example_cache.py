@@ -11,8 +11,8 @@ import math
 
 import pytest
 
-from autograder import example_cache
-from autograder.suites import load
+from autograder.checks import example_cache
+from autograder.checks.suites import load
 
 SUITE = "pack"  # a suite with property checks, small enough to draw in a test
 

@@ -24,7 +24,7 @@ import nbformat
 import pytest
 from conftest import COURSE
 
-from autograder import gallery
+from autograder.checks import gallery
 from packlab.course.manifest import ROOT
 from packlab.course.release import NBGRADER, nbgrader_env
 

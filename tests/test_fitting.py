@@ -9,7 +9,7 @@ import warnings
 import nbformat
 import pytest
 
-from autograder.reference.fitting import fit as reference_fit
+from autograder.checks.reference.fitting import fit as reference_fit
 from packlab.course.manifest import ROOT
 from packlab.packing.fitting import (
     MISTAKES,

@@ -26,7 +26,7 @@ from conftest import COURSE, submit, with_answer
 from hypothesis import given
 from hypothesis import strategies as st
 
-from autograder import gallery
+from autograder.checks import gallery
 from packlab.course.release import NBGRADER, nbgrader_env
 
 EXERCISE = COURSE.exercise("02-greedy-pack")
@@ -330,8 +330,8 @@ def test_the_autograded_notebook_keeps_the_courses_cells_and_the_students_code()
     import nbformat
     from nbformat.v4 import new_code_cell, new_markdown_cell
 
-    from autograder.autograded import MAX_SOURCE, merged
-    from autograder.submission import Cell
+    from autograder.run.submission import Cell
+    from autograder.term.autograded import MAX_SOURCE, merged
 
     def grade_id(cell):
         return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
@@ -361,7 +361,7 @@ def test_the_autograded_notebook_keeps_the_courses_cells_and_the_students_code()
 
 
 def test_the_correction_is_what_the_late_penalty_and_override_changed():
-    from autograder.gradebook import correction
+    from autograder.term.gradebook import correction
 
     def data(raw, corrected):
         return {"score": corrected, "extra_data": {"raw_score": raw, "corrected_score": corrected}}
@@ -382,11 +382,11 @@ def test_formgrader_and_nbgrader_export_total_the_corrections_as_grades_csv_does
     """With packlab's correction as extra credit and no late penalty of nbgrader's, formgrader's
     total (the cells' scores + extra credit) and `nbgrader export`'s (that, at least 0) are
     grades.csv's final score, before and after a grader's manual score and extra credit."""
-    from autograder.classroom import grades_row
-    from autograder.corrections import Corrections, Marks, scored
-    from autograder.gradebook import correction
-    from autograder.late import Lateness
-    from autograder.overrides import Override
+    from autograder.cohort.classroom import grades_row
+    from autograder.term.corrections import Corrections, Marks, scored
+    from autograder.term.gradebook import correction
+    from autograder.term.late import Lateness
+    from autograder.term.overrides import Override
 
     raw = min(raw, maximum)
     override = Override("why", points=points) if points is not None else Override("why",
@@ -407,13 +407,13 @@ def test_formgrader_and_nbgrader_export_total_the_corrections_as_grades_csv_does
 @pytest.mark.parametrize("student", ["a,b", 'say "hi"', "two\nlines", "=1+2", "+1", "-rf", "@x",
                                      "\tx"])
 def test_ids_nbgrader_export_would_write_unquoted_stay_out_of_the_gradebook(student):
-    from autograder.gradebook import exportable
+    from autograder.term.gradebook import exportable
 
     assert not exportable(student)
 
 
 @pytest.mark.parametrize("student", ["s001", "Ada Lovelace", "zoë", "a-b", "x=1"])
 def test_ordinary_ids_go_into_the_gradebook(student):
-    from autograder.gradebook import exportable
+    from autograder.term.gradebook import exportable
 
     assert exportable(student)

@@ -20,7 +20,7 @@ import nbformat
 import pytest
 from conftest import COURSE, with_answer
 
-from autograder import gallery
+from autograder.checks import gallery
 from packlab.course import cli
 
 pytestmark = pytest.mark.slow
@@ -88,8 +88,9 @@ def test_the_zip_holds_the_scripts_and_the_course_only(bundle):
     for script in ("setup.sh", "run_autograder"):
         assert (infos[script].external_attr >> 16) & 0o111, f"{script} is not executable"
     assert {"pyproject.toml", "README.md", "course.toml", "src/packlab/course/manifest.py",
-            "src/packlab/course/check.py", "autograder/engine.py", "autograder/gradescope.py",
-            "autograder/worker.py", f"autograder/suites/{EXERCISE.suite}.py",
+            "src/packlab/course/check.py", "autograder/run/engine.py",
+            "autograder/glue/gradescope.py",
+            "autograder/worker.py", f"autograder/checks/suites/{EXERCISE.suite}.py",
             f"exercises/{EXERCISE.name}/{NOTEBOOK}"} <= names
     tops = {name.split("/")[0] for name in names}
     assert tops == {"setup.sh", "run_autograder", "pyproject.toml", "README.md", "course.toml",

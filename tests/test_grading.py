@@ -9,10 +9,10 @@ import json
 import pytest
 from conftest import EXERCISES, submit, with_answer
 
-from autograder import gallery
-from autograder.classroom import grade_class
-from autograder.engine import grade_notebook
-from autograder.isolation import Limits
+from autograder.checks import gallery
+from autograder.cohort.classroom import grade_class
+from autograder.run.engine import grade_notebook
+from autograder.run.isolation import Limits
 from packlab.course.cli import main
 
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)

@@ -14,11 +14,12 @@ import nbformat
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import handed_in, late, submission
-from autograder.classroom import discover
-from autograder.handed_in import NOTEBOOK_BYTES, Refused
-from autograder.isolation import Limits
-from autograder.task import Task, grade_one
+from autograder.cohort.classroom import discover
+from autograder.cohort.task import Task, grade_one
+from autograder.run import handed_in, submission
+from autograder.run.handed_in import NOTEBOOK_BYTES, Refused
+from autograder.run.isolation import Limits
+from autograder.term import late
 
 PACK = COURSE.exercise("02")
 SECRET = "root:$y$j9T$secret-hash-of-the-machine"
@@ -188,7 +189,8 @@ def swapped_for_a_link(submitted: Path, depth: int) -> None:
                                          (1, "the assignment's folder is a symbolic link")])
 def test_a_folder_swapped_for_a_link_after_discovery_is_refused_by_every_reader(
         tmp_path, depth, says):
-    from autograder import autograded, cluster
+    from autograder.cohort import cluster
+    from autograder.term import autograded
 
     submitted = tmp_path / "submitted"
     for student in ("ann", "bo"):
@@ -214,7 +216,7 @@ def test_a_folder_swapped_for_a_link_after_discovery_is_refused_by_every_reader(
 
 
 def test_the_autograded_notebook_reads_the_submission_as_the_grader_does(tmp_path):
-    from autograder import autograded
+    from autograder.term import autograded
 
     submitted = tmp_path / "submitted"
     mine = "def pack(parts, budget):\n    return_one\n"

@@ -1,5 +1,5 @@
-"""The hidden test groups live in `autograder.hidden`, apart from the visible ones, so a student
-install can leave them out; without them nothing grades on part of the tests, silently."""
+"""The hidden test groups live in `autograder.checks.hidden`, apart from the visible ones, so a
+student install can leave them out; without them nothing grades on part of the tests, silently."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from conftest import EXERCISES, submit, with_answer
 
-from autograder.suite import Group
-from autograder.suites import load
+from autograder.checks.suite import Group
+from autograder.checks.suites import load
 
 # The module's fixtures are built once only if its tests share one xdist worker.
 pytestmark = pytest.mark.xdist_group("hidden_split")
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = sorted(p.stem for p in (ROOT / "autograder" / "suites").glob("[a-z]*.py"))
+SUITES = sorted(p.stem for p in (ROOT / "autograder" / "checks" / "suites").glob("[a-z]*.py"))
 PACK = next(e for e in EXERCISES if e.name == "02-greedy-pack")
 
 
@@ -30,16 +30,17 @@ def checks_of(groups: tuple[Group, ...]) -> list[tuple[str, str, bool, list[str]
 
 @pytest.mark.parametrize("name", SUITES)
 def test_a_suite_module_holds_its_visible_groups_only(name):
-    module = import_module(f"autograder.suites.{name}")
+    module = import_module(f"autograder.checks.suites.{name}")
     assert module.SUITE.groups and all(group.visible for group in module.SUITE.groups)
     hidden_here = [key for key, value in vars(module).items()
                    if isinstance(value, Group) and not value.visible]
-    assert not hidden_here, f"autograder/suites/{name}.py defines hidden groups: {hidden_here}"
+    assert not hidden_here, \
+        f"autograder/checks/suites/{name}.py defines hidden groups: {hidden_here}"
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.name)
 def test_the_hidden_groups_come_from_the_hidden_package(exercise):
-    hidden = import_module(f"autograder.hidden.{exercise.suite}").GROUPS
+    hidden = import_module(f"autograder.checks.hidden.{exercise.suite}").GROUPS
     assert hidden and not any(group.visible for group in hidden)
     merged = load(exercise.suite).groups
     assert checks_of(tuple(g for g in merged if not g.visible)) == checks_of(hidden)
@@ -52,20 +53,21 @@ def test_the_merged_suite_is_what_course_toml_scores(exercise):
     assert suite.missing == ()
 
 
-# Run in a child process whose imports cannot reach autograder.hidden, as in the student install.
+# Run in a child process whose imports cannot reach autograder.checks.hidden, as in the student
+# install.
 STUDENT_INSTALL = r"""
 import io, json, sys
 from contextlib import redirect_stdout
 
 class NoHiddenTests:
     def find_spec(self, name, path=None, target=None):
-        if name == "autograder.hidden" or name.startswith("autograder.hidden."):
+        if name == "autograder.checks.hidden" or name.startswith("autograder.checks.hidden."):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 
 sys.meta_path.insert(0, NoHiddenTests())
 
-from autograder.engine import grade_notebook
-from autograder.suites import load
+from autograder.run.engine import grade_notebook
+from autograder.checks.suites import load
 from packlab.course.check import run_tests
 from packlab.course.cli import main
 from packlab.course.manifest import load as load_course

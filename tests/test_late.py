@@ -20,8 +20,8 @@ import pytest
 from conftest import COURSE, submit, with_answer
 
 from autograder import outfolder
-from autograder.classroom import grade_class
-from autograder.isolation import Limits
+from autograder.cohort.classroom import grade_class
+from autograder.run.isolation import Limits
 from packlab.course.manifest import MANIFEST, load
 
 # The module's fixtures are built once only if its tests share one xdist worker.
@@ -168,7 +168,7 @@ def test_a_trusted_timestamp_is_not_flagged(term):
     ("zero", 3, None, "no timestamp.txt in the submission, so the score is 0 (the course's "
      "late policy)")])
 def test_missing_timestamp_counts_as_the_late_policy_says(tmp_path, policy, penalty, days, note):
-    from autograder import late
+    from autograder.term import late
     from packlab.course.manifest import LatePolicy
 
     graded = DUE + timedelta(days=2, hours=19)

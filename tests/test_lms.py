@@ -9,8 +9,9 @@ import re
 import pytest
 from conftest import EXERCISES
 
-from autograder import lms, report
+from autograder.cohort import report
 from autograder.escape import FORMULA_STARTS
+from autograder.term import lms
 from packlab.course import cli
 
 A1, A2 = (exercise.name for exercise in EXERCISES[:2])  # 01-total-tokens, 02-greedy-pack

@@ -8,8 +8,8 @@ import nbformat
 import pytest
 from conftest import COURSE, EXERCISES
 
-from autograder import gallery
-from autograder.suites import load as load_suite
+from autograder.checks import gallery
+from autograder.checks.suites import load as load_suite
 from packlab.course.manifest import ROOT
 
 

@@ -12,8 +12,8 @@ import pytest
 from conftest import COURSE, EXERCISES, with_answer
 from test_cli import BY_NUMBER, _wide, answer_of, released_copy, row, run  # noqa: F401 - _wide
 
-from autograder.engine import grade_notebook
-from autograder.report import feedback_html
+from autograder.cohort.report import feedback_html
+from autograder.run.engine import grade_notebook
 from packlab.course import book, workspace
 from packlab.course.check import TestsFailed as Failed
 from packlab.course.check import run_tests, summary
@@ -96,8 +96,8 @@ def test_the_test_cell_prints_each_mistakes_paragraph_once():
     def pack(parts, budget):
         return [part["id"] for part in parts]  # everything, whatever the budget
 
-    from autograder.suite import in_process_caller, run_group
-    from autograder.suites import load
+    from autograder.checks.suite import in_process_caller, run_group
+    from autograder.checks.suites import load
 
     result = run_group(load("pack").group("edge-cases"), in_process_caller(pack))
     texts = [f.misconception.text for f in result.failures]

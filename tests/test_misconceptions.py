@@ -13,10 +13,11 @@ import nbformat
 import pytest
 from conftest import COURSE, EXERCISES, submit, with_answer
 
-from autograder import gallery, misconceptions, record
-from autograder.classroom import grade_class
+from autograder.checks import gallery
+from autograder.cohort import misconceptions, record
+from autograder.cohort.classroom import grade_class
 from autograder.escape import for_csv, for_markdown
-from autograder.isolation import Limits
+from autograder.run.isolation import Limits
 
 # The module's fixtures are built once only if its tests share one xdist worker.
 pytestmark = pytest.mark.xdist_group("misconceptions")
@@ -216,8 +217,9 @@ def test_older_results_json_without_the_details_still_count(graded, tmp_path):
 def test_an_older_results_json_is_described_by_the_suite():
     """Keys without details are looked up: the suite's own, "not written yet", a search that did
     not repeat, and a key the suite no longer has (blank text, the exercise's lesson)."""
-    from autograder import misconceptions, unwritten
-    from autograder.suites.pack import MISCONCEPTIONS
+    from autograder.checks import unwritten
+    from autograder.checks.suites.pack import MISCONCEPTIONS
+    from autograder.cohort import misconceptions
 
     def said(key):
         return misconceptions.from_suite(PACK.name, key)

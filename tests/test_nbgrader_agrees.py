@@ -29,8 +29,8 @@ import nbformat
 import pytest
 from conftest import EXERCISES, submit, with_answer
 
-from autograder import gallery, unwritten
-from autograder.engine import grade_notebook
+from autograder.checks import gallery, unwritten
+from autograder.run.engine import grade_notebook
 from packlab.course import manifest
 from packlab.course.manifest import PROPORTIONAL as PROPORTIONAL_CREDIT
 from packlab.course.manifest import Exercise

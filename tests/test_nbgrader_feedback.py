@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery
-from autograder.feedback import NOTE, hide_regions
+from autograder.checks import gallery
+from autograder.glue.feedback import NOTE, hide_regions
 from packlab.course.manifest import ROOT
 from packlab.course.release import NBGRADER, nbgrader_env
 
 EXERCISE = COURSE.exercise("02-greedy-pack")
-SUITE_FILE = ROOT / "autograder" / "suites" / f"{EXERCISE.suite}.py"
+SUITE_FILE = ROOT / "autograder" / "checks" / "suites" / f"{EXERCISE.suite}.py"
 RENAMED = '''def packer(parts, budget):
     chosen, used = [], 0
     for part in parts:
@@ -122,6 +122,6 @@ def test_feedback_preprocessor_is_registered():
          namespace)
     chain = namespace["c"].GenerateFeedback.preprocessors
     defaults = list(GenerateFeedback.class_traits()["preprocessors"].default())
-    assert chain[:1] == [GetGrades] and chain[1] == "autograder.feedback.HideHiddenTests"
-    assert [p for p in chain if p != "autograder.feedback.HideHiddenTests"] == defaults
+    assert chain[:1] == [GetGrades] and chain[1] == "autograder.glue.feedback.HideHiddenTests"
+    assert [p for p in chain if p != "autograder.glue.feedback.HideHiddenTests"] == defaults
     assert Path(ROOT / "autograder" / "feedback.py").is_file()

@@ -10,8 +10,8 @@ import re
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery
-from autograder.engine import grade_notebook
+from autograder.checks import gallery
+from autograder.run.engine import grade_notebook
 from packlab.course import check, manifest
 from packlab.course.manifest import ALL_OR_NOTHING, PROPORTIONAL
 

@@ -1,9 +1,9 @@
 """No reference answer leaves the instructor's install (issue 18, item 4).
 
-The reference answers live in autograder/reference/, which `packlab student-build` never copies;
-the visible checks read the answers recorded for their calls (`autograder.recorded`) and give the
-same verdicts and messages without the reference; no function of the student install is a
-reference's body; and no module of `packlab.packing` the student install holds scores full marks
+The reference answers live in autograder/checks/reference/, which `packlab student-build` never
+copies; the visible checks read the answers recorded for their calls (`autograder.checks.recorded`)
+and give the same verdicts and messages without the reference; no function of the student install is
+a reference's body; and no module of `packlab.packing` the student install holds scores full marks
 when pasted into an exercise's answer cell and graded by the real grader.
 """
 
@@ -20,16 +20,16 @@ from pathlib import Path
 import pytest
 from conftest import EXERCISES, submit, with_answer
 
-from autograder import recorded
-from autograder.classroom import grade_class
-from autograder.isolation import Limits
-from autograder.reference import record
-from autograder.suite import in_process_caller, run_group
-from autograder.suites import load
+from autograder.checks import recorded
+from autograder.checks.reference import record
+from autograder.checks.suite import in_process_caller, run_group
+from autograder.checks.suites import load
+from autograder.cohort.classroom import grade_class
+from autograder.run.isolation import Limits
 from packlab.course import student
 from packlab.course.manifest import ROOT
 
-REFERENCE = ROOT / "autograder" / "reference"
+REFERENCE = ROOT / "autograder" / "checks" / "reference"
 PACKLAB = Path(sys.executable).with_name("packlab")
 SUITES = sorted({exercise.suite for exercise in EXERCISES})
 
@@ -38,7 +38,7 @@ SUITES = sorted({exercise.suite for exercise in EXERCISES})
 def test_the_recorded_answers_are_current(suite):
     path = recorded.FOLDER / f"{suite}.json"
     assert path.read_text(encoding="utf-8") == record.text(record.answers(suite)), (
-        f"{path} is out of date: run `python -m autograder.reference.record`")
+        f"{path} is out of date: run `python -m autograder.checks.reference.record`")
 
 
 def visible_results(suite: str, functions: list) -> list:
@@ -69,7 +69,7 @@ def test_a_call_never_recorded_is_refused_in_words(monkeypatch):
 
 
 def test_a_diagnosis_that_needs_an_unrecorded_answer_is_plain_not_a_crash(monkeypatch):
-    from autograder.suites.pack import PACK
+    from autograder.checks.suites.pack import PACK
 
     monkeypatch.setattr(recorded, "installed", lambda: False)
     said = PACK.named([[{"id": "zz", "tokens": 3}, {"id": "yy", "tokens": 9}], 5], ["yy"])
@@ -139,8 +139,8 @@ def functions_in(paths) -> dict[str, str]:
 
 
 def test_the_student_install_holds_no_reference_body(built):
-    assert not (built / "autograder" / "reference").exists()
-    assert "autograder.reference" in student.NEVER
+    assert not (built / "autograder" / "checks" / "reference").exists()
+    assert "autograder.checks.reference" in student.NEVER
     references = functions_in(sorted(REFERENCE.glob("*.py")))
     shipped = functions_in(sorted(built.rglob("*.py")))
     assert len(references) >= 9 and len(shipped) > 300  # the walk found them

@@ -9,7 +9,8 @@ import json
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery, outfolder
+from autograder import outfolder
+from autograder.checks import gallery
 from packlab.course.cli import main
 
 pytestmark = pytest.mark.xdist_group("regrade")  # one class, regraded in turn

@@ -6,7 +6,7 @@ import nbformat
 import pytest
 from conftest import EXERCISES
 
-from autograder import gallery
+from autograder.checks import gallery
 
 # Every assignment is released once per test session by one nbgrader process (conftest's
 # released_course, shared with the parity tests), into an empty copy of the course.

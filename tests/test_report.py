@@ -7,11 +7,12 @@ import struct
 
 from conftest import EXERCISES, submit, with_answer
 
-from autograder import gallery, report, summary
-from autograder.classroom import grade_class
-from autograder.engine import GroupScore, Result
-from autograder.isolation import Limits
-from autograder.suite import Failure, Misconception
+from autograder.checks import gallery
+from autograder.checks.suite import Failure, Misconception
+from autograder.cohort import report, summary
+from autograder.cohort.classroom import grade_class
+from autograder.run.engine import GroupScore, Result
+from autograder.run.isolation import Limits
 
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
 EXERCISE = EXERCISES[1]  # 02-greedy-pack
@@ -135,7 +136,7 @@ def test_student_folder_names_are_escaped_in_feedback(tmp_path):
 def test_results_json_records_each_misconception_with_its_shortest_call():
     """What a rerun needs to rebuild the class's misconception analytics: per misconception its
     text, its lesson and the submission's shortest failing call, bounded."""
-    from autograder.misconceptions import EXAMPLE_CHARS
+    from autograder.cohort.misconceptions import EXAMPLE_CHARS
 
     wrong = Misconception("break-at-first-miss", "stops early", "03-the-early-stop-trap")
     calls = ["pack([{'id': 'b'}], 9)", "pack([{'id': 'a'}], 9)", "pack(" + "x" * 5_000 + ")"]

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import outfolder, record
+from autograder import outfolder
+from autograder.cohort import record
 from packlab.course.cli import main
 
 pytestmark = pytest.mark.xdist_group("resubmission")
@@ -94,7 +95,7 @@ def test_a_result_from_another_grader_is_graded_again(tmp_path, capsys):
 def test_the_grader_fingerprint_follows_the_suites_source(monkeypatch, tmp_path):
     import inspect
 
-    from autograder.suites import total_tokens
+    from autograder.checks.suites import total_tokens
 
     before = record.grader_fingerprint(TOTAL.name)
     assert before and record.grader_fingerprint(COURSE.exercise("02").name) != before

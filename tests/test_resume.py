@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from conftest import EXERCISES, submit, with_answer
 
-from autograder import gallery
-from autograder.isolation import FIRST_UID
+from autograder.checks import gallery
+from autograder.run.isolation import FIRST_UID
 
 pytestmark = pytest.mark.slow
 

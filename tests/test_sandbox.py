@@ -22,9 +22,9 @@ import nbformat
 import pytest
 from as_user import folder, give, leftover_processes, run_as_user
 
-from autograder import isolation
-from autograder.isolation import Limits
-from autograder.sandbox import Sandbox
+from autograder.run import isolation
+from autograder.run.isolation import Limits
+from autograder.run.sandbox import Sandbox
 
 pytestmark = pytest.mark.xdist_group("ordinary-user")  # one ordinary user: one test at a time
 # The probe walks the filesystem: more CPU time than a student's call may use.
@@ -106,8 +106,8 @@ MARKERS = ["course.toml", "autograder", "packlab", "solutions", "hypothesis", "n
 
 AS_USER_SCRIPT = r'''
 import json, sys
-from autograder.isolation import Limits
-from autograder.sandbox import Sandbox
+from autograder.run.isolation import Limits
+from autograder.run.sandbox import Sandbox
 limits = Limits(call_seconds=60, call_cpu_seconds=30, setup_seconds=30, submission_seconds=120)
 probe, markers = sys.argv[1], json.loads(sys.argv[2])
 with Sandbox([probe], limits) as box:

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from autograder.isolation import Limits
-from autograder.sandbox import Sandbox
-from autograder.suite import (
+from autograder.checks.suite import (
     CheckFailed,
     Group,
     Misconception,
@@ -22,6 +20,8 @@ from autograder.suite import (
     property_check,
     run_group,
 )
+from autograder.run.isolation import Limits
+from autograder.run.sandbox import Sandbox
 
 WRONG = Misconception("too-big", "numbers above 10 are refused", "01-the-window-is-finite")
 
@@ -205,7 +205,7 @@ def test_a_replay_in_the_sandbox_fails_as_one_in_process_does():
 
 
 def test_calls_worked_out_ahead_are_kept_only_when_no_seed_varies_them():
-    from autograder.suite import Examples, seeded, variation
+    from autograder.checks.suite import Examples, seeded, variation
 
     worked: list[int] = []
 

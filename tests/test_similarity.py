@@ -8,7 +8,7 @@ import io
 import nbformat
 import pytest
 
-from autograder import similarity
+from autograder.cohort import similarity
 from packlab.course.cli import main
 from packlab.course.manifest import ROOT
 from tests.conftest import COURSE, submit, with_answer
@@ -226,8 +226,8 @@ def _packing_module(name: str) -> str:
 
 
 def _reference_module(name: str) -> str:
-    """A module of the grader's reference answers (autograder/reference/)."""
-    return (ROOT / "autograder" / "reference" / name).read_text()
+    """A module of the grader's reference answers (autograder/checks/reference/)."""
+    return (ROOT / "autograder" / "checks" / "reference" / name).read_text()
 
 
 def _answer_of(exercise) -> str:
@@ -263,9 +263,9 @@ def test_an_answer_that_is_shipped_code_or_the_reference_is_listed(pasted):
 
 def test_an_answer_that_is_the_graders_reference_module_is_listed(pasted):
     fit = {m.student: m for m in pasted[FIT.name].given}
-    assert fit["ida"].source.startswith("autograder/reference/fitting.py, the grader's")
+    assert fit["ida"].source.startswith("autograder/checks/reference/fitting.py, the grader's")
     evidence = {m.student: m.source for m in pasted[EVIDENCE.name].given}
-    assert evidence["ida"].startswith("autograder/reference/evidence.py, the grader's")
+    assert evidence["ida"].startswith("autograder/checks/reference/evidence.py, the grader's")
 
 
 def test_a_short_right_answer_is_not_taken_for_the_reference(pasted):

@@ -21,8 +21,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import gallery
-from autograder.suites import load as load_suite
+from autograder.checks import gallery
+from autograder.checks.suites import load as load_suite
 from packlab.course import notes, student
 from packlab.course.manifest import ROOT, STUDENT_MARKER, load
 from packlab.course.quiz import questions
@@ -34,12 +34,17 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("student-build")]
 COURSE = load()
 PACKLAB = Path(sys.executable).with_name("packlab")
 NOT_IMPORTABLE = (
-    "autograder.hidden", "autograder.hidden.pack", "autograder.hidden.fit",
-    "autograder.reference", "autograder.reference.fitting", "autograder.reference.evidence",
-    "autograder.mutants", "autograder.mutants.pack.break_at_first_miss", "autograder.attacks",
-    "autograder.gallery", "autograder.classroom", "autograder.report", "autograder.record",
-    "autograder.gradebook", "autograder.gradescope", "autograder.bundle", "autograder.lms",
-    "autograder.release", "autograder.feedback", "autograder.similarity", "autograder.cluster",
+    "autograder.checks.hidden", "autograder.checks.hidden.pack", "autograder.checks.hidden.fit",
+    "autograder.checks.reference", "autograder.checks.reference.fitting",
+    "autograder.checks.reference.evidence",
+    "autograder.checks.mutants", "autograder.checks.mutants.pack.break_at_first_miss",
+    "autograder.checks.attacks",
+    "autograder.checks.gallery", "autograder.cohort.classroom", "autograder.cohort.report",
+    "autograder.cohort.record",
+    "autograder.term.gradebook", "autograder.glue.gradescope", "autograder.term.bundle",
+    "autograder.term.lms",
+    "autograder.glue.release", "autograder.glue.feedback", "autograder.cohort.similarity",
+    "autograder.cohort.cluster",
     "packlab.course.notes", "packlab.course.workshop", "packlab.course.release",
     "packlab.course.student", "packlab.course.slides", "packlab.course.book",
 )
@@ -186,11 +191,12 @@ def test_nothing_hidden_is_importable(venv, outside):
 def shown_to_learners() -> str:
     """What learners read anyway, where a hidden check's name may appear as plain prose: the
     visible checks' names, every misconception's paragraph, the released notebooks, and the
-    budget check's message that 02's visible group shows (autograder.suites.pack.WITHIN_BUDGET)."""
+    budget check's message that 02's visible group shows
+    (autograder.checks.suites.pack.WITHIN_BUDGET)."""
     texts = ["the chosen parts never add up to more than the budget"]
     for suite in sorted({e.suite for e in COURSE.exercises}):
         texts += [c.name for g in load_suite(suite).groups if g.visible for c in g.checks]
-        module = importlib.import_module(f"autograder.suites.{suite}")
+        module = importlib.import_module(f"autograder.checks.suites.{suite}")
         texts += [wrong.text for wrong in module.MISCONCEPTIONS.values()]
     texts += [e.release.read_text(encoding="utf-8") for e in COURSE.exercises]
     return "\n".join(texts)
@@ -224,10 +230,10 @@ def hidden_texts() -> dict[str, str]:
 
 
 def reference_bodies() -> dict[str, str]:
-    """The code of every function in autograder/reference/, from its first statement after the
-    docstring to its end."""
+    """The code of every function in autograder/checks/reference/, from its first statement after
+    the docstring to its end."""
     found = {}
-    for path in sorted((ROOT / "autograder" / "reference").glob("*.py")):
+    for path in sorted((ROOT / "autograder" / "checks" / "reference").glob("*.py")):
         source = path.read_text(encoding="utf-8")
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.FunctionDef):
@@ -373,8 +379,8 @@ def test_it_replaces_a_previous_build_and_keeps_the_learners_work(tmp_path):
 
 
 def test_it_refuses_when_the_learners_code_would_import_something_hidden(monkeypatch):
-    monkeypatch.setattr(student, "ROOTS", (*student.ROOTS, "autograder.gallery"))
-    with pytest.raises(student.BuildRefused, match="autograder.gallery"):
+    monkeypatch.setattr(student, "ROOTS", (*student.ROOTS, "autograder.checks.gallery"))
+    with pytest.raises(student.BuildRefused, match="autograder.checks.gallery"):
         student.plan()
 
 

@@ -9,9 +9,9 @@ from importlib import import_module
 import pytest
 from conftest import EXERCISES
 
-from autograder import gallery
-from autograder.suite import in_process_caller, run_group
-from autograder.suites import load
+from autograder.checks import gallery
+from autograder.checks.suite import in_process_caller, run_group
+from autograder.checks.suites import load
 
 SUITES = sorted({exercise.suite for exercise in EXERCISES})
 MUTANTS = gallery.every()
@@ -35,6 +35,6 @@ def test_the_reference_passes_every_group(name: str) -> None:
 @pytest.mark.parametrize("mutant", MUTANTS, ids=lambda m: m.key)
 def test_the_misconception_exists_in_its_suite(mutant: gallery.Mutant) -> None:
     assert mutant.suite in SUITES, f"{mutant.key}: no exercise uses the suite {mutant.suite!r}"
-    module = import_module(f"autograder.suites.{mutant.suite}")
+    module = import_module(f"autograder.checks.suites.{mutant.suite}")
     assert mutant.misconception in module.MISCONCEPTIONS
     assert mutant.description, f"{mutant.key}: say in one line what this wrong answer does"

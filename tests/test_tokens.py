@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from autograder.reference.tokens import wrapped_cost
+from autograder.checks.reference.tokens import wrapped_cost
 from packlab.packing.tokens import (
     OFFLINE_ENCODINGS,
     SAMPLES,

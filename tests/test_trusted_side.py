@@ -15,11 +15,12 @@ import tracemalloc
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import gallery, isolation
-from autograder.engine import grade_notebook
-from autograder.isolation import Limits
-from autograder.sandbox import MAX_PROBLEMS, Sandbox, call_outcome, ready_problems
-from autograder.suite import StudentError
+from autograder.checks import gallery
+from autograder.checks.suite import StudentError
+from autograder.run import isolation
+from autograder.run.engine import grade_notebook
+from autograder.run.isolation import Limits
+from autograder.run.sandbox import MAX_PROBLEMS, Sandbox, call_outcome, ready_problems
 
 FAST = Limits(call_seconds=2, setup_seconds=10, submission_seconds=60)
 

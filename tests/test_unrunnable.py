@@ -12,9 +12,10 @@ import nbformat
 import pytest
 from conftest import COURSE, submit, with_answer
 
-from autograder import outfolder, submission
-from autograder.classroom import grade_class
-from autograder.isolation import Limits
+from autograder import outfolder
+from autograder.cohort.classroom import grade_class
+from autograder.run import submission
+from autograder.run.isolation import Limits
 
 # The module's fixtures are built once only if its tests share one xdist worker.
 pytestmark = pytest.mark.xdist_group("unrunnable")

@@ -15,12 +15,12 @@ from conftest import COURSE, submit, with_answer
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from autograder import gallery
-from autograder.engine import grade_notebook
-from autograder.isolation import Limits
-from autograder.report import feedback_html, gradescope
-from autograder.suite import Group, in_process_caller, run_group, seed_key
-from autograder.suites import load
+from autograder.checks import gallery
+from autograder.checks.suite import Group, in_process_caller, run_group, seed_key
+from autograder.checks.suites import load
+from autograder.cohort.report import feedback_html, gradescope
+from autograder.run.engine import grade_notebook
+from autograder.run.isolation import Limits
 from packlab.course import check
 from packlab.course.manifest import ROOT
 

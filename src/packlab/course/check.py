@@ -15,8 +15,8 @@ import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from autograder import unwritten
-from autograder.suite import (
+from autograder.checks import unwritten
+from autograder.checks.suite import (
     Failure,
     Group,
     GroupResult,
@@ -26,7 +26,7 @@ from autograder.suite import (
     run_group,
     seed_key,
 )
-from autograder.suites import load
+from autograder.checks.suites import load
 from packlab.course.hints import hint_call, hint_command
 from packlab.course.manifest import Exercise
 from packlab.course.manifest import load as load_course
@@ -118,7 +118,7 @@ def nbgrader_runs() -> bool:
 
 def grading_seed(exercise: Exercise) -> str:
     """What the hidden edge cases of this kernel's notebook are varied by (see
-    `autograder.suite.seeded`): under nbgrader's autograde, the student and the assignment,
+    `autograder.checks.suite.seeded`): under nbgrader's autograde, the student and the assignment,
     as `packlab grade` varies them. nbgrader runs the notebook in its folder
     ``autograded/<student>/<assignment>/`` (its default directory_structure), so the student
     is that folder's parent's name. Anywhere else: none, the cases as written."""

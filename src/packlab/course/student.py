@@ -2,15 +2,15 @@
 
 `packlab student-build DIR` writes it from an allow-list, all of it in this module: the course
 manifest, the lessons, the released exercises, and the Python modules that the learner commands
-(`packlab lab`, `check`, `hint`, `progress`), the notebooks and their test cells import: the
-import closure of `ROOTS`, of `packlab.course.cli` as the student install runs it (its learner
-commands; the presenter's and instructor's modules are imported only outside that install), of
-every lesson's and exercise's code cells and of each exercise's suite. Nothing else is copied:
-not solutions/, not the hidden test groups (autograder/hidden/), not the reference answers the
-suites judge by (autograder/reference/: the visible checks read the answers recorded for their
-calls, `autograder.recorded`, and `packlab.packing` holds teaching versions), not the mutant or
-attack galleries, not the grader's instructor-only modules, not the presenter's notebook with
-its speaker notes. `NEVER` is a tripwire on top: a closure that reaches any of it stops the build.
+(`packlab lab`, `check`, `hint`, `progress`), the notebooks and their test cells import: the import
+closure of `ROOTS`, of `packlab.course.cli` as the student install runs it (its learner commands;
+the presenter's and instructor's modules are imported only outside that install), of every lesson's
+and exercise's code cells and of each exercise's suite. Nothing else is copied: not solutions/, not
+the hidden test groups (autograder/checks/hidden/), not the reference answers the suites judge by
+(autograder/checks/reference/: the visible checks read the answers recorded for their calls,
+`autograder.checks.recorded`, and `packlab.packing` holds teaching versions), not the mutant or
+attack galleries, not the grader's instructor-only modules, not the presenter's notebook with its
+speaker notes. `NEVER` is a tripwire on top: a closure that reaches any of it stops the build.
 
 The folder keeps the checkout's layout (src/packlab, autograder/, course.toml at the top), so
 `manifest.ROOT` finds the course once it is installed with `pip install -e DIR`. Its course.toml
@@ -36,9 +36,10 @@ from packlab.course.manifest import ROOT, STUDENT_MARKER, Course, load
 # Where the import closure starts, besides the learner commands and the notebooks.
 ROOTS = ("packlab.course.check",)
 # Modules and packages that must never reach a student (a closure that needs one stops the build).
-NEVER = ("autograder.hidden", "autograder.reference", "autograder.mutants", "autograder.attacks",
-         "autograder.gallery",
-         "autograder.classroom", "autograder.release", "packlab.course.notes",
+NEVER = ("autograder.checks.hidden", "autograder.checks.reference", "autograder.checks.mutants",
+         "autograder.checks.attacks",
+         "autograder.checks.gallery",
+         "autograder.cohort.classroom", "autograder.glue.release", "packlab.course.notes",
          "packlab.course.workshop", "packlab.course.student", "packlab.course.cli.instructor",
          "packlab.course.cli.presenter")
 # Top-level folders that are never copied, whatever the lists above say.
@@ -191,7 +192,7 @@ def _extensions(tree: ast.AST) -> set[str]:
 
 def student_modules(course: Course) -> tuple[str, ...]:
     """Every module the student install holds; refuses when one of them must stay out."""
-    suites = {f"autograder.suites.{exercise.suite}" for exercise in course.exercises}
+    suites = {f"autograder.checks.suites.{exercise.suite}" for exercise in course.exercises}
     roots = [CLI, *ROOTS, *sorted(suites), *sorted(notebook_imports(_notebooks(course)))]
     modules = closure(roots)
     leaks = [m for m in modules if any(m == n or m.startswith(f"{n}.") for n in NEVER)]

@@ -30,10 +30,10 @@ The result is ``{"order": [ids as sent], "dropped": [{"id", "reason"}], "used": 
 with the dropped history first (oldest first) and then the dropped evidence (input order).
 
 `Rules` and `MISTAKES` describe classic wrong versions of the same assembly (history with holes,
-split tool pairs, ``break`` in the evidence, ...): the lesson shows them next to the right one,
-and the grader's reference (`autograder.reference.conversation`, instructor-only) uses them to
-name the likeliest mistake behind a wrong answer. The rest of the
-module is lesson 10's example (`agent_turns`), helpers and widget (`turn_view`).
+split tool pairs, ``break`` in the evidence, ...): the lesson shows them next to the right one, and
+the grader's reference (`autograder.checks.reference.conversation`, instructor-only) uses them to
+name the likeliest mistake behind a wrong answer. The rest of the module is lesson 10's example
+(`agent_turns`), helpers and widget (`turn_view`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ block's own cost is measured separately, in tokens, with ``data_block`` and ``co
 ``pack_evidence`` here is the lesson's teaching version: each item it sends also carries the
 chunk's ``score``, for the lesson's tables, where exercise 08 returns exactly ``id``, ``text`` and
 ``truncated``. It is not the answer the exercise is graded against (that one is
-instructor-only, in `autograder.reference.evidence`).
+instructor-only, in `autograder.checks.reference.evidence`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Lesson 06 and its widget use this module. Its ``fit`` is a teaching version: it estimates a cost
 it cannot count *without* the warning exercise 06 asks for, so it is not the answer the exercise
-is graded against (that one is instructor-only, in `autograder.reference.fitting`).
+is graded against (that one is instructor-only, in `autograder.checks.reference.fitting`).
 
 An item is a plain dict::
 
@@ -23,9 +23,9 @@ An item is a plain dict::
 *input* order, and the tokens left of ``budget - reserve``. Input it cannot trust raises
 `InvalidInput`. Both errors are ``ValueError``\\ s.
 
-`Rules` and `MISTAKES` describe the classic wrong versions of the same walk (input order instead
-of priority, a split pair, a forgotten reserve, ...). The lesson shows them side by side with
-``fit``; the grader's reference (`autograder.reference.fitting`) walks them to name the likeliest
+`Rules` and `MISTAKES` describe the classic wrong versions of the same walk (input order instead of
+priority, a split pair, a forgotten reserve, ...). The lesson shows them side by side with ``fit``;
+the grader's reference (`autograder.checks.reference.fitting`) walks them to name the likeliest
 mistake behind a wrong answer.
 """
 

@@ -5,8 +5,8 @@ A *packer* is any callable ``packer(parts, budget) -> list[str]`` returning the 
 the widgets accept the learner's own function just as well as these.
 
 These are not the answers exercises 02 to 04 are graded against (those are instructor-only, in
-`autograder.reference`): ``greedy`` finds the parts from running totals, not with the loop the
-exercise asks for, and ``report`` accounts for whatever packer it is handed.
+`autograder.checks.reference`): ``greedy`` finds the parts from running totals, not with the loop
+the exercise asks for, and ``report`` accounts for whatever packer it is handed.
 
 ``greedy_runs`` and ``first_miss_runs`` give, for many budgets at once, exactly what ``greedy`` and
 ``stop_at_first_miss`` keep, without walking every part at every budget: drop curves use them.

@@ -8,8 +8,8 @@ packed first; equal priorities keep their input order. Every dropped part gets o
 - ``"single-chunk-too-large"``: it alone costs more than the *whole* budget, so no choice about the
   other parts could ever make room for it.
 
-These are the lesson's and the widget's versions; exercise 07 is graded against the instructor's
-own reference (`autograder.reference.reasons`, never in the student install), not this module.
+These are the lesson's and the widget's versions; exercise 07 is graded against the instructor's own
+reference (`autograder.checks.reference.reasons`, never in the student install), not this module.
 """
 
 from __future__ import annotations

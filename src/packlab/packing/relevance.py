@@ -1,9 +1,9 @@
 """Scoring relevance (lesson 09): Okapi BM25 plus recency, error, priority and pinned signals.
 
 ``score_and_pack(items, query, budget)`` is the lesson's version (with knobs to change one signal);
-exercise 09 is graded against the instructor's own reference (`autograder.reference.relevance`,
-never in the student install). Items are plain dicts in chronological order (later in the list
-means newer)::
+exercise 09 is graded against the instructor's own reference
+(`autograder.checks.reference.relevance`, never in the student install). Items are plain dicts in
+chronological order (later in the list means newer)::
 
     {"id": "log-7", "text": "ERROR deploy failed", "tokens": 5, "priority": 0.0, "pinned": False}
 

@@ -33,7 +33,7 @@ DESCRIPTION = ("Learners: lab, check, hint, progress. Instructors and presenters
 def _student_install() -> bool:
     """Is this the student install? Its course.toml says so; and without the hidden tests it is
     one whatever manifest PACKLAB_COURSE_TOML names."""
-    from autograder.suites import hidden_installed
+    from autograder.checks.suites import hidden_installed
 
     return load().student_install or not hidden_installed()
 

@@ -24,11 +24,12 @@ def cmd_grade(args: argparse.Namespace) -> int:
     """Grade a class of nbgrader submissions."""
     from rich.progress import track
 
-    from autograder import outfolder, summary
-    from autograder.classroom import grade_class
-    from autograder.cluster import ClusterUnavailable
-    from autograder.isolation import Limits, SandboxUnavailable
-    from autograder.late import GradebookUnreadable
+    from autograder import outfolder
+    from autograder.cohort import summary
+    from autograder.cohort.classroom import grade_class
+    from autograder.cohort.cluster import ClusterUnavailable
+    from autograder.run.isolation import Limits, SandboxUnavailable
+    from autograder.term.late import GradebookUnreadable
 
     submitted, out = Path(args.submitted), Path(args.out)
     if not _is_submitted_folder(submitted):
@@ -75,8 +76,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
 def _corrections(args: argparse.Namespace, submitted: Path) -> dict | None:
     """grade_class's ``regrade``, ``overrides`` and ``gradebook`` from the options; None
     (having said why) when they cannot be used."""
-    from autograder import gradebook, overrides
-    from autograder.classroom import Regrade
+    from autograder.cohort.classroom import Regrade
+    from autograder.term import gradebook, overrides
 
     known = sorted({group for e in load().exercises for group in e.points})
     groups = [g for g in args.group if g not in known]
@@ -121,7 +122,7 @@ def _assignment(name: str, submitted: Path) -> str:
 
 def _said_overrides(found: dict | None, rows: list[dict]) -> None:
     """Name each override that matched no submission."""
-    from autograder.overrides import unmatched
+    from autograder.term.overrides import unmatched
 
     for line in unmatched(found or {}, rows):
         console.print(f"[bold red]Override not applied:[/] {shown(line)}")
@@ -155,7 +156,7 @@ class _Book:
         self.failed = False
 
     def __call__(self, rows: list[dict]) -> dict | None:
-        from autograder import gradebook
+        from autograder.term import gradebook
 
         try:
             self.target = gradebook.find(self.submitted, self.url)
@@ -173,7 +174,7 @@ class _Book:
 
     def said(self) -> bool:
         """Print what was written (or why not); False when writing failed."""
-        from autograder import gradebook
+        from autograder.term import gradebook
 
         if self.problem:
             console.print(shown(self.problem), style="bold red" if self.failed else None)
@@ -184,7 +185,7 @@ class _Book:
 
 def cmd_roster(args: argparse.Namespace) -> int:
     """Put a class list's names and emails into nbgrader's gradebook."""
-    from autograder import gradebook, lms
+    from autograder.term import gradebook, lms
 
     try:
         entries = lms.read_roster(Path(args.roster))
@@ -232,7 +233,7 @@ def _when(text: str):
 
 def cmd_extend(args: argparse.Namespace) -> int:
     """Give one student a later due date for one assignment, in nbgrader's gradebook."""
-    from autograder import gradebook
+    from autograder.term import gradebook
 
     try:
         exercise = load().exercise(args.assignment)
@@ -293,7 +294,7 @@ def cmd_release(args: argparse.Namespace) -> int:
 
 def _store_examples() -> None:
     """Draw the property checks' examples once for this version of the grader, for grading."""
-    from autograder import example_cache
+    from autograder.checks import example_cache
 
     drawn = example_cache.prepare()
     where = example_cache.path().relative_to(ROOT) if example_cache.path().is_relative_to(
@@ -304,7 +305,7 @@ def _store_examples() -> None:
 
 def cmd_gradescope(args: argparse.Namespace) -> int:
     """Build a Gradescope autograder zip that runs packlab's own grader on one assignment."""
-    from autograder.gradescope import build
+    from autograder.glue.gradescope import build
 
     try:
         exercise = load().exercise(args.assignment)
@@ -341,7 +342,7 @@ LIMIT_HELP = {
 
 def _limit_options(command: argparse.ArgumentParser) -> None:
     """One option per sandbox limit, defaults from `Limits`."""
-    from autograder.isolation import Limits
+    from autograder.run.isolation import Limits
 
     group = command.add_argument_group("limits for each submission's sandbox")
     for field in fields(Limits):
@@ -358,8 +359,8 @@ LMS_NEXT = {
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the gradebook CSV that Canvas or Moodle imports, students mapped by a roster."""
-    from autograder import lms
     from autograder.outfolder import write_atomically
+    from autograder.term import lms
 
     pairs = [item.rpartition("=") for item in args.canvas_id]
     if not all(name and sep for name, sep, _ in pairs):
@@ -382,8 +383,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_bundle(args: argparse.Namespace) -> int:
     """Gather each student's feedback pages into a folder (or zip) of their own."""
-    from autograder.bundle import bundle
-    from autograder.lms import InputError
+    from autograder.term.bundle import bundle
+    from autograder.term.lms import InputError
 
     try:
         result = bundle(Path(args.out), Path(args.to), zipped=args.zip)
@@ -398,7 +399,7 @@ def cmd_bundle(args: argparse.Namespace) -> int:
 
 def cmd_similarity(args: argparse.Namespace) -> int:
     """Report pairs of answers that are alike, for the instructor to look at (never a grade)."""
-    from autograder import similarity
+    from autograder.cohort import similarity
 
     submitted, out = Path(args.submitted), Path(args.out)
     if not _is_submitted_folder(submitted):
@@ -419,7 +420,7 @@ def cmd_similarity(args: argparse.Namespace) -> int:
     return 0
 
 def _similarity_parser(sub: argparse._SubParsersAction) -> None:
-    from autograder.similarity import MAX_PAIRS, THRESHOLD
+    from autograder.cohort.similarity import MAX_PAIRS, THRESHOLD
 
     similar = sub.add_parser(
         "similarity", help="pairs of answers that are alike, for you to look at",

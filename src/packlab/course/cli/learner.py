@@ -70,9 +70,9 @@ def serve(command: list[str], env: dict[str, str], cwd: Path) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the visible tests on a saved exercise notebook and say what to do next."""
-    from autograder.engine import grade_submission
-    from autograder.suites import load as load_suite
-    from autograder.unwritten import is_unwritten
+    from autograder.checks.suites import load as load_suite
+    from autograder.checks.unwritten import is_unwritten
+    from autograder.run.engine import grade_submission
     from packlab.course.check import exercise_of, failure_lines, hidden_not_installed, score_line
     from packlab.course.hints import hint_command
 
@@ -131,7 +131,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _learner_sandbox() -> bool:
     """A learner's own check may go without a sandbox (it is their own code); say so once."""
-    from autograder import isolation
+    from autograder.run import isolation
 
     if isolation.sandbox_works():
         return True
@@ -150,7 +150,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     return 0
 
 def _status(result, visible_only: bool = False) -> str:
-    from autograder.unwritten import is_unwritten
+    from autograder.checks.unwritten import is_unwritten
 
     if result.error:
         return f"cannot be checked: {shown(result.error)}"
@@ -166,8 +166,8 @@ def _status(result, visible_only: bool = False) -> str:
 
 def cmd_progress(args: argparse.Namespace) -> int:
     """Grade the learner's own copies of the exercises and show where they stand."""
-    from autograder.engine import grade_notebook
-    from autograder.suites import load as load_suite
+    from autograder.checks.suites import load as load_suite
+    from autograder.run.engine import grade_notebook
     from packlab.course.check import untouched
 
     folder = Path(args.workspace) if args.workspace else workspace.default_folder()

@@ -1,0 +1,8 @@
+"""The tests a submission is graded by, and nothing that runs them.
+
+`suite` defines checks, groups and property checks and how a failure is told; `compare` how a
+returned value is judged; `suites/` the visible groups of every exercise (shipped to students),
+`hidden/` the hidden ones (instructor only); `gallery` with `mutants/` and `attacks/` the public
+galleries of wrong answers and attacks. Imports only `autograder.worker` (the plain-data rules
+the sandbox speaks) and the course's algorithms.
+"""

@@ -1,0 +1,182 @@
+"""The property checks' examples, drawn once per version of the grader and stored.
+
+Hypothesis draws the same examples for a check every time (they are derandomised, and depend on
+the check's code, Hypothesis and Python alone), but drawing them costs seconds per grading
+process. So they are drawn once and kept in ``.cache/packlab/examples/<key>.json``, where the
+key is a digest of everything they could depend on (`key`): a changed suite, hidden test,
+grader module or course algorithm, another Hypothesis or another Python gives another file.
+
+A stored file is believed only when it is whole: its own key, a digest of its examples that
+matches them, and nothing but plain data that decodes to exactly what was drawn (tuples stay
+tuples). Anything else (a corrupted, truncated or foreign file) is ignored, and the examples are
+drawn again. A check whose examples cannot be stored exactly draws its own, as before.
+Nothing here changes an example: a grade is the same with or without the store.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import platform
+import tempfile
+from collections.abc import Iterable, Iterator
+from functools import cache
+from importlib.metadata import version
+from pathlib import Path
+
+import autograder
+from autograder.checks.suite import Examples, Suite
+from autograder.checks.suites import load as load_suite
+from packlab.course.manifest import ROOT, load
+
+FOLDER = ROOT / ".cache" / "packlab" / "examples"
+FORMAT = 1
+
+
+class Unstorable(ValueError):
+    """An example holding something the store cannot keep exactly."""
+
+
+def sources() -> Iterator[tuple[Path, Path]]:
+    """The code that grades: the grader (suites included) and the algorithms it checks against,
+    as (name, path)."""
+    import packlab.packing
+
+    for package in (autograder, packlab.packing):
+        root = Path(package.__file__).parent
+        for path in sorted(root.rglob("*.py")):
+            yield path.relative_to(root.parent), path
+
+
+@cache
+def key() -> str:
+    """A digest of what the examples depend on: the grader's code, Hypothesis and Python."""
+    digest = hashlib.sha256(f"{FORMAT}\0{version('hypothesis')}\0"
+                            f"{platform.python_implementation()} {platform.python_version()}"
+                            .encode())
+    for name, path in sources():
+        digest.update(f"\0{name}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+def encode(value):
+    """``value`` as JSON data that `decode` turns back into exactly ``value``."""
+    kind = type(value)
+    if value is None or kind in (bool, int, str):
+        return value
+    if kind is float:
+        return {"float": repr(value)} if math.isnan(value) or math.isinf(value) else value
+    if kind is list:
+        return [encode(item) for item in value]
+    if kind is tuple:
+        return {"tuple": [encode(item) for item in value]}
+    if kind is dict:
+        return {"dict": [[encode(k), encode(v)] for k, v in value.items()]}
+    raise Unstorable(f"an example holding a {kind.__name__}")
+
+
+def _tagged(data: dict):
+    """A JSON object `encode` wrote, decoded (its contents already are)."""
+    if len(data) == 1:
+        (tag, inner), = data.items()
+        if tag == "float" and inner in ("nan", "inf", "-inf"):
+            return float(inner)
+        if tag == "tuple" and type(inner) is list:
+            return tuple(inner)
+        if tag == "dict" and type(inner) is list and all(
+                type(pair) is list and len(pair) == 2 for pair in inner):
+            return dict(inner)
+    raise Unstorable("not an encoded example")
+
+
+def decode(text: str):
+    """What `encode` encoded, from its JSON text; `Unstorable` for anything it could not have
+    written."""
+    return json.loads(text, object_hook=_tagged)
+
+
+def property_checks(name: str, suite: Suite) -> Iterator[tuple[str, Examples]]:
+    """Every property check of ``suite`` (the suite called ``name``), with its place."""
+    for group in suite.groups:
+        for position, check in enumerate(group.checks):
+            if check.examples is not None:
+                yield f"{name}/{group.name}/{position}/{check.name}", check.examples
+
+
+def path() -> Path:
+    return FOLDER / f"{key()}.json"
+
+
+def read(file: Path) -> dict[str, list]:
+    """The examples stored in ``file``, by check; nothing when it is missing or not whole.
+
+    The file is a header line (its key, and a digest of the rest) and the examples' JSON."""
+    try:
+        header, _, body = file.read_bytes().partition(b"\n")
+        said = json.loads(header)
+        if type(said) is not dict or said.get("key") != key() \
+                or said.get("digest") != hashlib.sha256(body).hexdigest():
+            return {}
+        checks = decode(body.decode("utf-8"))
+        return {place: examples for place, examples in checks
+                if type(place) is str and type(examples) is list}
+    except (OSError, ValueError, TypeError, RecursionError):
+        return {}
+
+
+def write(file: Path, examples: dict[str, list]) -> None:
+    """Store ``examples`` (by check) in ``file``, atomically; quietly not, when it cannot be."""
+    checks = []
+    for place, drawn in examples.items():
+        with contextlib.suppress(Unstorable):
+            checks.append([place, encode(drawn)])
+    body = json.dumps(checks).encode()
+    header = json.dumps({"key": key(), "digest": hashlib.sha256(body).hexdigest()}).encode()
+    part = None
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=file.parent, delete=False,
+                                         suffix=".part") as handle:
+            part = handle.name
+            handle.write(header + b"\n" + body)
+        os.replace(part, file)
+    except OSError:
+        if part is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(part)
+
+
+def suite_names() -> list[str]:
+    """The suites of the course's exercises."""
+    return list(dict.fromkeys(exercise.suite for exercise in load().exercises))
+
+
+_prepared: set[str] = set()  # the suites whose checks have their examples, in this process
+
+
+def prepare(names: Iterable[str] | None = None) -> int:
+    """Give the property checks of these suites (default: the course's) their stored
+    examples, drawing and storing those not stored yet; how many were drawn. A suite prepared
+    once in a process stays so."""
+    names = [name for name in (suite_names() if names is None else names)
+             if name not in _prepared]
+    if not names:
+        return 0
+    checks = {place: examples for name in names
+              for place, examples in property_checks(name, load_suite(name))}
+    file = path()
+    stored = read(file)
+    missing = [place for place in checks if place not in stored]
+    for place in missing:
+        stored[place] = checks[place].drawn()
+    for place, examples in checks.items():
+        examples.give(stored[place])
+        examples.ahead(0, len(stored[place]))  # worked out here too, once
+    if missing:
+        write(file, stored)
+    _prepared.update(names)
+    return len(missing)

@@ -1,0 +1,175 @@
+"""The course's answers as the shipped suites ask for them: from `autograder.checks.reference` where
+it is installed (the instructor's install), else from the answers it gave to the visible checks'
+calls, recorded in ``autograder/checks/suites/recorded/<suite>.json`` (the student install).
+
+A suite names each reference function it needs as ``Reference("packers.greedy")`` and calls it like
+the function itself. The reference bodies never reach students: the student install holds only the
+recorded answers, literal data for the exact calls its visible checks make (the expected answers,
+and the answers the diagnosis compares a wrong answer with). `record` writes them
+(`autograder.checks.reference.record`, instructor-only) by running every visible check on the
+reference and on every gallery mutant; `python -m autograder.checks.reference.record` writes them
+and `tests/test_reference.py` keeps them current.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import cache
+from importlib import import_module
+from pathlib import Path
+from typing import Any
+
+FOLDER = Path(__file__).parent / "suites" / "recorded"
+PACKAGE = "autograder.checks.reference"
+
+
+class NotRecorded(RuntimeError):
+    """A call the student install has no recorded answer for."""
+
+
+# --- plain data, with the few kinds of objects the references return, as JSON ---------------------
+
+def _name(kind: type | Callable) -> str:
+    return f"{kind.__module__}:{kind.__qualname__}"
+
+
+def _named(name: str) -> Any:
+    module, _, qualname = name.partition(":")
+    if not module.startswith(("packlab.", "autograder.")):
+        raise ValueError(f"{name} is not a course object")
+    found: Any = import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def encode(value: Any) -> Any:
+    """JSON data for ``value``; every JSON object is a tag, so decoding is unambiguous."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if type(value) is list:
+        return [encode(item) for item in value]
+    if type(value) is tuple:
+        return {"tuple": [encode(item) for item in value]}
+    if type(value) is dict:
+        return {"dict": [[encode(key), encode(item)] for key, item in value.items()]}
+    if isinstance(value, BaseException):
+        return {"error": [_name(type(value)), encode(value.args), encode(vars(value))]}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {"dataclass": [_name(type(value)), fields]}
+    if callable(value):
+        return {"callable": _name(value)}
+    raise TypeError(f"cannot record a {type(value).__name__}")
+
+
+def decode(data: Any) -> Any:
+    """The value `encode` wrote, built afresh."""
+    if type(data) is list:
+        return [decode(item) for item in data]
+    if type(data) is not dict:
+        return data
+    (tag, body), = data.items()
+    if tag == "tuple":
+        return tuple(decode(item) for item in body)
+    if tag == "dict":
+        return {decode(key): decode(item) for key, item in body}
+    if tag == "error":
+        kind = _named(body[0])
+        error = kind.__new__(kind)
+        error.args = decode(body[1])
+        vars(error).update(decode(body[2]))
+        return error
+    if tag == "dataclass":
+        return _named(body[0])(**{key: decode(item) for key, item in body[1].items()})
+    if tag == "callable":
+        return _named(body)
+    raise ValueError(f"unknown recorded tag {tag!r}")
+
+
+def key(name: str, args: tuple, kwargs: dict) -> str:
+    """The text a call is recorded under."""
+    return json.dumps(encode([name, list(args), dict(sorted(kwargs.items()))]))
+
+
+# --- the proxy ------------------------------------------------------------------------------------
+
+_recording: dict[str, Any] | None = None  # key -> outcome, while recording
+
+
+@cache
+def installed() -> bool:
+    """Is `autograder.checks.reference` here (the instructor's install), or not (the student's)?"""
+    try:
+        import_module(PACKAGE)
+    except ModuleNotFoundError as exc:
+        if exc.name != PACKAGE:
+            raise
+        return False
+    return True
+
+
+@cache
+def recorded() -> dict[str, Any]:
+    """The recorded answers of every suite (a call is the same call whichever suite makes it)."""
+    found: dict[str, Any] = {}
+    for path in sorted(FOLDER.glob("*.json")):
+        found.update(json.loads(path.read_text(encoding="utf-8")))
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Reference:
+    """A reference function of `autograder.checks.reference`, called by name
+    (``"fitting.outcome"``)."""
+
+    name: str
+
+    @property
+    def __name__(self) -> str:  # noqa: PLW3201 - reads like the function it stands for
+        return self.name.rpartition(".")[2]
+
+    def real(self) -> Callable:
+        module, _, function = self.name.rpartition(".")
+        return getattr(import_module(f"{PACKAGE}.{module}"), function)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not installed():
+            return self._answer(key(self.name, args, kwargs))
+        if _recording is None:
+            return self.real()(*args, **kwargs)
+        called = key(self.name, args, kwargs)
+        try:
+            value = self.real()(*args, **kwargs)
+        except Exception as exc:
+            _recording[called] = {"raised": encode(exc)}
+            raise
+        _recording[called] = {"returned": encode(value)}
+        return value
+
+    def _answer(self, called: str) -> Any:
+        found = recorded().get(called)
+        if found is None:
+            raise NotRecorded(
+                f"the visible checks have no recorded answer for this call of {self.__name__}: "
+                "only the instructor's install, with the course's reference answers, can judge "
+                "it. Hand the notebook in, or tell your instructor which check stopped.")
+        if "raised" in found:
+            raise decode(found["raised"])
+        return decode(found["returned"])
+
+
+# --- writing the recorded answers ---------------------------------------------------------------
+
+@contextmanager
+def recording() -> Iterator[dict[str, Any]]:
+    """Record every reference call made inside."""
+    global _recording  # noqa: PLW0603 - one recorder at a time, for `record`
+    _recording = {}
+    try:
+        yield _recording
+    finally:
+        _recording = None

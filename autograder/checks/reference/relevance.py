@@ -1,0 +1,18 @@
+"""Exercise 09: ``score_and_pack``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from autograder.checks.reference.packers import greedy
+from packlab.packing.relevance import account, ranking, score_items
+
+
+def score_and_pack(items: Sequence[dict], query: str, budget: int, *, packer=None,
+                   **scoring) -> dict:
+    """Score (BM25 + recency + error signal + priority), rank (pinned first, then by score, ties
+    older first), pack greedily (skip and continue) and account, the winners in chronological
+    order. ``packer`` and ``scoring`` change one idea, for the diagnosis of a wrong answer."""
+    ranked = [{"id": s.id, "tokens": s.tokens}
+              for s in ranking(score_items(items, query, **scoring))]
+    return account(items, set((packer or greedy)(ranked, budget)))

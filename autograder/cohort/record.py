@@ -1,0 +1,173 @@
+"""The grader's own record of a graded submission: OUT/students/<student>/<assignment>/graded.json.
+
+It holds what the tests found (the `Result`, bounded as the reports are) and the student's cells
+that failed to run, before any date or correction; and what was graded: the SHA-256 of the
+notebook's bytes and the fingerprint of the grader and course it was graded with. A rerun reuses
+a record only for the same notebook bytes and the same grader (`stale` says why not); a
+regrade keeps the earlier results' scores and times in the record's ``history``. A rerun that
+changes only a due date, the late policy or an override writes the student's feedback and
+results again from it, without running their code; a regrade of one test group merges the new
+group into it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import inspect
+import json
+import os
+import stat
+from datetime import UTC, datetime
+from functools import cache
+from importlib import import_module
+from pathlib import Path
+from types import ModuleType
+
+from autograder import outfolder
+from autograder.checks.suite import Failure, Misconception
+from autograder.cohort import report
+from autograder.run.engine import GroupScore, Result
+from autograder.run.submission import CellProblem
+from packlab.course.manifest import load
+
+RECORD = "graded.json"
+HISTORY = 50  # earlier results kept per submission (the newest)
+CHANGED, NEW_GRADER = "changed notebook", "new grader"
+
+
+@dataclasses.dataclass(frozen=True)
+class Graded:
+    result: Result
+    cells: list[CellProblem]
+    notebook: str | None = None  # SHA-256 of the notebook's bytes; None: no notebook graded
+    grader: str = ""  # `grader_fingerprint` of the assignment when it was graded
+    graded_at: str = ""  # ISO 8601, UTC
+    history: tuple[dict, ...] = ()  # earlier results: score, error, graded_at, notebook, why
+
+
+def digest(path: Path | None) -> str | None:
+    """The SHA-256 of a regular file's bytes (no symlink followed, no FIFO opened), or None."""
+    if path is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _modules(module: ModuleType) -> set[ModuleType]:
+    """``module`` and the course's own modules it uses (one level: what its names come from)."""
+    found = {module}
+    for value in vars(module).values():
+        used = value if inspect.ismodule(value) else inspect.getmodule(value)
+        if used is not None and used.__name__.split(".")[0] in ("autograder", "packlab"):
+            found.add(used)
+    return found
+
+
+@cache
+def grader_fingerprint(assignment: str) -> str:
+    """What decides an assignment's scores: its points and partial credit in course.toml, and
+    the source of its suite, its hidden tests and the course's modules they use ("" for an
+    assignment the course does not have)."""
+    exercise = next((e for e in load().exercises if e.name == assignment), None)
+    if exercise is None:
+        return ""
+    hasher = hashlib.sha256(repr((exercise.name, exercise.suite, exercise.function,
+                                  sorted(exercise.points.items()),
+                                  exercise.partial_credit)).encode())
+    modules: set[ModuleType] = set()
+    for package in ("autograder.checks.suites", "autograder.checks.hidden"):
+        try:
+            modules |= _modules(import_module(f"{package}.{exercise.suite}"))
+        except ModuleNotFoundError:
+            continue  # the student install has no hidden tests
+    for module in sorted(modules, key=lambda m: m.__name__):
+        hasher.update(module.__name__.encode() + b"\0")
+        with open(inspect.getfile(module), "rb") as handle:
+            hasher.update(handle.read())
+    return hasher.hexdigest()[:16]
+
+
+def stale(graded: Graded, notebook: str | None, problem: str | None) -> str | None:
+    """Why a stored record no longer stands for the submission (`CHANGED`, `NEW_GRADER`), or
+    None when it does: the same notebook bytes (or the same problem), the same grader."""
+    if problem is not None:  # as the record keeps it: cut to a length
+        problem = report.bounded(dataclasses.replace(graded.result, error=problem)).error
+    if graded.notebook != notebook or (problem is not None and graded.result.error != problem):
+        return CHANGED
+    if graded.grader != grader_fingerprint(graded.result.assignment):
+        return NEW_GRADER
+    return None
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def stamped(graded: Graded, notebook: str | None, earlier: Graded | None,
+            why: str | None) -> Graded:
+    """``graded`` with what it graded (``notebook``'s digest, this grader, now) and, when it
+    replaces an ``earlier`` record, that one's result in its history (``why`` it was redone)."""
+    history = earlier.history if earlier else ()
+    if earlier is not None and why is not None:
+        history = (*history, {"score": earlier.result.score, "error": earlier.result.error,
+                              "graded_at": earlier.graded_at, "notebook": earlier.notebook,
+                              "why": why})[-HISTORY:]
+    return dataclasses.replace(graded, notebook=notebook, graded_at=now(), history=history,
+                               grader=grader_fingerprint(graded.result.assignment))
+
+
+def write(out: Path, graded: Graded) -> None:
+    """Write the record of one submission (atomically)."""
+    folder = outfolder.submission_folder(out, graded.result.student, graded.result.assignment)
+    data = {"result": dataclasses.asdict(report.bounded(graded.result)),
+            "cells": [dataclasses.asdict(cell) for cell in graded.cells],
+            "notebook_sha256": graded.notebook, "grader": graded.grader,
+            "graded_at": graded.graded_at, "history": list(graded.history)}
+    outfolder.write_atomically(folder / RECORD, json.dumps(data) + "\n")
+
+
+def _failure(data: dict) -> Failure:
+    return Failure(**{**data, "misconception": Misconception(**data["misconception"])})
+
+
+def _history(entries: object) -> tuple[dict, ...]:
+    if not isinstance(entries, list):
+        return ()
+    return tuple(e for e in entries[-HISTORY:] if isinstance(e, dict))
+
+
+def read(out: Path, student: str, assignment: str) -> Graded | None:
+    """The record of one submission, or None when there is none that can be read."""
+    try:
+        path = outfolder.submission_folder(out, student, assignment) / RECORD
+        data = json.loads(path.read_text(encoding="utf-8"))
+        result = data["result"]
+        groups = [GroupScore(**{**g, "failures": [_failure(f) for f in g["failures"]]})
+                  for g in result["groups"]]
+        notebook = data.get("notebook_sha256")
+        graded = Graded(Result(**{**result, "groups": groups}),
+                        [CellProblem(**cell) for cell in data["cells"]],
+                        notebook if isinstance(notebook, str) else None,
+                        str(data.get("grader", "")), str(data.get("graded_at", "")),
+                        _history(data.get("history")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if (graded.result.student, graded.result.assignment) != (student, assignment):
+        return None
+    return graded
+
+
+def merged(old: Graded, new: Graded) -> Graded:
+    """``old`` with the test groups that ``new`` regraded replaced (in the suite's order)."""
+    fresh = {group.name: group for group in new.result.groups}
+    groups = [fresh.pop(group.name, group) for group in old.result.groups] + list(fresh.values())
+    result = dataclasses.replace(new.result, groups=groups,
+                                 score=sum(group.points for group in groups))
+    return dataclasses.replace(old, result=result, cells=new.cells)

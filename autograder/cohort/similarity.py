@@ -1,0 +1,368 @@
+"""Answers that are suspiciously alike: a report for a person to judge, never a grade.
+
+Per assignment, every student's answer code (the cells the grader runs: the answer cells and any
+cell the student added, read as `autograder.run.submission` reads them) is compared with every other
+student's by copydetect. It tokenizes the code with pygments and writes every variable as ``V``,
+every function name as ``F`` and every string as ``S``, drops comments and spacing, then compares
+fingerprints of 25-character runs (its default noise threshold): renamed variables, new comments
+and moved helpers do not hide a copy. Nothing is imported or run: copydetect only reads text.
+
+What everyone was given never counts (copydetect's boilerplate): the released notebook's code,
+and the course's reference answer. The reference counts as boilerplate on evidence, from the
+mutant gallery (each gallery answer is the reference with one known mistake; measured by
+`benchmarks/similarity.py`), copydetect's defaults, and with a pair flagged when one side's
+similarity is at least 70 %:
+- with only the release as boilerplate, 351 of the 493 pairs of gallery answers (71 %) were
+  flagged: answers that follow the course's own solution look like copies of each other, and an
+  exercise whose natural answer is short would flag most of a class;
+- with the reference too, 24 of 493 (4.9 %) were; a copy of a gallery answer with its names
+  changed, its comments rewritten and its functions reordered was still flagged in 79 of 88
+  cases (90 %), and two differently written correct answers of 02 and 04 shared nothing;
+- the price: two students who both hand in the reference answer are never flagged. That is
+  what the course teaches, and no evidence that one copied the other.
+
+Apart from the pairs, an answer that is mostly code the course gave out is listed on its own
+(`Given`): the reference answer (the solution notebook's, or a module of
+`autograder.checks.reference`, the grader's), or a module of `packlab.packing`, which the student
+install holds. It is listed when at least `GIVEN_SHARE` of it is found in that code and the code
+they share is long (`GIVEN_MIN_SHARED` of copydetect's overlapping tokens): the reference answers of
+01 to 05 are shorter than that (31 to 119), since a right answer there is the lesson's loop written
+again; those of 06 to 10 are longer (195 to 1,141), and so is any whole module pasted in.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autograder.escape import for_csv, for_terminal, visible
+from packlab.course.manifest import Exercise, load
+
+if TYPE_CHECKING:
+    import numpy as np
+    from copydetect import CodeFingerprint
+
+# copydetect (numpy, matplotlib) and the grader's reading of notebooks are imported where they
+# are used: `packlab` builds this command's options from the constants below at every start.
+
+THRESHOLD = 0.7  # a pair is flagged when this share of one answer is found in the other
+MAX_PAIRS = 30  # flagged pairs reported per assignment, most similar first
+MAX_CODE_CHARS = 20_000  # of one answer compared and shown (the longest reference has 4,629)
+MAX_NOTEBOOK_BYTES = 20_000_000
+NOISE = 25  # copydetect's default: the shortest run of (abstracted) code that counts
+GIVEN_SHARE = 0.8  # an answer is listed when this share of it is code the course gave out
+GIVEN_MIN_SHARED = 150  # ... and the code they share is at least this long (copydetect tokens)
+CSV_FIELDS = ["assignment", "student_a", "student_b", "similarity_a", "similarity_b",
+              "shared_tokens"]
+
+
+class NotCompared(Exception):
+    """A submission that cannot be compared; the message says why, in plain words."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    student: str
+    code: str
+    cut: int = 0  # characters left out past MAX_CODE_CHARS
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two answers, how much of each is found in the other, and where."""
+
+    a: Answer
+    b: Answer
+    similarity_a: float  # the share of a's compared code also found in b's
+    similarity_b: float
+    shared: int  # copydetect's overlapping tokens (characters of abstracted code)
+    slices_a: np.ndarray = field(repr=False, compare=False)
+    slices_b: np.ndarray = field(repr=False, compare=False)
+
+    @property
+    def similarity(self) -> float:
+        return max(self.similarity_a, self.similarity_b)
+
+
+@dataclass(frozen=True)
+class Given:
+    """An answer that is mostly code the course gave out: its reference, or shipped code."""
+
+    student: str
+    source: str  # what it matches, in words
+    share: float  # the share of the answer found there
+    shared: int
+
+
+@dataclass
+class Assignment:
+    name: str
+    compared: int = 0
+    pairs: list[Pair] = field(default_factory=list)  # flagged, most similar first
+    given: list[Given] = field(default_factory=list)  # answers that are code the course gave out
+    more: int = 0  # flagged pairs left out past the limit
+    not_compared: list[tuple[str, str]] = field(default_factory=list)  # (student, why)
+    problem: str | None = None  # why nothing in it was compared
+
+
+def answer(student: str, notebook: Path, exercise: Exercise) -> Answer:
+    """The student's answer code, cut to MAX_CODE_CHARS; `NotCompared` when it cannot be read."""
+    from autograder.run import submission
+
+    try:
+        size = notebook.stat().st_size
+        if size > MAX_NOTEBOOK_BYTES:
+            raise NotCompared(f"the notebook is {size / 1e6:.0f} MB, more than the "
+                              f"{MAX_NOTEBOOK_BYTES / 1e6:.0f} MB read for this report")
+        code = "\n\n".join(submission.read(notebook, exercise).cells)
+    except submission.Ungradable as exc:
+        raise NotCompared(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - one odd notebook must not stop the report
+        raise NotCompared(f"the notebook could not be read ({type(exc).__name__})") from None
+    code = visible(code)  # no control characters, no lone surrogates
+    return Answer(student, code[:MAX_CODE_CHARS], max(0, len(code) - MAX_CODE_CHARS))
+
+
+def _fingerprint(code: str, boilerplate: list[int] | None = None) -> CodeFingerprint:
+    from copydetect import CodeFingerprint
+
+    return CodeFingerprint("answer.py", NOISE, 1, boilerplate, language="python",
+                           fp=io.StringIO(code))
+
+
+def code_cells(path: Path, answers_only: bool) -> list[str]:
+    """A notebook's code cells, or only its answer cells (nbgrader `solution`)."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    return [cell.source for cell in notebook.cells if cell.cell_type == "code" and (
+        not answers_only or cell.metadata.get("nbgrader", {}).get("solution"))]
+
+
+def boilerplate(exercise: Exercise, reference: bool = True) -> list[int]:
+    """The fingerprints that never count: the release's code and the reference answer (without
+    it only with ``reference=False``, as `benchmarks/similarity.py` compares)."""
+    given = code_cells(exercise.release, False)
+    given += code_cells(exercise.source, True) if reference else []
+    return sorted(set().union(*(_fingerprint(code).hashes for code in given)))
+
+
+def compare(answers: list[Answer], given: list[int], threshold: float = THRESHOLD
+            ) -> tuple[list[Pair], list[tuple[str, str]]]:
+    """The flagged pairs (most similar first), and the answers with nothing of their own."""
+    from copydetect import compare_files
+
+    prints = {a.student: _fingerprint(a.code, given) for a in answers}
+    empty = [(a.student, "nothing of its own to compare: apart from the released starter and "
+              "the course's reference answer (perhaps with other names), it has no run of code "
+              "long enough to match")
+             for a in answers if not prints[a.student].hashes]
+    own = [a for a in answers if prints[a.student].hashes]
+    pairs = []
+    for a, b in itertools.combinations(own, 2):
+        shared, (sim_a, sim_b), (slices_a, slices_b) = compare_files(prints[a.student],
+                                                                     prints[b.student])
+        if shared and max(sim_a, sim_b) >= threshold:
+            pairs.append(Pair(a, b, float(sim_a), float(sim_b), int(shared), slices_a, slices_b))
+    pairs.sort(key=lambda p: (-p.similarity, -p.shared, p.a.student, p.b.student))
+    return pairs, empty
+
+
+def given_code(exercise: Exercise) -> list[tuple[str, str]]:
+    """The code the course gave out or grades by, in words and as text: the reference answer
+    (the solution notebook's, and the grader's in `autograder.checks.reference`, which a copy of the
+    instructor's install would hold), and every module of `packlab.packing` (the student
+    install holds them)."""
+    import autograder.checks.reference
+    import packlab.packing
+
+    sources = [("the course's reference answer",
+                "\n\n".join(code_cells(exercise.source, True)))]
+    for package, where, said in ((autograder.checks.reference, "autograder/checks/reference",
+                                  "the grader's reference answers"),
+                                 (packlab.packing, "packlab/packing",
+                                  "which the student install holds")):
+        folder = Path(package.__file__).parent
+        sources += [(f"{where}/{path.name}, {said}", path.read_text(encoding="utf-8"))
+                    for path in sorted(folder.glob("*.py"))
+                    if path.name not in ("__init__.py", "record.py")]
+    return sources
+
+
+def given(answers: list[Answer], exercise: Exercise) -> list[Given]:
+    """The answers that are mostly code the course gave out (each with its closest source)."""
+    from copydetect import compare_files
+
+    release = boilerplate(exercise, reference=False)
+    sources = [(label, _fingerprint(code, release)) for label, code in given_code(exercise)]
+    found = []
+    for one in answers:
+        mine = _fingerprint(one.code, release)
+        if not mine.hashes:
+            continue
+        matches = []
+        for label, source in sources:
+            shared, (share, _), _ = compare_files(mine, source)
+            if shared >= GIVEN_MIN_SHARED and share >= GIVEN_SHARE:
+                matches.append(Given(one.student, label, float(share), int(shared)))
+        if matches:
+            found.append(max(matches, key=lambda m: (m.share, m.shared)))
+    return sorted(found, key=lambda m: (-m.share, m.student))
+
+
+def find(submitted: Path, threshold: float = THRESHOLD, max_pairs: int = MAX_PAIRS
+         ) -> list[Assignment]:
+    """Every assignment under SUBMITTED, its flagged pairs and what was not compared."""
+    from autograder.cohort.classroom import discover
+    from autograder.outfolder import NO_SUBMISSION
+
+    exercises = {e.name: e for e in load().exercises}
+    found: dict[str, tuple[Assignment, list[Answer]]] = {}
+    for task in discover(submitted):
+        entry, answers = found.setdefault(task.assignment, (Assignment(task.assignment), []))
+        if task.assignment not in exercises:
+            entry.problem = "not an assignment of this course: nothing in it was compared"
+            continue
+        if task.problem == NO_SUBMISSION:  # nothing to compare, nothing wrong: not listed
+            continue
+        try:
+            if task.problem is not None:
+                raise NotCompared(task.problem)
+            answers.append(answer(task.student, task.notebook, exercises[task.assignment]))
+        except NotCompared as exc:
+            entry.not_compared.append((task.student, str(exc)))
+    for name, (entry, answers) in found.items():
+        if entry.problem:
+            continue
+        pairs, empty = compare(answers, boilerplate(exercises[name]), threshold)
+        entry.given = given(answers, exercises[name])
+        entry.compared = len(answers) - len(empty)
+        entry.not_compared += empty
+        entry.pairs, entry.more = pairs[:max_pairs], max(0, len(pairs) - max_pairs)
+    return [entry for entry, _ in found.values()]
+
+
+# --- what is written and printed ----------------------------------------------------------------
+
+def _percent(share: float) -> str:
+    return f"{share:.0%}"
+
+
+def write_csv(out: Path, assignments: list[Assignment]) -> Path:
+    """OUT/similarity.csv: one row per flagged pair, every text cell safe for a spreadsheet."""
+    from autograder.outfolder import write_atomically
+
+    handle = io.StringIO()
+    writer = csv.writer(handle)
+    writer.writerow(CSV_FIELDS)
+    for entry in assignments:
+        for pair in entry.pairs:
+            writer.writerow([for_csv(entry.name), for_csv(pair.a.student), for_csv(pair.b.student),
+                             round(pair.similarity_a, 2), round(pair.similarity_b, 2), pair.shared])
+    path = out / "similarity.csv"
+    write_atomically(path, handle.getvalue())
+    return path
+
+
+def _name(text: str) -> str:
+    return html.escape(visible(text, keep_lines=False))
+
+
+def _code(answer: Answer, slices: np.ndarray) -> str:
+    """The answer as HTML, the shared code marked (copydetect escapes the code itself)."""
+    from copydetect.utils import highlight_overlap
+
+    marked, _ = highlight_overlap(answer.code, slices, "<mark>", "</mark>", escape_html=True)
+    cut = (f"\n<span class='cut'>… {answer.cut:,} more characters were cut and not compared."
+           "</span>") if answer.cut else ""
+    return f"<pre>{marked}{cut}</pre>"
+
+
+def _pair_html(pair: Pair) -> str:
+    a, b = _name(pair.a.student), _name(pair.b.student)
+    return (f"<section class='pair'><h3>{a} and {b}</h3>"
+            f"<p>These answers share {pair.shared:,} tokens of code: {_percent(pair.similarity_a)}"
+            f" of {a}'s answer and {_percent(pair.similarity_b)} of {b}'s. Look at them side by "
+            "side; the shared code is highlighted.</p><div class='sides'>"
+            f"<div><h4>{a}</h4>{_code(pair.a, pair.slices_a)}</div>"
+            f"<div><h4>{b}</h4>{_code(pair.b, pair.slices_b)}</div></div></section>")
+
+
+def _assignment_html(entry: Assignment, threshold: float) -> str:
+    if entry.problem:
+        return (f"<section class='assignment'><h2>{_name(entry.name)}</h2>"
+                f"<p>{entry.problem}</p></section>")
+    parts = [f"<h2>{_name(entry.name)}</h2>",
+             f"<p>{entry.compared} answers compared; {len(entry.pairs) + entry.more} pairs share "
+             f"at least {_percent(threshold)} of one answer's code.</p>"]
+    parts += [_pair_html(pair) for pair in entry.pairs]
+    if entry.given:
+        items = "".join(f"<li>{_name(m.student)}: {_percent(m.share)} of the answer is "
+                        f"{_name(m.source)}</li>" for m in entry.given)
+        parts.append(f"<h3>Answers that are code the course gave out</h3><ul>{items}</ul>")
+    if entry.more:
+        parts.append(f"<p class='cut'>{entry.more:,} more pairs were flagged and are not shown "
+                     "(packlab similarity --max-pairs shows more).</p>")
+    if entry.not_compared:
+        items = "".join(f"<li>{_name(student)}: {_name(why)}</li>"
+                        for student, why in entry.not_compared)
+        parts.append(f"<h3>Not compared</h3><ul>{items}</ul>")
+    return "<section class='assignment'>" + "".join(parts) + "</section>"
+
+
+STYLE = """body{font-family:sans-serif;margin:2em;max-width:110em}
+.sides{display:grid;grid-template-columns:1fr 1fr;gap:1em}
+pre{background:#f6f6f6;padding:.5em;overflow-x:auto;white-space:pre-wrap}
+mark{background:#ffd54f}.cut{color:#a33}.pair{border-top:1px solid #ccc;margin-top:1em}"""
+
+
+def write_html(out: Path, assignments: list[Assignment], threshold: float) -> Path:
+    """OUT/similarity.html: per assignment the flagged pairs, most similar first, side by side."""
+    from autograder.outfolder import write_atomically
+
+    body = "".join(_assignment_html(entry, threshold) for entry in assignments)
+    page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>Similar answers</title>"
+            f"<style>{STYLE}</style></head><body><h1>Answers that are alike</h1>"
+            "<p>For a person to judge; no score depends on it. A pair is listed when at least "
+            f"{_percent(threshold)} of one answer's code (after names, comments and spacing are "
+            "set aside) is also in the other. The released starter and the course's reference "
+            "answer never count between classmates; an answer that is itself mostly the "
+            "reference, or a module the student install holds, is listed on its own. Alike is "
+            "not proof of copying: short answers, a common mistake or working together as "
+            "allowed can all look alike.</p>"
+            f"{body}</body></html>")
+    path = out / "similarity.html"
+    write_atomically(path, page)
+    return path
+
+
+def _shown(text: str) -> str:
+    """A name for the terminal: on one line, never markup or terminal control."""
+    return for_terminal(visible(text, keep_lines=False))
+
+
+def summary(assignments: list[Assignment], threshold: float) -> list[str]:
+    """Lines for the terminal (rich markup; every student-controlled name escaped)."""
+    lines = [f"Pairs sharing at least {_percent(threshold)} of one answer's code:"]
+    for entry in assignments:
+        if entry.problem:
+            lines.append(f"  {_shown(entry.name)}: {entry.problem}")
+            continue
+        flagged = len(entry.pairs) + entry.more
+        lines.append(f"  {_shown(entry.name)}: {entry.compared} compared, {flagged} "
+                     f"pair{'s' if flagged != 1 else ''} to look at"
+                     + (f", {len(entry.not_compared)} not compared" if entry.not_compared else "")
+                     + (f", {len(entry.given)} that are code the course gave out"
+                        if entry.given else ""))
+        for pair in entry.pairs[:3]:
+            lines.append(f"    {_shown(pair.a.student)} and {_shown(pair.b.student)}:"
+                         f" {_percent(pair.similarity_a)} / {_percent(pair.similarity_b)}")
+        for match in entry.given[:3]:
+            lines.append(f"    {_shown(match.student)}: {_percent(match.share)} is "
+                         f"{_shown(match.source)}")
+    return lines

@@ -1,0 +1,222 @@
+"""The class as a whole: the summary `packlab grade` prints, summary.md, class.json, class.png.
+
+What they say of misconceptions comes from `autograder.cohort.misconceptions`; each submission's own
+files are `autograder.cohort.report`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from autograder.cohort import misconceptions
+from autograder.escape import for_markdown
+from autograder.outfolder import NO_SUBMISSION, write_atomically
+from packlab.course.manifest import load
+
+GROUP_SHORT = {"visible": "visible", "edge-cases": "edge cases", "properties": "properties"}
+
+
+def _one_line(text: object) -> str:
+    return str(text).replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _summary(rows: list[dict], name=_one_line) -> tuple[list[str], list[str]]:
+    """The summary's headline(s) and the lines of what could not be graded (texts via ``name``)."""
+    graded = [r for r in rows if r["status"] == "graded"]
+    failed = [r for r in rows if r["status"] != "graded" and r["reason"] != NO_SUBMISSION]
+    missing = len(rows) - len(graded) - len(failed)
+    mean = sum(r["score"] / r["max_score"] for r in graded) / len(graded) if graded else 0
+    head = [f"Graded {len(graded)} of {len(rows)} submissions; mean {mean:.0%}."
+            + (f" {len(failed)} could not be graded." if failed else "")
+            + (f" {missing} not handed in." if missing else "")]
+    regraded = Counter(r["regraded"] for r in rows if r.get("regraded"))
+    if regraded:
+        head.append(f"Graded again: {sum(regraded.values())} "
+                    f"({', '.join(f'{n} {why}' for why, n in sorted(regraded.items()))}); "
+                    "their earlier scores are kept in their records' history.")
+    flagged = [r for r in rows if r.get("timestamp_flag")]
+    if flagged:
+        head.append(f"{len(flagged)} submission{'s' * (len(flagged) != 1)} with a due date "
+                    "had no timestamp.txt to trust (see grades.csv's timestamp_flag; course."
+                    "toml's late_policy.missing_timestamp says how they count): "
+                    + ", ".join(f"{name(r['student'])} / {name(r['assignment'])} "
+                                f"({r['timestamp_flag']})" for r in flagged[:10])
+                    + (f" and {len(flagged) - 10} more" if len(flagged) > 10 else "") + ".")
+    ran = [r for r in rows if r.get("sandbox", "bubblewrap")]
+    unsandboxed = sum(r.get("sandbox") == "none" for r in ran)
+    if unsandboxed:
+        head.append(("Every submission was" if unsandboxed == len(ran) else
+                     f"{unsandboxed} of {len(ran)} submissions were")
+                    + " graded WITHOUT a sandbox (--no-sandbox): the students' code was not "
+                    "isolated from this machine.")
+    listed = [f"not graded: {name(r['student'])} / {name(r['assignment'])}: {name(r['reason'])}"
+              for r in failed]
+    return head, listed
+
+
+def summary(rows: list[dict]) -> str:
+    """What `packlab grade` tells the instructor: graded, not graded (with reasons), the mean.
+
+    ``rows`` are grade_class's grades.csv rows. A missing submission is counted, not listed.
+    Plain text, one line per submission (a newline in a name is shown as ``\\n``): the caller
+    escapes it for where it goes (the CLI: `autograder.escape.for_terminal`).
+    """
+    head, listed = _summary(rows)
+    return "\n".join([*head, *(f"  {line}" for line in listed)])
+
+
+def class_data(results: list[dict]) -> dict:
+    """Per assignment (course order): scores, pass rate per test group, misconceptions.
+
+    ``results`` are the results.json documents of a class (`gradescope`'s schema). A
+    misconception counts each student once per assignment: ``found`` says what each means and
+    how many hold it (`misconceptions.tally`), ``misconceptions`` maps its key to that number.
+    """
+    order = [e.name for e in load().exercises]
+    assignments: dict[str, dict] = {}
+    for data in results:
+        extra = data["extra_data"]
+        if extra["assignment"] not in order or extra["error"] == NO_SUBMISSION:
+            continue
+        entry = assignments.setdefault(extra["assignment"], {
+            "max_score": extra["max_score"], "scores": [], "not_graded": 0, "groups": {},
+            "held": [], "states": dict.fromkeys(misconceptions.STATES, 0)})
+        if extra["error"]:
+            entry["not_graded"] += 1
+            continue
+        entry["scores"].append(data["score"])
+        state = misconceptions.state(data)
+        if state:  # nothing of the student's ran: no idea of theirs to count
+            entry["states"][state] += 1
+        else:
+            entry["held"].append(misconceptions.held(data))
+        for group in extra.get("groups", []):
+            tally = entry["groups"].setdefault(group["group"], {"passed": 0, "graded": 0})
+            tally["graded"] += 1
+            tally["passed"] += bool(group["passed"])
+    for entry in assignments.values():
+        held = entry.pop("held")
+        entry["found"] = misconceptions.tally(held)
+        entry["misconceptions"] = {key: found["students"]
+                                   for key, found in entry["found"].items()}
+        entry["crashed_or_missing"] = sum(any(e["key"] in misconceptions.GENERIC for e in listed)
+                                          for listed in held)
+    return {name: assignments[name] for name in order if name in assignments}
+
+
+def top_misconception(entry: dict) -> tuple[str, int] | None:
+    """The most common specific misconception (not a crash or a missing function), if any."""
+    specific = [(k, n) for k, n in entry["misconceptions"].items()
+                if k not in misconceptions.GENERIC]
+    return specific[0] if specific else None
+
+
+def summary_markdown(rows: list[dict], data: dict) -> str:
+    """summary.md: the headline, what was not graded, scores and pass rates, misconceptions."""
+    head, listed = _summary(rows, for_markdown)
+    lines = ["# Class summary", "", "\n\n".join(head), *(f"- {line}" for line in listed), "",
+             "| assignment | handed in | not graded | mean | full marks | "
+             "most common misconception |", "|---|---|---|---|---|---|"]
+    for name, entry in data.items():
+        scores, top = entry["scores"], top_misconception(entry)
+        mean = f"{sum(scores) / len(scores) / entry['max_score']:.0%}" if scores else "–"
+        full = sum(s == entry["max_score"] for s in scores)
+        lines.append(f"| {name} | {len(scores) + entry['not_graded']} | {entry['not_graded']} | "
+                     f"{mean} | {full} | "
+                     + (f"{top[0]}: {top[1]} student{'s' * (top[1] != 1)}" if top else "–")
+                     + " |")
+    lines += ["", "## Pass rate per test group (of graded submissions)", ""]
+    for name, entry in data.items():
+        for group, tally in entry["groups"].items():
+            lines.append(f"- {name} · {GROUP_SHORT.get(group, group)}: "
+                         f"{tally['passed'] / tally['graded']:.0%} "
+                         f"({tally['passed']} of {tally['graded']})")
+    lines += ["", *misconceptions.markdown(data)]
+    return "\n".join(lines) + "\n"
+
+
+def class_picture(data: dict, path: Path) -> None:
+    """Top left: how the scores spread, per assignment. Top right: pass rate per test group.
+    Below: students per misconception, per assignment, with the lesson to re-teach."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    names = list(data)
+    bars = [(name, group, tally) for name in names
+            for group, tally in data[name]["groups"].items()]
+    top = max(3.0, 0.5 + 0.36 * max(len(bars), 2 * len(names)))  # inches, both top panels
+    below = 0.3 * len(misconceptions.picture_rows(data)) + 0.3  # inches, the bottom panel
+    height = 0.5 + top + 1.1 + below + 0.6
+    fig = Figure(figsize=(13, height), dpi=100)
+    FigureCanvasAgg(fig)
+    grid = fig.add_gridspec(1, 2, width_ratios=[1, 1.25], left=0.13, right=0.97, wspace=0.55,
+                            top=1 - 0.5 / height, bottom=(0.6 + below + 1.1) / height)
+    left, right = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
+    lower = fig.add_gridspec(1, 1, left=0.2, right=0.97, top=(0.6 + below) / height,
+                             bottom=0.6 / height)
+    misconceptions.draw(fig.add_subplot(lower[0]), data)
+
+    # Left: one row per assignment, a bubble per score (area ~ students, number inside).
+    biggest = max([1] + [max(Counter(data[n]["scores"]).values(), default=0) for n in names]
+                  + [data[n]["not_graded"] for n in names])
+    for row, name in enumerate(names):
+        entry, y = data[name], len(names) - 1 - row
+        points = [(100 * s / entry["max_score"], entry["scores"].count(s), "#3b7dd8")
+                  for s in sorted(set(entry["scores"]))]
+        if entry["not_graded"]:
+            points.append((-20, entry["not_graded"], "#999999"))
+        for x, count, colour in points:
+            left.scatter(x, y, s=60 + 900 * count / biggest, color=colour, alpha=0.55,
+                         edgecolors="none")
+            left.annotate(str(count), (x, y), ha="center", va="center", fontsize=9)
+        if entry["scores"]:
+            mean = 100 * sum(entry["scores"]) / len(entry["scores"]) / entry["max_score"]
+            left.plot([mean], [y + 0.36], marker="v", color="#d1495b", markersize=9)
+            left.annotate(f"mean {mean:.0f} %", (mean, y + 0.36), xytext=(7, 0),
+                          textcoords="offset points", va="center", fontsize=8,
+                          color="#d1495b")
+    left.set_yticks(range(len(names)), [f"{n}\n(of {data[n]['max_score']} points)"
+                                        for n in reversed(names)], fontsize=9)
+    left.set_ylim(-0.6, len(names) - 0.4)
+    left.set_xlim(-32, 112)
+    left.set_xticks([-20, 0, 25, 50, 75, 100], ["not\ngraded", "0 %", "25 %", "50 %", "75 %",
+                                                "100 %"])
+    left.set_title("Scores: how many students got each score", fontsize=11, loc="left")
+    left.grid(axis="x", alpha=0.3)
+
+    # Right: pass rate of every test group, the weakest in red.
+    rates = [100 * t["passed"] / t["graded"] if t["graded"] else 0 for _, _, t in bars]
+    ys = list(range(len(bars)))[::-1]
+    colours = ["#d1495b" if r < 50 else "#edae49" if r < 80 else "#66a182" for r in rates]
+    right.barh(ys, rates, color=colours, height=0.7)
+    right.set_yticks(ys, [f"{name} · {GROUP_SHORT.get(group, group)}"
+                          for name, group, _ in bars], fontsize=9)
+    for y, rate, (_, _, tally) in zip(ys, rates, bars, strict=True):
+        right.annotate(f"{rate:.0f} %  ({tally['passed']}/{tally['graded']})", (rate, y),
+                       xytext=(4, 0), textcoords="offset points", va="center", fontsize=8.5)
+    right.set_xlim(0, 125)
+    right.set_xticks([0, 25, 50, 75, 100], ["0 %", "25 %", "50 %", "75 %", "100 %"])
+    right.set_title("Pass rate per test group (of graded submissions)", fontsize=11, loc="left")
+    right.grid(axis="x", alpha=0.3)
+
+    fig.savefig(path, format="png")
+
+
+def write_class(out: Path, rows: list[dict], results: list[dict]) -> dict:
+    """summary.md, misconceptions.csv, class.json and class.png for the whole class; returns
+    the class data."""
+    data = class_data(results)
+    write_atomically(out / "summary.md", summary_markdown(rows, data))
+    order = [e.name for e in load().exercises]
+    write_atomically(out / misconceptions.CSV_NAME, misconceptions.csv_text(results, order))
+    write_atomically(out / "class.json", json.dumps(data, indent=2) + "\n")
+    if data:
+        fd, tmp = tempfile.mkstemp(dir=out, prefix=".class.png.")
+        os.close(fd)
+        class_picture(data, Path(tmp))
+        os.replace(tmp, out / "class.png")
+    return data

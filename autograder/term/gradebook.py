@@ -1,0 +1,414 @@
+"""Writing packlab's scores into nbgrader's gradebook, through nbgrader's own API.
+
+The gradebook is the one truth for the term. `packlab grade` on the submitted/ folder of an
+nbgrader course (a folder holding nbgrader_config.py), or given ``--gradebook URL``, records
+each graded test cell's auto score and the submission's timestamp (nbgrader's timestamp.txt) as
+`nbgrader autograde` would: the student is created when missing, and manual scores and comments
+are never touched. packlab's corrections (the late penalty and the instructor's override) are
+extra credit on the submission's first test cell, added to whatever extra credit a grader gave
+there, and nbgrader's own late penalty is left at 0: formgrader, which shows no late penalty,
+then shows the same total as `nbgrader export`. Then it reads back what graders gave (`Marks`:
+manual scores and extra credit), so grades.csv, the feedback, the bundles and the Canvas and
+Moodle files all total auto + manual + extra credit - late as `nbgrader export` does.
+A submission that could not be graded gets 0 in every cell (its reason is in grades.csv).
+In a course folder it also writes the autograded folders `nbgrader generate_feedback` and
+`release_feedback` use (`autograder.term.autograded`: the notebook, with the submission's
+timestamp.txt and submission_secret.txt as `nbgrader autograde` copies them).
+
+`roster` puts a class list's names and emails into the gradebook (formgrader lists them);
+`extend` gives one student a later due date (nbgrader's extension, which `packlab grade` and
+formgrader both read).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import warnings
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SAWarning
+
+from autograder import outfolder
+from autograder.term import autograded, late
+from autograder.term.corrections import Marks, marks_line, number
+from autograder.term.overrides import Override
+from packlab.course.manifest import Exercise, load
+
+CONFIG = "nbgrader_config.py"
+
+
+class NoGradebook(Exception):
+    """The gradebook named cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the scores go: the gradebook's URL, nbgrader's course id, and the course folder
+    (None with ``--gradebook`` outside a course: then no autograded notebooks are written)."""
+
+    url: str
+    course_id: str
+    course: Path | None = None
+
+    def describe(self) -> str:
+        """The gradebook in words: its file for SQLite, else its URL without a password."""
+        url = make_url(self.url)
+        if url.drivername.startswith("sqlite") and url.database:
+            return str(url.database)
+        return url.render_as_string(hide_password=True)
+
+
+@dataclass
+class Written:
+    """What `record` did, to tell the instructor."""
+
+    submissions: int = 0
+    cells: int = 0
+    timestamps: int = 0
+    new_students: list[str] = field(default_factory=list)
+    notebooks: int = 0  # autograded notebooks for `nbgrader generate_feedback`
+    corrected: int = 0  # late penalties and overrides written as extra credit
+    graders: list[str] = field(default_factory=list)  # manual grades and extra credit found
+    missing: set[str] = field(default_factory=set)  # assignments the gradebook does not have
+    problems: list[str] = field(default_factory=list)
+    marks: dict[tuple[str, str], Marks] = field(default_factory=dict)  # what graders gave
+
+
+def course_folder(submitted: Path) -> Path | None:
+    """The nbgrader course SUBMITTED belongs to: its parent, when that holds nbgrader_config.py."""
+    parent = submitted.resolve().parent
+    return parent if (parent / CONFIG).is_file() else None
+
+
+def _course_settings(course: Path):
+    """nbgrader's own reading of the course's nbgrader_config.py (its CourseDirectory)."""
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config = PyFileConfigLoader(CONFIG, path=str(course)).load_config()
+    return CourseDirectory(config=config, root=str(course))
+
+
+def _in_folder(url: str, folder: Path) -> str:
+    """A relative SQLite path is relative to the course folder (as for nbgrader run there)."""
+    parsed = make_url(url)
+    if parsed.drivername.startswith("sqlite") and parsed.database \
+            and parsed.database != ":memory:" and not os.path.isabs(parsed.database):
+        parsed = parsed.set(database=str(folder / parsed.database))
+    return parsed.render_as_string(hide_password=False)
+
+
+def find(submitted: Path, url: str | None = None) -> Target | None:
+    """The gradebook to write: ``url``, else that of the course holding SUBMITTED (or None)."""
+    return in_course(course_folder(submitted), url)
+
+
+def in_course(course: Path | None, url: str | None = None) -> Target | None:
+    """The gradebook ``url``, else that of the nbgrader course folder ``course`` (or None)."""
+    settings = _course_settings(course) if course else None
+    if url is None and settings is None:
+        return None
+    target = Target(_in_folder(url or settings.db_url, Path.cwd() if url else course),
+                    settings.course_id if settings else "", course)
+    parsed = make_url(target.url)
+    if parsed.drivername.startswith("sqlite") and not Path(parsed.database or "").is_file():
+        raise NoGradebook(f"there is no gradebook at {target.describe()} (run `nbgrader "
+                          "generate_assignment` in the course folder first)")
+    return target
+
+
+def results(out: Path, row: dict) -> dict:
+    """The results.json packlab wrote for one grades.csv row ({} when it could not be read)."""
+    path = outfolder.submission_folder(out, row["student"], row["assignment"]) / "results.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def graded_tests(data: dict) -> list[dict]:
+    """The results.json ``tests``, each with its ``group`` (none when packlab could not grade
+    it); their outputs are the learner's messages."""
+    extra = data.get("extra_data", {})
+    if not data or extra.get("error"):
+        return []
+    return [{**test, "group": group["group"]}
+            for group, test in zip(extra["groups"], data["tests"], strict=True)]
+
+
+def correction(data: dict) -> float:
+    """What packlab's corrections (the late penalty, then the override) change the tests' score
+    by: the extra credit packlab writes on the submission's first test cell."""
+    extra = data.get("extra_data", {})
+    raw = extra.get("raw_score", data.get("score", 0))
+    return number(extra.get("corrected_score", data.get("score", 0)) - raw)
+
+
+WRITTEN = "gradebook.json"  # beside results.json: the extra credit packlab last wrote
+
+
+def _last_written(out: Path, student: str, assignment: str) -> float:
+    """The extra credit packlab last wrote for this submission into the gradebook (the results
+    in OUT are written into one course's gradebook, even when its folder is moved)."""
+    path = outfolder.submission_folder(out, student, assignment) / WRITTEN
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))["extra_credit"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+    return value if isinstance(value, int | float) else 0
+
+
+def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
+                  last: float) -> float:
+    """Create or update the student's submission: its time, its test cell scores, and packlab's
+    corrections as extra credit on its first test cell, beside a grader's own extra credit
+    there (what is there beyond ``last``, the correction packlab wrote before). Returns the
+    number of test cell scores written."""
+    student = row["student"]
+    scores = {exercise.grade_id(t["group"]): float(t["score"]) for t in graded_tests(data)}
+    first = exercise.grade_id(next(iter(exercise.points)))
+    extra = {"timestamp": timestamp} if timestamp else {}
+    submission = gb.update_or_create_submission(exercise.name, student, **extra)
+    cells = 0
+    for notebook in submission.notebooks:
+        notebook.late_submission_penalty = None  # in the extra credit: formgrader shows it
+        for grade in notebook.grades:
+            if scores and grade.name not in scores:
+                continue  # not one of packlab's test cells: left as it is
+            grade.auto_score = scores.get(grade.name, 0.0)
+            grade.needs_manual_grade = grade.manual_score is not None  # as nbgrader's autograde
+            cells += 1
+            if grade.name == first:
+                by_graders = (grade.extra_credit or 0) - last
+                total = number(by_graders + correction(data))
+                grade.extra_credit = total if total or grade.extra_credit is not None else None
+    gb.db.commit()
+    return cells
+
+
+def _marks(gb, exercise: Exercise, student: str, written_extra: float) -> Marks:
+    """What graders gave this submission in the gradebook: the difference their manual scores
+    make, and their extra credit (all of it but packlab's ``written_extra``)."""
+    manual = extra = 0.0
+    for notebook in gb.find_submission(exercise.name, student).notebooks:
+        for grade in notebook.grades:
+            if grade.manual_score is not None:
+                manual += grade.manual_score - (grade.auto_score or 0)
+            extra += grade.extra_credit or 0
+    return Marks(number(manual), number(extra - written_extra))
+
+
+def _known(gb, assignment: str, written: Written) -> bool:
+    from nbgrader.api import MissingEntry
+
+    if assignment in written.missing:
+        return False
+    try:
+        gb.find_assignment(assignment)
+    except MissingEntry:
+        written.missing.add(assignment)
+        return False
+    return True
+
+
+def _record_row(gb, target: Target, exercise: Exercise, row: dict, submitted: Path, out: Path,
+                data: dict, written: Written) -> None:
+    """One submission: its student, time, test cell scores and corrections; then read back what
+    graders gave it."""
+    from nbgrader.api import MissingEntry
+
+    student = row["student"]
+    timestamp, why = late.submitted_at(submitted / student / exercise.name, below=submitted)
+    if timestamp is None and why != late.NO_TIMESTAMP:
+        written.problems.append(f"{student}/{exercise.name}: {why}; left out.")
+    try:
+        gb.find_student(student)
+    except MissingEntry:
+        gb.update_or_create_student(student)
+        written.new_students.append(student)
+    where = target.describe()
+    last = _last_written(out, student, exercise.name)
+    written.cells += _write_scores(gb, exercise, row, data, timestamp, last)
+    fix = correction(data)
+    outfolder.write_atomically(outfolder.submission_folder(out, student, exercise.name) / WRITTEN,
+                            json.dumps({"gradebook": where, "extra_credit": fix}) + "\n")
+    written.corrected += bool(fix)
+    marks = _marks(gb, exercise, student, fix)
+    written.marks[student, exercise.name] = marks
+    if marks:
+        written.graders.append(f"{student}/{exercise.name}: {marks_line(marks)}")
+    written.submissions += 1
+    written.timestamps += timestamp is not None
+
+
+def _autograded(settings, exercise: Exercise, row: dict, submitted: Path,
+                data: dict) -> list[str]:
+    """The notebook `nbgrader generate_feedback` renders, where nbgrader keeps it, with the
+    files `nbgrader release_feedback` needs; returns what could not be copied."""
+    folder = Path(settings.format_path(settings.autograded_directory, row["student"],
+                                       exercise.name))
+    override = Override.from_dict(data.get("extra_data", {}).get("adjustment"))
+    handed_in = submitted / row["student"] / exercise.name
+    autograded.write(folder / f"{exercise.name}.ipynb", exercise,
+                     handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), override,
+                     submitted)
+    return [f"{row['student']}/{exercise.name}: {problem}"
+            for problem in autograded.copy_exchange_files(handed_in, folder, submitted)]
+
+
+UNQUOTED = re.compile(r'[,"\r\n]|^[=+\-@\t]')
+
+
+def exportable(student: str) -> bool:
+    """Can ``student`` go into the gradebook? `nbgrader export` writes ids into CSV unquoted."""
+    return UNQUOTED.search(student) is None
+
+
+def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Written:
+    """Write every submission of grades.csv's ``rows`` (graded or not) into the gradebook."""
+    from nbgrader.api import Gradebook
+
+    exercises = {e.name: e for e in load().exercises}
+    written = Written()
+    settings = _course_settings(target.course) if target.course else None
+    # nbgrader's add_submission makes SQLAlchemy warn about its own session (harmless, and
+    # printed by `nbgrader autograde` too): not for the instructor's terminal.
+    with warnings.catch_warnings(), Gradebook(target.url, target.course_id) as gb:
+        warnings.simplefilter("ignore", SAWarning)
+        for row in rows:
+            exercise = exercises.get(row["assignment"])
+            if row["reason"] == outfolder.NO_SUBMISSION or exercise is None \
+                    or not _known(gb, exercise.name, written):
+                continue  # nothing handed in (nbgrader counts 0), or not in this gradebook
+            if not exportable(row["student"]):
+                written.problems.append(
+                    f"student folder {row['student']!r} left out of the gradebook: `nbgrader "
+                    "export` writes ids unquoted, so a comma, quote, line break or leading "
+                    "=, +, - or @ would break or inject into its CSV (grades.csv has the row).")
+                continue
+            data = results(out, row)
+            _record_row(gb, target, exercise, row, submitted,
+                        out, data, written)
+            if settings is not None:
+                written.problems += _autograded(settings, exercise, row, submitted, data)
+                written.notebooks += 1
+    return written
+
+
+def _n(count: int, thing: str) -> str:
+    return f"{count} {thing}{'s' * (count != 1)}"
+
+
+def _listed(items: list[str], shown: int = 10) -> str:
+    more = f"; and {len(items) - shown} more" if len(items) > shown else ""
+    return "; ".join(items[:shown]) + more
+
+
+def summary(target: Target, written: Written) -> list[str]:
+    """What was written to which gradebook, in plain words (lines to print, not yet escaped)."""
+    course = f" (course {target.course_id})" if target.course_id else ""
+    added = f", and added {_n(len(written.new_students), 'student')}" if written.new_students \
+        else ""
+    lines = [f"Gradebook {target.describe()}{course}: wrote {_n(written.cells, 'test cell score')}"
+             f" for {_n(written.submissions, 'submission')} ({written.timestamps} with the time "
+             f"in their timestamp.txt){added}."]
+    if written.notebooks:
+        lines.append(f"Wrote {_n(written.notebooks, 'autograded notebook')} for `nbgrader "
+                     "generate_feedback`.")
+    for assignment in sorted(written.missing):
+        lines.append(f"Not in the gradebook, so left out: {assignment} (run `nbgrader "
+                     f"generate_assignment {assignment}` first).")
+    if written.corrected:
+        lines.append(f"Wrote {_n(written.corrected, 'correction')} (late penalties and "
+                     "overrides) as extra credit on the submission's first test cell, so "
+                     "formgrader shows the same total as `nbgrader export`.")
+    if written.graders:
+        lines.append("Counted in grades.csv, the feedback and the exports, what graders gave "
+                     f"in the gradebook: {_listed(written.graders)}")
+    return lines + [f"Note: {problem}" for problem in written.problems]
+
+
+NAME_CHARS = 128  # nbgrader's columns for names and emails
+
+
+def _names(entry: dict) -> tuple[str, str]:
+    """(first name, last name) of a roster entry: its first_name and last_name columns, else
+    its name split before the last word ("Ada King Lovelace" → "Ada King", "Lovelace")."""
+    if entry.get("first_name") or entry.get("last_name"):
+        return entry.get("first_name", ""), entry.get("last_name", "")
+    first, _, last = entry.get("name", "").strip().rpartition(" ")
+    return first.strip(), last
+
+
+@dataclass
+class Rostered:
+    """What `roster` did: students added and updated, and entries left out (plain text)."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def roster(target: Target, entries: list[dict]) -> Rostered:
+    """Put each roster entry (`lms.read_roster`: id, name or first_name and last_name, email)
+    into the gradebook as nbgrader's student record: formgrader lists them by name."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    done = Rostered()
+    with warnings.catch_warnings(), Gradebook(target.url, target.course_id) as gb:
+        warnings.simplefilter("ignore", SAWarning)
+        for entry in entries:
+            student = entry["id"]
+            if not exportable(student):
+                done.problems.append(f"{student!r} left out: `nbgrader export` writes ids "
+                                     "unquoted, so it would break its CSV")
+                continue
+            first, last = _names(entry)
+            try:
+                gb.find_student(student)
+                done.updated.append(student)
+            except MissingEntry:
+                done.added.append(student)
+            gb.update_or_create_student(student, first_name=first[:NAME_CHARS] or None,
+                                        last_name=last[:NAME_CHARS] or None,
+                                        email=entry.get("email", "")[:NAME_CHARS] or None)
+    return done
+
+
+class CannotExtend(Exception):
+    """An extension that cannot be given; the message says why in plain words."""
+
+
+def extend(target: Target, exercise: Exercise, student: str, until: datetime) -> timedelta:
+    """Give ``student`` until ``until`` for ``exercise``: nbgrader's extension (the time added
+    to the assignment's due date, the gradebook's or else course.toml's) on their submission,
+    which is created when they have handed in nothing yet. Returns the extension."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with warnings.catch_warnings(), Gradebook(target.url, target.course_id) as gb:
+        warnings.simplefilter("ignore", SAWarning)
+        try:
+            assignment = gb.find_assignment(exercise.name)
+        except MissingEntry:
+            raise CannotExtend(f"{exercise.name} is not in the gradebook (run `nbgrader "
+                               f"generate_assignment {exercise.name}` first)") from None
+        due = assignment.duedate.replace(tzinfo=UTC) if assignment.duedate else exercise.due
+        if due is None:
+            raise CannotExtend(f"{exercise.name} has no due date (in the gradebook or "
+                               "course.toml), so there is nothing to extend")
+        if until <= due:
+            raise CannotExtend(f"{until.isoformat()} is not after the due date, "
+                               f"{due.isoformat()}")
+        if not exportable(student):
+            raise CannotExtend(f"{student!r} cannot go into the gradebook: `nbgrader export` "
+                               "writes ids unquoted")
+        gb.update_or_create_student(student)
+        gb.update_or_create_submission(exercise.name, student)
+        extension = until - due
+        gb.grant_extension(exercise.name, student, minutes=extension.total_seconds() / 60)
+    return extension
