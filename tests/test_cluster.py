@@ -175,8 +175,8 @@ def test_a_difference_names_the_part_and_its_files():
     theirs["grader code"]["autograder/extra.py"] = "1"
     said = cluster.describe("grader code", ours, theirs)
     assert said == ("its grader's code (autograder/) differs from this machine's: "
-                    "autograder/escape.py (not on the worker), autograder/extra.py (not on this "
-                    "machine), autograder/checks/suites/pack.py")
+                    "autograder/checks/suites/pack.py, autograder/escape.py (not on the "
+                    "worker), autograder/extra.py (not on this machine)")
     assert cluster.describe("Python", "3.11", "3.12") == "it has Python 3.12, this machine 3.11"
 
 
