@@ -124,4 +124,4 @@ def test_feedback_preprocessor_is_registered():
     defaults = list(GenerateFeedback.class_traits()["preprocessors"].default())
     assert chain[:1] == [GetGrades] and chain[1] == "autograder.glue.feedback.HideHiddenTests"
     assert [p for p in chain if p != "autograder.glue.feedback.HideHiddenTests"] == defaults
-    assert Path(ROOT / "autograder" / "feedback.py").is_file()
+    assert Path(ROOT / "autograder" / "glue" / "feedback.py").is_file()
