@@ -88,7 +88,7 @@ def main() -> None:
     """``python -m autograder.checks.reference.record``: write every suite's recorded answers
     again."""
     for path in record(sorted({e.suite for e in load_course().exercises})):
-        print(f"wrote {path.relative_to(FOLDER.parents[2])}")
+        print(f"wrote {path.relative_to(FOLDER.parents[3])}")
 
 
 if __name__ == "__main__":
