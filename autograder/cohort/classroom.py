@@ -26,21 +26,15 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from autograder import (
-    cluster,
-    example_cache,
-    handed_in,
-    isolation,
-    late,
-    outfolder,
-    record,
-    report,
-    summary,
-)
+from autograder import outfolder
+from autograder.checks import example_cache
+from autograder.cohort import cluster, record, report, summary
 from autograder.cohort.record import Graded
 from autograder.cohort.task import Task, grade_one, max_score
+from autograder.run import handed_in, isolation
 from autograder.run.engine import Result, confinement
 from autograder.run.isolation import Limits
+from autograder.term import late
 from autograder.term.corrections import Corrections, Marks, number
 from autograder.term.overrides import Key, Override
 from packlab.course.manifest import Exercise, load
