@@ -61,7 +61,16 @@ def test_zero_budget_and_empty_list():
     parts = ranked(("note", 0, 1), ("sys", 5, 9))
     assert pack_with_reasons(parts, 0) == {
         "included": ["note"], "dropped": [{"id": "sys", "reason": TOO_LARGE}], "used": 0}
-    assert pack_with_reasons([], 10) == {"included": [], "dropped": [], "used": 0}
+
+
+def test_the_lessons_version_refuses_an_empty_list_where_the_exercise_reports_nothing():
+    from autograder.checks.reference.reasons import pack_with_reasons as exercise_07
+
+    with pytest.raises(ValueError, match="nothing to pack"):
+        pack_with_reasons([], 10)
+    with pytest.raises(ValueError, match="nothing to pack"):
+        pack_or_raise([], 0)
+    assert exercise_07([], 10) == {"included": [], "dropped": [], "used": 0}
 
 
 def test_equal_priorities_pack_like_lesson_04():
@@ -96,7 +105,6 @@ def test_pack_or_raise_refuses_naming_every_drop():
 def test_pack_or_raise_returns_the_report_when_nothing_is_dropped():
     parts = ranked(("sys", 60, 9), ("doc", 40, 5))
     assert pack_or_raise(parts, 100) == pack_with_reasons(parts, 100)
-    assert pack_or_raise([], 0)["used"] == 0
 
 
 def test_drop_curve_artifact_lists_the_lost_and_why():

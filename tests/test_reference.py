@@ -187,3 +187,102 @@ def test_no_shipped_packing_module_pasted_as_an_answer_scores_full_marks(built, 
                   if score == next(e.max_score for e in EXERCISES if e.name == key[1]))
     print(json.dumps({f"{s}/{a}": score for (s, a), score in sorted(scores.items())}, indent=1))
     assert full == []
+
+
+# The shipped teaching functions a learner might copy into an exercise's answer cell, by the
+# exercise's function name: (module of packlab.packing, function). Not yet `packers.greedy` for
+# exercises 02 and 03: copied with `greedy_runs`, it still scores 5/5 there.
+TEACHING = {
+    "fit": [("fitting", "fit"), ("fitting", "fit_with")],
+    "pack_with_reasons": [("reasons", "pack_with_reasons")],
+    "pack_evidence": [("evidence", "pack_evidence")],
+    "score_and_pack": [("relevance", "score_and_pack")],
+    "assemble_turn": [("conversation", "assemble_turn")],
+}
+PACKING = "packlab.packing."
+
+
+def top_level(tree: ast.Module) -> dict[str, ast.stmt]:
+    """A module's top-level statements by the names they bind."""
+    found: dict[str, ast.stmt] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found[node.name] = node
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                found.update((n.id, node) for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                found[(alias.asname or alias.name).split(".")[0]] = ast.ImportFrom(
+                    module=node.module, names=[alias], level=0) if isinstance(
+                    node, ast.ImportFrom) else ast.Import(names=[alias])
+    return found
+
+
+def inlined(folder: Path, module: str, name: str, as_name: str) -> str:
+    """The source of ``module.name`` with the source of every definition of `packlab.packing` it
+    reaches (functions, classes, constants) before it, and the other modules' imports it needs:
+    what a learner gets by copying the function and its helpers one by one. No packlab import."""
+    tops = {path.stem: top_level(ast.parse(path.read_text(encoding="utf-8")))
+            for path in folder.glob("*.py")}
+    imports: dict[str, None] = {"from __future__ import annotations": None}
+    emitted: list[str] = []
+    seen: set[tuple[str, str]] = set()
+
+    def need(stem: str, key: str) -> None:
+        node = tops[stem].get(key)
+        if (stem, key) in seen or node is None:
+            return
+        seen.add((stem, key))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKING):
+            (alias,) = node.names
+            need(node.module.removeprefix(PACKING), alias.name)
+            if alias.asname:
+                emitted.append(f"{alias.asname} = {alias.name}")
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            assert not ast.unparse(node).split()[1].startswith("packlab"), ast.unparse(node)
+            if ast.unparse(node) != "from __future__ import annotations":
+                imports[ast.unparse(node)] = None
+        else:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name):
+                    need(stem, sub.id)
+            emitted.append(ast.unparse(node))
+
+    need(module, name)
+    alias = [] if as_name == name else [f"{as_name} = {name}"]
+    return "\n".join([*imports, "", *emitted, *alias]) + "\n"
+
+
+def test_a_teaching_function_is_inlined_with_its_helpers_and_runs(tmp_path):
+    code = inlined(ROOT / "src" / "packlab" / "packing", "reasons", "pack_with_reasons",
+                   "answer")
+    assert "packlab" not in code and "def priority_order" in code and "def reason_for" in code
+    namespace: dict = {}
+    exec(compile(code, "answer", "exec"), namespace)  # noqa: S102 - the course's own code
+    parts = [{"id": "sys", "tokens": 10, "priority": 9}, {"id": "doc", "tokens": 30,
+                                                          "priority": 1}]
+    assert namespace["answer"](parts, 20)["included"] == ["sys"]
+
+
+@pytest.mark.slow
+def test_no_shipped_teaching_function_copied_with_its_helpers_scores_full_marks(built, tmp_path):
+    folder = built / "src" / "packlab" / "packing"
+    submitted = tmp_path / "submitted"
+    pasted = set()
+    for exercise in EXERCISES:
+        for module, name in TEACHING.get(exercise.function, []):
+            code = inlined(folder, module, name, exercise.function)
+            assert "packlab" not in code and "tiktoken" not in code and "numpy" not in code
+            submit(submitted, f"{module}-{name}", exercise, with_answer(exercise, code))
+            pasted.add((f"{module}-{name}", exercise.name))
+    assert len(pasted) >= 6
+    rows = grade_class(submitted, tmp_path / "out", jobs=2, limits=FAST)
+    scores = {(row["student"], row["assignment"]): row["score"] for row in rows
+              if (row["student"], row["assignment"]) in pasted}
+    print(json.dumps({f"{s}/{a}": score for (s, a), score in sorted(scores.items())}, indent=1))
+    assert len(scores) == len(pasted)
+    full = sorted(key for key, score in scores.items()
+                  if score == next(e.max_score for e in EXERCISES if e.name == key[1]))
+    assert full == []

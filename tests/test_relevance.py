@@ -138,6 +138,20 @@ def test_signals():
     assert all(has_error_signal(word.upper() + ":") for word in ERROR_WORDS)
 
 
+def test_equal_scores_go_newer_first_here_and_older_first_in_the_exercise():
+    from autograder.checks.reference.relevance import ranking as exercise_ranking
+    from autograder.checks.reference.relevance import score_and_pack as exercise_09
+
+    tie = [{"id": "older", "text": "release notes", "tokens": 10, "priority": 0.05},
+           {"id": "newer", "text": "release notes", "tokens": 10}]
+    scores = score_items(tie, "deploy")
+    assert scores[0].total == scores[1].total  # recency 0.05 + priority 0.05 against 0.1
+    assert [s.id for s in ranking(scores)] == ["newer", "older"]
+    assert score_and_pack(tie, "deploy", 10)["included"] == ["newer"]
+    assert [s.id for s in exercise_ranking(scores)] == ["older", "newer"]
+    assert exercise_09(tie, "deploy", 10)["included"] == ["older"]
+
+
 def test_pinned_first_chronological_output_and_accounting():
     items = [
         {"id": "sys", "text": "Be brief.", "tokens": 40, "pinned": True},

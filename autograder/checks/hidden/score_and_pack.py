@@ -6,6 +6,7 @@ import random
 
 from hypothesis import strategies as st
 
+from autograder.checks.reference.relevance import ranking
 from autograder.checks.suite import Group
 from autograder.checks.suites.pack import first_wrong_turn, in_input_order
 from autograder.checks.suites.score_and_pack import (
@@ -16,7 +17,7 @@ from autograder.checks.suites.score_and_pack import (
     expected_text,
     item,
 )
-from packlab.packing.relevance import ranking, score_items
+from packlab.packing.relevance import score_items
 
 PINNED_LOWEST = [
     item("sys", "Be brief and polite.", 30, pinned=True),

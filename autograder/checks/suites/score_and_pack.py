@@ -11,7 +11,7 @@ from autograder.checks.compare import Compare, vary_parts
 from autograder.checks.recorded import Reference
 from autograder.checks.suite import Check, Group, Misconception, Suite, common_misconceptions, show
 from packlab.packing.packers import stop_at_first_miss
-from packlab.packing.relevance import classic_idf, ranking, score_items
+from packlab.packing.relevance import classic_idf, score_items
 
 LESSON = "09-scoring-relevance"
 FUNCTION = "score_and_pack"
@@ -166,8 +166,11 @@ def variants(items: list[dict], query: str, budget: int):
 
 
 def packing_order(items: list[dict], query: str) -> str:
-    """The order the items are packed in, with their scores, for a failure message."""
-    order = ranking(score_items(items, query))
+    """The order the items are packed in (pinned ones chronologically, then by score, ties older
+    first), with their scores, for a failure message."""
+    scores = score_items(items, query)
+    order = [s for s in scores if s.pinned] + sorted(
+        (s for s in scores if not s.pinned), key=lambda s: (-s.total, s.index))
     shown = [f"{s.id} (pinned)" if s.pinned else f"{s.id} {s.total:.3f}" for s in order[:8]]
     return ", ".join(shown) + (", …" if len(order) > 8 else "")
 

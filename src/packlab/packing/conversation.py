@@ -27,7 +27,9 @@ A turn has five kinds of parts, each a plain dict with an ``id`` and a ``tokens`
    best second to last; ...), and the question last.
 
 The result is ``{"order": [ids as sent], "dropped": [{"id", "reason"}], "used": tokens sent}``,
-with the dropped history first (oldest first) and then the dropped evidence (input order).
+with the dropped parts in the order the walks met them: the history newest first, then the
+evidence best score first. (Exercise 10 asks for another order: the dropped history oldest first,
+then the dropped evidence in input order. This module is the lesson's version, not the answer.)
 
 `Rules` and `MISTAKES` describe classic wrong versions of the same assembly (history with holes,
 split tool pairs, ``break`` in the evidence, ...): the lesson shows them next to the right one, and
@@ -180,7 +182,11 @@ def assemble_with(system: dict, tools: Sequence[dict], history: Sequence[dict],
                   evidence: Sequence[dict], question: dict, budget: int,
                   rules: Rules = RULES) -> dict:
     """`assemble_turn` done by ``rules``: ``assemble_with(..., MISTAKES["splits-pairs"])`` shows
-    a classic mistake, ``assemble_with(..., RULES)`` is `assemble_turn` itself."""
+    a classic mistake, ``assemble_with(..., RULES)`` is `assemble_turn` itself.
+
+    ``dropped`` lists the parts in the order the walks met them (history newest first, evidence
+    best first), where exercise 10 asks for the history oldest first, then the evidence in input
+    order."""
     required = {"system": system["tokens"], "tools": sum(t["tokens"] for t in tools),
                 "question": question["tokens"]}
     needed = sum(required.values())
@@ -197,10 +203,9 @@ def assemble_with(system: dict, tools: Sequence[dict], history: Sequence[dict],
     order += [evidence[i]["id"] for i in _place(ranked, rules.placement)]
     order.append(question["id"])
 
-    dropped = [{"id": history[i]["id"], "reason": history_reasons[i]}
-               for i in sorted(history_reasons)]
-    dropped += [{"id": evidence[i]["id"], "reason": evidence_reasons[i]}
-                for i in sorted(evidence_reasons)]
+    dropped = [{"id": history[i]["id"], "reason": reason} for i, reason in history_reasons.items()]
+    dropped += [{"id": evidence[i]["id"], "reason": reason}
+                for i, reason in evidence_reasons.items()]
     used = (needed + sum(history[i]["tokens"] for i in kept_history)
             + sum(evidence[i]["tokens"] for i in ranked))
     return {"order": order, "dropped": dropped, "used": used}
@@ -211,8 +216,10 @@ def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence
     """Assemble one turn: required parts, the newest unbroken history, the best evidence that
     fits, in a cache-friendly order. See the module's docstring for the exact rules.
 
-    The lesson's and the widget's version (`assemble_with` by `RULES`); exercise 10 is graded
-    against the instructor's own reference, not this."""
+    The lesson's and the widget's version (`assemble_with` by `RULES`): it lists the dropped
+    parts in the order the walks met them, not in the order exercise 10 asks for (the history
+    oldest first, then the evidence in input order); the exercise is graded against the
+    instructor's own reference, not this."""
     return assemble_with(system, tools, history, evidence, question, budget)
 
 

@@ -2,8 +2,9 @@
 
 ``score_and_pack(items, query, budget)`` is the lesson's version (with knobs to change one signal);
 exercise 09 is graded against the instructor's own reference
-(`autograder.checks.reference.relevance`, never in the student install). Items are plain dicts in
-chronological order (later in the list means newer)::
+(`autograder.checks.reference.relevance`, never in the student install), and its rules differ from
+this module's in one place: items of exactly the same score go *older* first in the exercise,
+*newer* first here. Items are plain dicts in chronological order (later in the list means newer)::
 
     {"id": "log-7", "text": "ERROR deploy failed", "tokens": 5, "priority": 0.0, "pinned": False}
 
@@ -16,9 +17,9 @@ The rules, exactly as the exercise states them:
 - error signal: +1.0 when the item's words include error, panic, traceback, fail, security or
   regression;
 - priority: the item's own ``priority`` (0 when missing);
-- pinned items go first, in chronological order; then the rest by score, highest first, ties
-  in chronological order; each is packed greedily (skip and continue), pinned ones included, so
-  a pinned item that does not fit is deferred like any other;
+- pinned items go first, in chronological order; then the rest by score, highest first; each
+  is packed greedily (skip and continue), pinned ones included, so a pinned item that does not
+  fit is deferred like any other;
 - the winners come back in chronological order, with honest accounting.
 
 The view ``relevance_view`` lets a learner type a query and slide a budget over the same items.
@@ -139,9 +140,13 @@ def score_items(items: Sequence[dict], query: str, *, k1: float = K1, b: float =
 
 
 def ranking(scores: Sequence[ItemScore]) -> list[ItemScore]:
-    """The packing order: pinned items chronologically, then the rest by score (ties: older)."""
+    """The packing order: pinned items chronologically, then the rest by score, highest first.
+
+    Items of exactly the same score go newest first here, as recency would have it; exercise 09
+    asks for the older first (a stable sort by score does that)."""
     pinned = [s for s in scores if s.pinned]
-    scored = sorted((s for s in scores if not s.pinned), key=lambda s: (-s.total, s.index))
+    scored = sorted((s for s in scores if not s.pinned), key=lambda s: (s.total, s.index),
+                    reverse=True)
     return pinned + scored
 
 
