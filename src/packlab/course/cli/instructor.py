@@ -20,6 +20,7 @@ def _is_submitted_folder(submitted: Path) -> bool:
                       "(expected SUBMITTED/<student>/<assignment>/).")
     return submitted.is_dir()
 
+
 def cmd_grade(args: argparse.Namespace) -> int:
     """Grade a class of nbgrader submissions."""
     from rich.progress import track
@@ -73,6 +74,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
                 if r["status"] != "graded" and r["reason"] != outfolder.NO_SUBMISSION]
     return 1 if ungraded else 0
 
+
 def _corrections(args: argparse.Namespace, submitted: Path) -> dict | None:
     """grade_class's ``regrade``, ``overrides`` and ``gradebook`` from the options; None
     (having said why) when they cannot be used."""
@@ -112,6 +114,7 @@ def _corrections(args: argparse.Namespace, submitted: Path) -> dict | None:
             "overrides": found, "gradebook": target.url if target else None,
             "course_id": target.course_id if target else ""}
 
+
 def _assignment(name: str, submitted: Path) -> str:
     """An assignment folder's name as given, else the course's exercise it names ("02")."""
     for folder in submitted.iterdir():
@@ -120,12 +123,14 @@ def _assignment(name: str, submitted: Path) -> str:
                 return name
     return load().exercise(name).name
 
+
 def _said_overrides(found: dict | None, rows: list[dict]) -> None:
     """Name each override that matched no submission."""
     from autograder.term.overrides import unmatched
 
     for line in unmatched(found or {}, rows):
         console.print(f"[bold red]Override not applied:[/] {shown(line)}")
+
 
 def _regrade_options(grade: argparse.ArgumentParser) -> None:
     """`packlab grade --student/--assignment/--group` and `--overrides`."""
@@ -144,6 +149,7 @@ def _regrade_options(grade: argparse.ArgumentParser) -> None:
                        help="CSV of corrections (student, assignment, points or score, reason), "
                        "applied after grading and any late penalty, shown to the student; it "
                        "replaces the overrides of earlier runs (without it they are kept)")
+
 
 class _Book:
     """Writes the scores into nbgrader's gradebook (``url``, or the course's) while grading,
@@ -183,6 +189,7 @@ class _Book:
                 console.print(shown(line))
         return not self.failed
 
+
 def cmd_roster(args: argparse.Namespace) -> int:
     """Put a class list's names and emails into nbgrader's gradebook."""
     from autograder.term import gradebook, lms
@@ -204,6 +211,7 @@ def cmd_roster(args: argparse.Namespace) -> int:
         console.print(f"[bold red]Not written:[/] {shown(problem)}")
     return 1 if done.problems else 0
 
+
 def _roster_parser(sub) -> None:
     roster = sub.add_parser(
         "roster", help="put a roster's names and emails into nbgrader's gradebook",
@@ -217,6 +225,7 @@ def _roster_parser(sub) -> None:
                         help="nbgrader gradebook URL, e.g. sqlite:///course/gradebook.db "
                         "(default: the course's)")
     roster.set_defaults(run=cmd_roster)
+
 
 def _when(text: str):
     """A date on the command line: ISO 8601 ("2026-11-05", "2026-11-05T17:00+01:00"); UTC when
@@ -276,10 +285,12 @@ def _gradebook_option(grade: argparse.ArgumentParser) -> None:
                        "sqlite:///course/gradebook.db (default: that of the nbgrader course "
                        "SUBMITTED is in, when its folder holds nbgrader_config.py)")
 
+
 NO_SANDBOX_WARNING = ("[bold red]WARNING: grading WITHOUT a sandbox (--no-sandbox).[/] Every "
                       "student's code runs with your rights: it can read and change your files, "
                       "the class's work and these results. grades.csv, summary.md and every "
                       "feedback page say so.")
+
 
 def cmd_release(args: argparse.Namespace) -> int:
     """Regenerate exercises/ from solutions/ with nbgrader."""
@@ -323,6 +334,7 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
                   f"submit {exercise.name}.ipynb.")
     return 0
 
+
 LIMIT_HELP = {
     "call_seconds": "seconds one call of the student's function may take (wall clock: code "
                     "that sleeps or blocks)",
@@ -340,6 +352,7 @@ LIMIT_HELP = {
     "restarts": "fresh sandboxes after a timeout or crash before giving up",
 }
 
+
 def _limit_options(command: argparse.ArgumentParser) -> None:
     """One option per sandbox limit, defaults from `Limits`."""
     from autograder.run.isolation import Limits
@@ -350,12 +363,14 @@ def _limit_options(command: argparse.ArgumentParser) -> None:
                            type=type(field.default), default=field.default,
                            help=LIMIT_HELP[field.name])
 
+
 LMS_NEXT = {
     "canvas": "In Canvas: Grades, Import, choose this file, and check the preview (Canvas "
               "matches students by SIS Login ID, then name; columns by assignment title).",
     "moodle": "In Moodle: Grades, Import, CSV file; on the preview map from \"Email address\" "
               "to \"Email address\" and each column to its grade item.",
 }
+
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the gradebook CSV that Canvas or Moodle imports, students mapped by a roster."""
@@ -381,6 +396,7 @@ def cmd_export(args: argparse.Namespace) -> int:
                   + LMS_NEXT[args.lms])
     return 1 if result.lost else 0
 
+
 def cmd_bundle(args: argparse.Namespace) -> int:
     """Gather each student's feedback pages into a folder (or zip) of their own."""
     from autograder.term.bundle import bundle
@@ -396,6 +412,7 @@ def cmd_bundle(args: argparse.Namespace) -> int:
     console.print(f"Wrote {len(result.written)} bundle(s) in {shown(args.to)}, one per "
                   "student, each with index.html listing the scores.")
     return 1 if result.problems else 0
+
 
 def cmd_similarity(args: argparse.Namespace) -> int:
     """Report pairs of answers that are alike, for the instructor to look at (never a grade)."""
@@ -419,6 +436,7 @@ def cmd_similarity(args: argparse.Namespace) -> int:
                   "proof of copying: look at each pair before you decide anything.")
     return 0
 
+
 def _similarity_parser(sub: argparse._SubParsersAction) -> None:
     from autograder.cohort.similarity import MAX_PAIRS, THRESHOLD
 
@@ -436,6 +454,7 @@ def _similarity_parser(sub: argparse._SubParsersAction) -> None:
     similar.add_argument("--max-pairs", type=int, default=MAX_PAIRS,
                          help="pairs listed per assignment, most similar first")
     similar.set_defaults(run=cmd_similarity)
+
 
 def _handing_back(sub: argparse._SubParsersAction) -> None:
     """`packlab export` (grades for Canvas or Moodle) and `packlab bundle` (feedback)."""
@@ -463,6 +482,7 @@ def _handing_back(sub: argparse._SubParsersAction) -> None:
                          help="the folder to write the bundles in")
     bundles.add_argument("--zip", action="store_true", help="write FOLDER/<student>.zip instead")
     bundles.set_defaults(run=cmd_bundle)
+
 
 def cmd_student_build(args: argparse.Namespace) -> int:
     """Write the student install: lessons, released exercises, visible checks, nothing hidden."""

@@ -39,7 +39,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
     # gives a new terminal the server's own folder) and sees the same paths as the file browser.
     return serve(command, workspace.server_environment(), cwd=folder)
 
+
 STOP_SECONDS = 10.0  # JupyterLab's own shutdown on SIGTERM takes about a second
+
 
 def serve(command: list[str], env: dict[str, str], cwd: Path) -> int:
     """Run a server until it exits; a SIGTERM or SIGHUP to this process (a service manager, a
@@ -67,6 +69,7 @@ def serve(command: list[str], env: dict[str, str], cwd: Path) -> int:
                 process.wait(STOP_SECONDS)
             except subprocess.TimeoutExpired:
                 process.kill()
+
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run the visible tests on a saved exercise notebook and say what to do next."""
@@ -129,6 +132,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     console.print(score)
     return 0
 
+
 def _learner_sandbox() -> bool:
     """A learner's own check may go without a sandbox (it is their own code); say so once."""
     from autograder.run import isolation
@@ -139,6 +143,7 @@ def _learner_sandbox() -> bool:
                   "your code runs as you. That is fine for your own work; graders never do this.")
     return False
 
+
 def cmd_hint(args: argparse.Namespace) -> int:
     from packlab.course.hints import hint
 
@@ -148,6 +153,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
         console.print(shown(exc.args[0]))
         return 2
     return 0
+
 
 def _status(result, visible_only: bool = False) -> str:
     from autograder.checks.unwritten import is_unwritten
@@ -163,6 +169,7 @@ def _status(result, visible_only: bool = False) -> str:
         checks = len(failures) + sum(len(g.passed) for g in result.groups)
         return f"{checks - len(failures)} of {checks} visible checks pass"
     return f"{result.score} of {result.max_score} points"
+
 
 def cmd_progress(args: argparse.Namespace) -> int:
     """Grade the learner's own copies of the exercises and show where they stand."""
