@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -13,7 +14,7 @@ import pytest
 from conftest import COURSE, EXERCISES, with_answer
 
 from packlab.course import cli, workspace
-from packlab.course.cli import terminal
+from packlab.course.cli import learner, terminal
 from packlab.course.manifest import ROOT
 
 PACKLAB = Path(sys.executable).with_name("packlab")
@@ -352,3 +353,17 @@ def test_help_from_the_console_script():
     assert done.returncode == 0
     for command in ("lab", "check", "hint", "progress", "grade", "release"):
         assert command in done.stdout
+
+
+def subcommands(parser: argparse.ArgumentParser) -> set[str]:
+    """The names of ``parser``'s subcommands."""
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return set(sub.choices)
+
+
+def test_every_command_the_learner_module_lacks_is_named_instructor_only():
+    """`INSTRUCTOR_ONLY` is written out (the student install cannot import the modules that
+    define those commands): it must name exactly the presenter's and the instructor's."""
+    learner_only = argparse.ArgumentParser()
+    learner.add_commands(learner_only.add_subparsers())
+    assert subcommands(cli.parser()) - subcommands(learner_only) == cli.INSTRUCTOR_ONLY
