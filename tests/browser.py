@@ -213,6 +213,12 @@ class Lab:
     def url(self, path: str) -> str:
         return f"{self.base}{path}?token={self.token}"
 
+    def notebook(self, path: str) -> str:
+        """The page of the notebook at ``path``, alone: in a workspace of its own, so that no tab
+        an earlier page left open is restored beside it (a restored tab's cells and outputs
+        would match the same selectors while JupyterLab lays the tabs out)."""
+        return self.url(f"/lab/workspaces/page-{secrets.token_hex(6)}/tree/{path}")
+
 
 @contextlib.contextmanager
 def lab_server(tmp: Path, seconds: float = 90) -> Iterator[Lab]:
