@@ -17,6 +17,7 @@ from packlab.packing.packers import (
     first_miss_runs,
     greedy,
     greedy_runs,
+    ids_of,
     report,
     stop_at_first_miss,
 )
@@ -81,8 +82,8 @@ def test_one_pass_curve_equals_calling_the_packer(packer, example):
 def test_runs_are_exactly_the_packers_choice(packer, tokens, budgets):
     parts = as_parts(tokens)
     for budget, runs in zip(budgets, RUNS[packer](tokens, budgets), strict=True):
-        kept = [f"p{i}" for start, stop in runs for i in range(start, stop)]
-        assert kept == LOOPS[packer](parts, budget)
+        kept = tuple(f"p{i}" for start, stop in runs for i in range(start, stop))
+        assert kept == tuple(ids_of(LOOPS[packer](parts, budget)))
         assert all(start < stop for start, stop in runs)
         assert all(a[1] < b[0] for a, b in zip(runs, runs[1:], strict=False))  # separate runs
 

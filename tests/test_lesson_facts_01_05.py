@@ -148,8 +148,8 @@ def test_what_follows_a_reveal_is_marked_answer(number):
 
 
 # Each predict question's answer as the reveal prints it: never in the lesson's markdown.
-ANSWERS = {"01": ["1425 575"], "02": ["['sys', 'small']", "['sys', 'huge']"],
-           "03": ["['system', 'chunk-b', 'chunk-c']"], "04": ["'used': 250"],
+ANSWERS = {"01": ["1425 575"], "02": ["('sys', 'small')", "('sys', 'huge')"],
+           "03": ["('system', 'chunk-b', 'chunk-c')"], "04": ["'used': 250"],
            "05": ["16 4 10"]}
 
 

@@ -190,9 +190,9 @@ def test_no_shipped_packing_module_pasted_as_an_answer_scores_full_marks(built, 
 
 
 # The shipped teaching functions a learner might copy into an exercise's answer cell, by the
-# exercise's function name: (module of packlab.packing, function). Not yet `packers.greedy` for
-# exercises 02 and 03: copied with `greedy_runs`, it still scores 5/5 there.
+# exercise's function name: (module of packlab.packing, function). `pack` is exercises 02 and 03.
 TEACHING = {
+    "pack": [("packers", "greedy")],
     "fit": [("fitting", "fit"), ("fitting", "fit_with")],
     "pack_with_reasons": [("reasons", "pack_with_reasons")],
     "pack_evidence": [("evidence", "pack_evidence")],
@@ -277,7 +277,7 @@ def test_no_shipped_teaching_function_copied_with_its_helpers_scores_full_marks(
             assert "packlab" not in code and "tiktoken" not in code and "numpy" not in code
             submit(submitted, f"{module}-{name}", exercise, with_answer(exercise, code))
             pasted.add((f"{module}-{name}", exercise.name))
-    assert len(pasted) >= 6
+    assert len(pasted) >= 8
     rows = grade_class(submitted, tmp_path / "out", jobs=2, limits=FAST)
     scores = {(row["student"], row["assignment"]): row["score"] for row in rows
               if (row["student"], row["assignment"]) in pasted}

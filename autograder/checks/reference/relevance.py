@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from autograder.checks.reference.packers import greedy
+from packlab.packing.packers import ids_of
 from packlab.packing.relevance import ItemScore, account, score_items
 
 
@@ -15,7 +16,7 @@ def score_and_pack(items: Sequence[dict], query: str, budget: int, *, packer=Non
     order. ``packer`` and ``scoring`` change one idea, for the diagnosis of a wrong answer."""
     ranked = [{"id": s.id, "tokens": s.tokens}
               for s in ranking(score_items(items, query, **scoring))]
-    return account(items, set((packer or greedy)(ranked, budget)))
+    return account(items, set(ids_of((packer or greedy)(ranked, budget))))
 
 
 def ranking(scores: Sequence[ItemScore]) -> list[ItemScore]:

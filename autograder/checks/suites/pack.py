@@ -99,7 +99,7 @@ def first_wrong_turn(parts: list[dict], budget: int, taken: list[str]) -> str | 
 
 def wrong_choice(parts: list[dict], budget: int, ids: list[str]) -> str:
     """The key of the likeliest wrong idea behind packing ``ids`` (id strings) instead."""
-    if ids == stop_at_first_miss(parts, budget):
+    if ids == list(stop_at_first_miss(parts, budget).taken):
         return "break-at-first-miss"
     if ids == greedy(parts, budget - 1):  # with whole tokens, `< budget` is `<= budget - 1`
         return "strict-less-than"

@@ -23,6 +23,7 @@ from packlab.packing.packers import (
     first_miss_runs,
     greedy,
     greedy_runs,
+    ids_of,
     stop_at_first_miss,
 )
 
@@ -82,6 +83,7 @@ class PartIndex:
 
     def mask(self, result: object) -> np.ndarray:
         """Check a packer's return value and turn it into a kept-flag per part."""
+        result = ids_of(result)
         if not isinstance(result, list | tuple):
             raise PackerError(_describe_type(result))
         kept = np.zeros(len(self.ids), dtype=bool)

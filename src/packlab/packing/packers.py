@@ -1,12 +1,14 @@
 """The course's own packers, used by the lessons' widgets and plots: teaching versions.
 
 Parts are plain dicts, ``{"id": "sys", "tokens": 100}``, already in priority order.
-A *packer* is any callable ``packer(parts, budget) -> list[str]`` returning the ids it keeps;
-the widgets accept the learner's own function just as well as these.
+A *packer* is any callable ``packer(parts, budget)`` answering with the ids it keeps: a list of
+ids (your own ``pack``) or, for the packers here, a ``Packed``: the ids and the tokens they use.
+The widgets accept either.
 
 These are not the answers exercises 02 to 04 are graded against (those are instructor-only, in
 `autograder.checks.reference`): ``greedy`` finds the parts from running totals, not with the loop
-the exercise asks for, and ``report`` accounts for whatever packer it is handed.
+the exercise asks for, and answers with a ``Packed``, where exercise 02's ``pack`` returns the
+list of ids alone. ``report`` accounts for whatever packer it is handed.
 
 ``greedy_runs`` and ``first_miss_runs`` give, for many budgets at once, exactly what ``greedy`` and
 ``stop_at_first_miss`` keep, without walking every part at every budget: drop curves use them.
@@ -17,7 +19,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 
 class Part(TypedDict):
@@ -25,21 +27,34 @@ class Part(TypedDict):
     tokens: int
 
 
-Packer = Callable[[Sequence[Part], int], list[str]]
+class Packed(NamedTuple):
+    """What the course's packers answer: the ids kept, in input order, and the tokens they use."""
+
+    taken: tuple[str, ...]
+    used: int
 
 
-def greedy(parts: Sequence[Part], budget: int) -> list[str]:
+Packer = Callable[[Sequence[Part], int], Packed | Sequence[str]]
+
+
+def ids_of(answer: Packed | Sequence[str]) -> Sequence[str]:
+    """The ids a packer's answer keeps: a ``Packed``'s ``taken``, or your list as it is."""
+    return answer.taken if isinstance(answer, Packed) else answer
+
+
+def greedy(parts: Sequence[Part], budget: int) -> Packed:
     """Take each part whole if it still fits; otherwise skip it and keep going.
 
     The lessons' packer, for whole, non-negative token counts: it finds the runs of parts kept
     with ``greedy_runs`` (running totals and binary search), not with the loop exercise 02 asks
-    you to write.
+    you to write, and answers with the ids and the tokens they use, not the list ``pack`` returns.
     """
     [runs] = greedy_runs([part["tokens"] for part in parts], [budget])
-    return [parts[i]["id"] for start, stop in runs for i in range(start, stop)]
+    kept = [parts[i] for start, stop in runs for i in range(start, stop)]
+    return Packed(tuple(part["id"] for part in kept), sum(part["tokens"] for part in kept))
 
 
-def stop_at_first_miss(parts: Sequence[Part], budget: int) -> list[str]:
+def stop_at_first_miss(parts: Sequence[Part], budget: int) -> Packed:
     """The early-stop bug: leave the loop at the first part that does not fit."""
     used = 0
     kept = []
@@ -48,7 +63,7 @@ def stop_at_first_miss(parts: Sequence[Part], budget: int) -> list[str]:
             break
         kept.append(part["id"])
         used += part["tokens"]
-    return kept
+    return Packed(tuple(kept), used)
 
 
 Run = tuple[int, int]  # positions start..stop-1 of parts kept one after another
@@ -131,7 +146,7 @@ def report(parts: Sequence[Part], budget: int, packer: Packer) -> dict:
     """Run ``packer`` and account for its choice: included and dropped ids, tokens used.
 
     ``packer`` has no default: the lessons hand it ``greedy``, or your own ``pack``."""
-    kept = set(packer(parts, budget))
+    kept = set(ids_of(packer(parts, budget)))
     included = [p["id"] for p in parts if p["id"] in kept]
     dropped = [p["id"] for p in parts if p["id"] not in kept]
     used = sum(p["tokens"] for p in parts if p["id"] in kept)

@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from packlab.packing.packers import Packer, greedy
+from packlab.packing.packers import Packer, greedy, ids_of
 from packlab.packing.tokens import count_tokens
 
 K1 = 1.5
@@ -165,7 +165,7 @@ def score_and_pack(items: Sequence[dict], query: str, budget: int, *, packer: Pa
                    **scoring) -> dict:
     """Score, rank, pack greedily and account; ``scoring`` changes the signals (for lessons)."""
     order = ranking(score_items(items, query, **scoring))
-    taken = set(packer([{"id": s.id, "tokens": s.tokens} for s in order], budget))
+    taken = set(ids_of(packer([{"id": s.id, "tokens": s.tokens} for s in order], budget)))
     return account(items, taken)
 
 
