@@ -73,6 +73,11 @@ from packlab.course.cli import main
 from packlab.course.manifest import load as load_course
 from packlab.packing.packers import greedy
 
+
+def pack(parts, budget):  # the course's greedy, answering as exercise 02 asks: a list of ids
+    return list(greedy(parts, budget).taken)
+
+
 notebook, suites = sys.argv[1], sys.argv[2:]
 exercise = load_course().exercise("02-greedy-pack")
 seen = {"suites": {n: [[g.name for g in load(n).groups], list(load(n).missing)] for n in suites}}
@@ -82,13 +87,13 @@ seen["every"] = [every.error, every.score, len(every.groups)]
 seen["visible"] = [visible.error, visible.score, [g.name for g in visible.groups]]
 try:
     with redirect_stdout(io.StringIO()):
-        run_tests("02-greedy-pack", greedy, "edge-cases")
+        run_tests("02-greedy-pack", pack, "edge-cases")
     seen["run_tests"] = "no error"
 except Exception as exc:
     seen["run_tests"] = f"{type(exc).__name__}: {exc}"
 out = io.StringIO()
 with redirect_stdout(out):
-    run_tests("02-greedy-pack", greedy, "visible")
+    run_tests("02-greedy-pack", pack, "visible")
 seen["visible_cell"] = out.getvalue()
 out = io.StringIO()
 with redirect_stdout(out):
