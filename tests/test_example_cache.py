@@ -119,3 +119,19 @@ def test_a_failed_write_leaves_nothing_behind(store):
     example_cache.path().mkdir()  # where the file should go
     example_cache.prepare([SUITE])
     assert [p.name for p in store.iterdir()] == [example_cache.path().name]
+
+
+def test_a_notebooks_test_cell_uses_the_store(store, capsys):
+    """A test cell in a learner's notebook (or nbgrader's kernel) reads the stored examples,
+    drawing and storing them when they are missing: no seconds spent drawing at every run, and
+    the same examples as the grader's."""
+    from autograder.checks.reference.packers import greedy
+    from packlab.course.check import run_tests
+
+    assert not example_cache.read(example_cache.path())
+    run_tests("02-greedy-pack", greedy, "properties")
+    assert "passed" in capsys.readouterr().out
+    stored = example_cache.read(example_cache.path())
+    assert set(stored) == set(checks())
+    for place, examples in checks().items():
+        assert same(examples(), stored[place]), place
