@@ -1,5 +1,6 @@
 """Shared helpers: the course manifest, submissions built from the released notebooks, and the
-slow artefacts (executed lessons, the book, a released course) built once per test session."""
+slow artefacts (executed lessons, the book, a released course, the property checks' stored
+examples) built once per test session."""
 
 from __future__ import annotations
 
@@ -18,6 +19,16 @@ from packlab.course.manifest import ROOT, Exercise, load
 
 COURSE = load()
 EXERCISES = COURSE.exercises
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Store the property checks' examples once, before any xdist worker starts, as `packlab
+    release` does: every grader and notebook kernel of the session then reads them, instead of
+    each drawing its own while none is stored yet (a fresh clone)."""
+    if not hasattr(session.config, "workerinput"):  # the controller, or a run without xdist
+        from autograder.checks import example_cache
+
+        example_cache.prepare()
 
 
 def with_answer(exercise: Exercise, code: str | None) -> nbformat.NotebookNode:
