@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from autograder.checks import example_cache
+from autograder.checks import example_cache, tagged_json
 from autograder.checks.suites import load
 
 SUITE = "pack"  # a suite with property checks, small enough to draw in a test
@@ -50,12 +50,24 @@ def checks() -> dict:
 def test_an_example_decodes_to_exactly_what_was_encoded(value):
     import json
 
-    assert same(example_cache.decode(json.dumps(example_cache.encode(value))), value)
+    assert same(tagged_json.decode(json.dumps(tagged_json.encode(value))), value)
 
 
 def test_what_cannot_be_stored_exactly_is_refused():
-    with pytest.raises(example_cache.Unstorable):
-        example_cache.encode({"a": {1, 2}})
+    with pytest.raises(tagged_json.NotPlain):
+        tagged_json.encode({"a": {1, 2}})
+
+
+@pytest.mark.parametrize("text", [
+    '{"id": "sys"}',  # a plain object: only tags are written
+    '[{"tuple": [1], "dict": []}]',  # a tag with two keys
+    '{"float": "1.5"}',  # a finite float is written as a number
+    '{"set": [1, 2]}',  # a tag the format does not have
+    '{"dict": [[1, 2, 3]]}',  # a key-value pair of three
+])
+def test_a_file_the_store_could_not_have_written_is_refused(text):
+    with pytest.raises(tagged_json.NotPlain):
+        tagged_json.decode(text)
 
 
 def test_the_stored_examples_are_the_ones_hypothesis_draws(store):

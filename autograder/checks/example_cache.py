@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import math
 import os
 import platform
 import tempfile
@@ -30,14 +29,11 @@ from pathlib import Path
 import autograder
 from autograder.checks.suite import Examples, Suite
 from autograder.checks.suites import load as load_suite
+from autograder.checks.tagged_json import NotPlain, decode, encode
 from packlab.course.manifest import ROOT, load
 
 FOLDER = ROOT / ".cache" / "packlab" / "examples"
 FORMAT = 1
-
-
-class Unstorable(ValueError):
-    """An example holding something the store cannot keep exactly."""
 
 
 def sources() -> Iterator[tuple[Path, Path]]:
@@ -61,42 +57,6 @@ def key() -> str:
         digest.update(f"\0{name}\0".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:32]
-
-
-def encode(value):
-    """``value`` as JSON data that `decode` turns back into exactly ``value``."""
-    kind = type(value)
-    if value is None or kind in (bool, int, str):
-        return value
-    if kind is float:
-        return {"float": repr(value)} if math.isnan(value) or math.isinf(value) else value
-    if kind is list:
-        return [encode(item) for item in value]
-    if kind is tuple:
-        return {"tuple": [encode(item) for item in value]}
-    if kind is dict:
-        return {"dict": [[encode(k), encode(v)] for k, v in value.items()]}
-    raise Unstorable(f"an example holding a {kind.__name__}")
-
-
-def _tagged(data: dict):
-    """A JSON object `encode` wrote, decoded (its contents already are)."""
-    if len(data) == 1:
-        (tag, inner), = data.items()
-        if tag == "float" and inner in ("nan", "inf", "-inf"):
-            return float(inner)
-        if tag == "tuple" and type(inner) is list:
-            return tuple(inner)
-        if tag == "dict" and type(inner) is list and all(
-                type(pair) is list and len(pair) == 2 for pair in inner):
-            return dict(inner)
-    raise Unstorable("not an encoded example")
-
-
-def decode(text: str):
-    """What `encode` encoded, from its JSON text; `Unstorable` for anything it could not have
-    written."""
-    return json.loads(text, object_hook=_tagged)
 
 
 def property_checks(name: str, suite: Suite) -> Iterator[tuple[str, Examples]]:
@@ -132,7 +92,7 @@ def write(file: Path, examples: dict[str, list]) -> None:
     """Store ``examples`` (by check) in ``file``, atomically; quietly not, when it cannot be."""
     checks = []
     for place, drawn in examples.items():
-        with contextlib.suppress(Unstorable):
+        with contextlib.suppress(NotPlain):
             checks.append([place, encode(drawn)])
     body = json.dumps(checks).encode()
     header = json.dumps({"key": key(), "digest": hashlib.sha256(body).hexdigest()}).encode()

@@ -22,6 +22,8 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
+from autograder.checks import tagged_json
+
 FOLDER = Path(__file__).parent / "suites" / "recorded"
 PACKAGE = "autograder.checks.reference"
 
@@ -46,48 +48,41 @@ def _named(name: str) -> Any:
     return found
 
 
-def encode(value: Any) -> Any:
-    """JSON data for ``value``; every JSON object is a tag, so decoding is unambiguous."""
-    if value is None or type(value) in (bool, int, float, str):
-        return value
-    if type(value) is list:
-        return [encode(item) for item in value]
-    if type(value) is tuple:
-        return {"tuple": [encode(item) for item in value]}
-    if type(value) is dict:
-        return {"dict": [[encode(key), encode(item)] for key, item in value.items()]}
+def _course_object(value: Any) -> dict:
+    """The tag of a course object a reference answers with (`tagged_json` holds plain data)."""
     if isinstance(value, BaseException):
         return {"error": [_name(type(value)), encode(value.args), encode(vars(value))]}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {f.name: encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        return {"dataclass": [_name(type(value)), fields]}
+        return {"dataclass": [_name(type(value)), encode(
+            {f.name: getattr(value, f.name) for f in dataclasses.fields(value)})]}
     if callable(value):
         return {"callable": _name(value)}
     raise TypeError(f"cannot record a {type(value).__name__}")
 
 
-def decode(data: Any) -> Any:
-    """The value `encode` wrote, built afresh."""
-    if type(data) is list:
-        return [decode(item) for item in data]
-    if type(data) is not dict:
-        return data
-    (tag, body), = data.items()
-    if tag == "tuple":
-        return tuple(decode(item) for item in body)
-    if tag == "dict":
-        return {decode(key): decode(item) for key, item in body}
+def _read_course_object(tag: str, body: Any) -> Any:
+    """The object `_course_object` tagged, built afresh (its parts are read already)."""
     if tag == "error":
         kind = _named(body[0])
         error = kind.__new__(kind)
-        error.args = decode(body[1])
-        vars(error).update(decode(body[2]))
+        error.args = body[1]
+        vars(error).update(body[2])
         return error
     if tag == "dataclass":
-        return _named(body[0])(**{key: decode(item) for key, item in body[1].items()})
+        return _named(body[0])(**body[1])
     if tag == "callable":
         return _named(body)
     raise ValueError(f"unknown recorded tag {tag!r}")
+
+
+def encode(value: Any) -> Any:
+    """JSON data for ``value`` (`tagged_json`, with tags for errors, dataclasses and functions)."""
+    return tagged_json.encode(value, _course_object)
+
+
+def decode(data: Any) -> Any:
+    """The value `encode` wrote, built afresh."""
+    return tagged_json.decode(json.dumps(data), _read_course_object)
 
 
 def key(name: str, args: tuple, kwargs: dict) -> str:
