@@ -17,6 +17,8 @@ mismatch table if not, and the throughput of each: packlab's notebooks per secon
 to nbgrader's, against the targets (15 notebooks/s, 60×). Before timing, it stores the property
 checks' examples as `make release` does (`autograder.checks.example_cache`; the drawing is timed and
 shown, not counted). With --no-nbgrader it times packlab alone (no ratio, no comparison).
+It also prints the CPU the whole machine spent while packlab graded (sandboxed workers
+included), which bounds the rate: that work spread over every core, with nothing idle.
 
 Where packlab's time goes: benchmarks/grading_costs.py.
 
@@ -115,17 +117,29 @@ def make_class(submitted: Path, n: int, exercises: list[Exercise]) -> dict[tuple
     return kinds
 
 
+def machine_cpu() -> float:
+    """Seconds of CPU the whole machine has spent busy (every core, every process) since boot:
+    the sandboxed workers are counted too, which a child's resource usage leaves out."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 def run_packlab(course: Path, out: Path) -> tuple[float, dict]:
     command = [str(BIN / "packlab"), "grade", "submitted", "--out", str(out), "--jobs", "2"]
-    start = time.perf_counter()
+    start, busy = time.perf_counter(), machine_cpu()
     done = subprocess.run(command, cwd=course, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
+    seconds, busy = time.perf_counter() - start, machine_cpu() - busy
     if done.returncode not in (0, 1) or not (out / "grades.csv").is_file():
         sys.exit(f"packlab grade failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     with open(out / "grades.csv", newline="") as handle:
         rows = {(r["student"], r["assignment"]): r for r in csv.DictReader(handle)}
     said = next((line for line in done.stdout.splitlines() if line.startswith("Graded")), "")
     print(f"  packlab {' '.join(command[1:])}: exit {done.returncode}, {seconds:.1f} s; {said}")
+    cores = os.cpu_count() or 1
+    print(f"  the whole machine was busy {busy:.1f} s of CPU meanwhile ({busy / seconds:.2f} of "
+          f"its {cores} cores); at full use of every core that work alone takes "
+          f"{busy / cores:.1f} s")
     return seconds, rows
 
 

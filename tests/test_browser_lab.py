@@ -197,12 +197,34 @@ def settled(view, want_summary: str, want_hash: int, seconds: float) -> tuple[bo
         time.sleep(0.1)
 
 
-def drawn_at(expected, readout: str, picture: int | None) -> str:
-    """Which nearby budget packlab draws ``picture`` for: what a wrong picture shows."""
-    near = range(max(int(readout) - 200, 0), int(readout) + 201)
-    budgets = [b for b in near if fnv(expected(str(b))[1]) == picture]
-    return f"packlab draws that picture at budgets {budgets}" if budgets else \
-        "packlab draws that picture at no budget within 200 of it"
+PICTURE = """async (img) => {
+    const bytes = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
+    return Array.from(bytes);
+}"""
+
+
+def drawn_at(view, expected, readout: str, picture: int | None, name: str) -> str:
+    """Which budget packlab draws ``picture`` for (any budget of the slider): what a wrong
+    picture shows. Both pictures are kept beside the screenshots for a closer look."""
+    def hash_at(budget: int) -> int | None:
+        try:
+            return fnv(expected(str(budget))[1])
+        except Exception:  # noqa: BLE001 - not a value of this slider (a drop curve's steps)
+            return None
+
+    last = 2 * int(readout) + 200
+    budgets = [b for b in range(last + 1) if hash_at(b) == picture]
+    want = expected(readout)[1]
+    screenshot_path(f"{name}-want").write_bytes(want)
+    try:
+        got = bytes(view.locator("img.widget-image").evaluate(PICTURE))
+    except Exception:  # noqa: BLE001 - replaced while being read: say so, keep the rest
+        got = b""
+    screenshot_path(f"{name}-got").write_bytes(got)
+    where = f"packlab draws that picture at budgets {budgets}" if budgets else \
+        f"packlab draws that picture at no budget from 0 to {last}"
+    return (f"{where}; the page's picture is {len(got)} bytes, packlab's {len(want)}; both are "
+            f"in {screenshot_path(name).parent}")
 
 
 def check_held_key(view, expected, name: str, presses: int = 12) -> None:
@@ -220,7 +242,7 @@ def check_held_key(view, expected, name: str, presses: int = 12) -> None:
         view.screenshot(path=screenshot_path(f"issue21-{name}-held-{key}"))
         assert ok, (f"after {presses} quick {key} presses the slider reads {readout}, but the "
                     f"view shows {text!r} and picture {got} (want {fnv(picture)}; "
-                    f"{drawn_at(expected, readout, got)})")
+                    f"{drawn_at(view, expected, readout, got, f'issue21-{name}-{key}')})")
         time.sleep(1.5)  # nothing drawn late (ahead, or for a step on the way) replaces it
         ok, text, got = settled(view, summary, fnv(picture), 0)
         assert ok, f"{key}: a later picture replaced the final budget's: {text!r}"
