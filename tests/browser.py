@@ -137,6 +137,15 @@ def chromium(browser=None, **context_options) -> Iterator:
             context.close()
 
 
+def run_all_cells(page, notebook) -> None:
+    """Give ``notebook`` (a ``.jp-Notebook`` locator) the focus and choose Run ▸ Run All Cells
+    from the menu bar, as a learner does."""
+    notebook.click(position={"x": 5, "y": 5})
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-item").filter(
+        has=page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$"))).click()
+
+
 def screenshot_path(name: str) -> Path:
     """Where a screenshot called ``name`` goes (the folder is made on demand)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -25,9 +25,11 @@ from browser import (
     chromium,
     lab_server,
     require_browser,
+    run_all_cells,
     screenshot_path,
     serious_violations,
 )
+from traitlets import TraitError
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser-lab")]
 
@@ -88,10 +90,7 @@ def open_and_run_all(context, lab, notebook: str):
     # The whole notebook is loaded and its kernel is up (the toolbar's indicator says "idle"
     # before any kernel exists: the status bar's "No Kernel | Initializing" is the truth).
     page.wait_for_function(NOTEBOOK_READY, arg=cells)
-    panel.locator(".jp-Notebook").click(position={"x": 5, "y": 5})  # the notebook has focus
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-item").filter(
-        has=page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$"))).click()
+    run_all_cells(page, panel.locator(".jp-Notebook"))
     try:
         page.wait_for_function(ALL_RUN, timeout=3 * WAIT_MS)
     except Exception:
@@ -209,7 +208,7 @@ def drawn_at(view, expected, readout: str, picture: int | None, name: str) -> st
     def hash_at(budget: int) -> int | None:
         try:
             return fnv(expected(str(budget))[1])
-        except Exception:  # noqa: BLE001 - not a value of this slider (a drop curve's steps)
+        except TraitError:  # not a value of this slider (a drop curve's steps)
             return None
 
     last = 2 * int(readout) + 200

@@ -3,16 +3,21 @@ written yet — in the visible test cell's output, in a real browser (`make lab`
 
 from __future__ import annotations
 
-import re
-
 import nbformat
 import pytest
-from browser import NOTEBOOK_READY, WAIT_MS, chromium, lab_server, require_browser, screenshot_path
+from browser import (
+    NOTEBOOK_READY,
+    WAIT_MS,
+    chromium,
+    lab_server,
+    require_browser,
+    run_all_cells,
+    screenshot_path,
+)
 
 from packlab.course.manifest import load
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser-lab")]
-
 
 
 def visible_check_output(page, folder, notebook: str):
@@ -20,11 +25,7 @@ def visible_check_output(page, folder, notebook: str):
     page.goto(folder.notebook(notebook))
     cells = len(nbformat.read(folder.folder / notebook, as_version=4).cells)
     page.wait_for_function(NOTEBOOK_READY, arg=cells)
-    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").click(
-        position={"x": 5, "y": 5})
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.locator(".lm-Menu-item").filter(
-        has=page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$"))).click()
+    run_all_cells(page, page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"))
     cell = page.locator(".jp-CodeCell").filter(has_text='"visible")')
     output = cell.locator(".jp-OutputArea-output")
     output.first.wait_for(timeout=2 * WAIT_MS)

@@ -360,7 +360,7 @@ WIDGET_HEIGHTS = """() => {
 def projected_and_presenter_views(lab: Lab) -> None:
     """Chromium at 1280×720 runs the projected notebook: no note text anywhere on it, plot labels
     of at least 18 px on screen; the speaker-notes page, from the same server, shows every note."""
-    from browser import chromium, screenshot_path
+    from browser import chromium, run_all_cells, screenshot_path
 
     note_text = [line for note in notes.notes(presenter()) for line in note_lines(note)]
     with chromium() as context:
@@ -369,10 +369,7 @@ def projected_and_presenter_views(lab: Lab) -> None:
         page.goto(lab.url(f"/lab/tree/{workshop.NOTEBOOK}"))
         page.wait_for_function("/\\| Idle/.test(document.querySelector('.jp-StatusBar-Widget')"
                                "?.textContent || '')", timeout=180_000)  # a loaded machine: slow
-        page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
-        page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-        page.locator(".lm-Menu-item").filter(has=page.locator(
-            ".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$"))).click()
+        run_all_cells(page, page.locator(".jp-Notebook").first)
         page.wait_for_function(RUN_ALL_DONE, timeout=180_000)
         shown = " ".join(page.locator(".jp-Notebook").first.evaluate(
             "n => n.textContent").split())
