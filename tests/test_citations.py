@@ -42,6 +42,9 @@ SOURCES = {
         "LongContextReorder",
     GITHUB + "apache/lucene/blob/0087b0f438d80909c819176e6e5543d2baf1be3d/lucene/core/src/java/"
              "org/apache/lucene/search/similarities/BM25Similarity.java": "Lucene BM25, k1=1.2",
+    GITHUB + "elastic/elasticsearch/blob/f41bfb936cd35b2b356621cb43b95c440560799e/server/src/"
+             "main/java/org/elasticsearch/lucene/similarity/LegacyBM25Similarity.java":
+        "Elasticsearch's own LegacyBM25Similarity (the k1 + 1 factor kept)",
     COOKBOOK: "num_tokens_from_messages and num_tokens_for_tools",
     "https://arxiv.org/abs/2307.03172": "Liu et al., Lost in the Middle (TACL 2024)",
     "https://developers.openai.com/api/docs/guides/prompt-caching": "OpenAI prompt caching",

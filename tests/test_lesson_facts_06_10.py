@@ -56,6 +56,10 @@ def test_l09_lucene_dropped_the_k1_factor_in_version_8_and_elasticsearch_keeps_i
     text = cell_with("09", "### Lucene's defaults")
     assert "since Lucene 8" in text
     assert "Elasticsearch keeps the factor" in text and "LegacyBM25Similarity" in text
+    # Lucene deprecated the class and dropped it; Elasticsearch keeps a copy in its own code.
+    assert "Lucene's `LegacyBM25Similarity`" not in text
+    assert ("github.com/elastic/elasticsearch/blob/f41bfb936cd35b2b356621cb43b95c440560799e/server/"
+            "src/main/java/org/elasticsearch/lucene/similarity/LegacyBM25Similarity.java") in text
     assert "which Solr and Elasticsearch score with" not in text
 
 
@@ -66,11 +70,16 @@ def test_l10_a_users_name_breaks_sharing_across_users_not_every_turn():
 
 
 def test_l10_provider_facts_are_dated_and_linked_and_state_no_unsourced_minimum():
+    """OpenAI's guide gives one minimum, 1,024 tokens, for every model; Anthropic's lists one per
+    model (both read in December 2026). Nothing else about either is stated without a source."""
     text = cell_with("10", "## 8. A stable prefix")
     assert "As of December 2026" in text
     assert "developers.openai.com/api/docs/guides/prompt-caching" in text
     assert "platform.claude.com/docs/en/build-with-claude/prompt-caching" in text
-    for unsourced in ("1,024", "2,048", "128 tokens", "four breakpoints", "five minutes"):
+    assert "OpenAI's caches prompts of 1,024 tokens or more" in text
+    assert "Anthropic's lists a minimum per model" in text
+    assert "differs by model" not in text
+    for unsourced in ("2,048", "128 tokens", "four breakpoints", "five minutes"):
         assert unsourced not in prose("10"), unsourced
     tools = cell_with("10", "tool-use pricing")
     assert "December 2026" in tools and "159 to 530" not in tools
