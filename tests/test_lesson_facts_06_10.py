@@ -118,6 +118,8 @@ def test_the_placement_rule_is_stated_once_in_l08_and_used_after_it():
 # --- one course: each lesson builds on the ones before -------------------------------------
 
 @pytest.mark.parametrize("number", PART)
+
+
 def test_each_lesson_says_in_one_line_what_it_assumes(number):
     first = markdown(number)[0]
     lines = [line for line in first.splitlines() if line.startswith("*Assumes")]
@@ -187,6 +189,8 @@ KEPT = {  # every exercise link and every incident or source each lesson cited b
 
 
 @pytest.mark.parametrize("number", PART)
+
+
 def test_every_exercise_link_and_incident_is_kept(number):
     text = "\n".join(markdown(number))
     assert [link for link in KEPT[number] if link not in text] == []
@@ -408,53 +412,6 @@ def test_l10_slider_notes_name_budgets_the_slider_shows_and_are_true():
     history = [[i for i in sent[b] if i.startswith(("user", "assistant", "call", "result"))]
                for b in range(280, 480, 10)]
     assert all(len(a) <= len(b) for a, b in zip(history, history[1:], strict=False))
-
-
-def test_quiz_10_asks_about_a_turn_the_lesson_does_not_show_and_its_answer_is_right():
-    """Quiz 10 asked about L10's own walk (63 tokens left, user-2), which section 4 answers."""
-    from packlab.packing.conversation import assemble_turn
-
-    text = quiz_text("10-history-cut")
-    assert "63 tokens" not in text and "user-2" not in text
-    lesson = "\n".join(cell.source for cell in nbformat.read(LESSON["10"], as_version=4).cells)
-    assert "user-5" not in lesson and "assistant-4" not in lesson
-    history = [{"id": "call-3", "role": "assistant", "tokens": 10, "call_id": "c3"},
-               {"id": "result-3", "role": "tool", "tokens": 15, "call_id": "c3"},
-               {"id": "user-4", "role": "user", "tokens": 12},
-               {"id": "assistant-4", "role": "assistant", "tokens": 70},
-               {"id": "user-5", "role": "user", "tokens": 30}]
-    got = assemble_turn({"id": "sys", "tokens": 50}, [], history, [], {"id": "ask", "tokens": 10},
-                        150)  # 150 - 60 required = 90 for the history
-    assert got["order"] == ["sys", "user-5", "ask"]
-    assert {d["id"]: d["reason"] for d in got["dropped"]} == {
-        "assistant-4": "history-over-budget", "user-4": "history-cut",
-        "call-3": "history-cut", "result-3": "history-cut"}
-    right = [o for o in QUIZZES["10-history-cut"]["options"] if o.get("right")]
-    assert right[0]["text"].startswith("Only user-5")
-    assert "assemble_turn raises a ValueError" not in text
-
-
-def test_quiz_07_counts_a_part_the_size_of_the_budget_as_fitting():
-    from packlab.packing.reasons import pack_with_reasons
-
-    assert pack_with_reasons([{"id": "manual-chapter-3", "tokens": 850, "priority": 1}],
-                             850)["included"] == ["manual-chapter-3"]
-    text = quiz_text("07-too-large-to-fit")
-    assert "above 850" not in text and "a budget of at least 850 tokens" in text
-
-
-def test_quiz_08_distractor_is_a_plausible_misreading_and_its_claim_holds():
-    """"Remove an earlier, lower-scored chunk" contradicted itself in a best-first walk; the new
-    wrong option reads min_span as a length to cut to, and the packer sends nothing instead."""
-    from packlab.packing.evidence import pack_evidence
-
-    text = quiz_text("08-less-than-min-span")
-    assert "Remove an earlier, lower-scored chunk" not in text
-    assert "Cut it to 80 characters, min_span" in text
-    chunks = [{"id": "faq", "text": "f" * 60, "score": 0.95},
-              {"id": "policy", "text": "p" * 300, "score": 0.91}]
-    sent = pack_evidence(chunks, 100, min_span=80)
-    assert [(item["id"], len(item["text"])) for item in sent] == [("faq", 60)]
 
 
 def test_exercise_tasks_state_the_rules_their_suites_grade():
