@@ -239,6 +239,7 @@ def test_quiz_10_asks_about_a_turn_the_lesson_does_not_show_and_its_answer_is_ri
     assert right[0].text.startswith("Only user-5")
     assert "assemble_turn raises a ValueError" not in text
 
+
 def test_quiz_07_counts_a_part_the_size_of_the_budget_as_fitting():
     from packlab.packing.reasons import pack_with_reasons
 
@@ -246,6 +247,7 @@ def test_quiz_07_counts_a_part_the_size_of_the_budget_as_fitting():
                              850)["included"] == ["manual-chapter-3"]
     text = option_text("07-too-large-to-fit")
     assert "above 850" not in text and "a budget of at least 850 tokens" in text
+
 
 def test_quiz_08_distractor_is_a_plausible_misreading_and_its_claim_holds():
     """"Remove an earlier, lower-scored chunk" contradicted itself in a best-first walk; the new
