@@ -430,3 +430,26 @@ def test_exercise_tasks_state_the_rules_their_suites_grade():
         task_08 = nbformat.read(root / folder / "08-pack-evidence" / "08-pack-evidence.ipynb", 4)
         assert "**at least `min_span`** and at least 1" in task_08.cells[1].source, folder
     assert '`{"included": [], "dropped": [], "used": 0}`' in cell_with("07", "## Your turn")
+
+
+def test_l06_and_l09_slider_notes_name_budgets_their_sliders_show_and_are_true():
+    """The other two widgets move in steps of 1: their notes' budgets are reachable and hold."""
+    from packlab.packing.fitting import fit
+    from packlab.packing.relevance import incident_items, score_and_pack
+    from packlab.views.fitview import agent_request, fit_view
+    from packlab.views.relevance import relevance_view
+
+    request = agent_request()
+    view = fit_view(request, budget=700, reserve=150)
+    assert "At reserve 607" in cell_with("06", "What you should see")
+    assert reachable(607, view.reserve) and reachable(400, view.budget)
+    fit(request, budget=700, reserve=606)
+    with pytest.raises(ValueError, match="turn-latest"):
+        fit(request, budget=700, reserve=607)
+
+    items = incident_items()
+    slider = relevance_view(items, "why did the deploy fail", budget=150).slider
+    assert "At 60 both pinned items fit" in cell_with("09", "What you should see")
+    assert reachable(60, slider) and reachable(59, slider)
+    assert {"system", "chat-latest"} <= set(score_and_pack(items, "why did the deploy fail", 60)["included"])
+    assert "chat-latest" not in score_and_pack(items, "why did the deploy fail", 59)["included"]
