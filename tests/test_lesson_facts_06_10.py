@@ -447,9 +447,9 @@ def test_l06_and_l09_slider_notes_name_budgets_their_sliders_show_and_are_true()
     with pytest.raises(ValueError, match="turn-latest"):
         fit(request, budget=700, reserve=607)
 
-    items = incident_items()
-    slider = relevance_view(items, "why did the deploy fail", budget=150).slider
+    items, query = incident_items(), "why did the deploy fail"
+    slider = relevance_view(items, query, budget=150).slider
     assert "At 60 both pinned items fit" in cell_with("09", "What you should see")
     assert reachable(60, slider) and reachable(59, slider)
-    assert {"system", "chat-latest"} <= set(score_and_pack(items, "why did the deploy fail", 60)["included"])
-    assert "chat-latest" not in score_and_pack(items, "why did the deploy fail", 59)["included"]
+    assert {"system", "chat-latest"} <= set(score_and_pack(items, query, 60)["included"])
+    assert "chat-latest" not in score_and_pack(items, query, 59)["included"]
