@@ -43,7 +43,7 @@ release: $(READY)
 student: $(READY)
 	$(BIN)/packlab student-build build/student
 
-## Speed figures for the README (not a test), and the full parity comparison with nbgrader.
+## Speed figures for book/speed.md (not a test), and the full parity comparison with nbgrader.
 bench: $(READY)
 	$(BIN)/python benchmarks/widgets.py
 	$(BIN)/python benchmarks/slider.py

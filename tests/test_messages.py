@@ -130,7 +130,8 @@ def test_check_recognises_a_renamed_solved_copy(capsys, tmp_path):
 # --- one form of the hint command ---------------------------------------------------------------
 
 # Every file a learner or presenter reads that may name a hint command.
-WRITTEN = [ROOT / "README.md", *sorted((ROOT / "book").glob("*.md")),
+WRITTEN = [ROOT / "README.md",
+           *sorted(p for p in (ROOT / "book").rglob("*.md") if "_build" not in p.parts),
            *sorted(ROOT.glob("lessons/*.ipynb")), *sorted(ROOT.glob("solutions/*/*.ipynb")),
            *sorted(ROOT.glob("exercises/*/*.ipynb")), ROOT / "workshop" / "presenter.ipynb"]
 HINT = re.compile(r"packlab hint (\S+?)`|hint\(\\?[\"'](.+?)\\?[\"']\)")
