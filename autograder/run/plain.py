@@ -28,7 +28,7 @@ from nbgrader.utils import determine_grade, is_locked
 
 from autograder.checks.suite import Failure, Misconception, StudentError
 from autograder.run import submission
-from autograder.run.engine import GroupScore, Result, confinement
+from autograder.run.engine import RAN, GroupScore, Result, confinement
 from autograder.run.isolation import Limits
 from autograder.run.sandbox import MAX_DETAIL, Sandbox
 from autograder.worker import MAX_VALUE
@@ -92,8 +92,10 @@ def _released(assignment: PlainAssignment) -> dict[str, nbformat.NotebookNode]:
             if c.metadata.get("nbgrader", {}).get("grade_id")}
 
 
-def plan(cells: list[submission.Cell], source: dict) -> tuple[list[Planned], list[str]]:
-    """The code cells to run, in the notebook's order, and notes on what the student changed."""
+def plan(cells: list[submission.Cell], source: dict,
+         released: dict) -> tuple[list[Planned], list[str]]:
+    """The code cells to run, in the notebook's order, and notes on what the student changed
+    (from the ``released`` cells, which have no hidden tests)."""
     planned, notes = [], []
     for cell in cells:
         original = source.get(cell.grade_id) if cell.grade_id else None
@@ -101,7 +103,7 @@ def plan(cells: list[submission.Cell], source: dict) -> tuple[list[Planned], lis
         if kind != "code":
             continue
         if original is not None and is_locked(original):
-            if cell.source != original.source:
+            if cell.source != released.get(cell.grade_id, original).source:
                 notes.append(f"The cell `{cell.grade_id}` had been edited; the original ran.")
             planned.append(Planned(cell.position, original.source, cell.grade_id, True))
         else:
@@ -234,11 +236,13 @@ def grade_plain(path, assignment: PlainAssignment, student: str, limits: Limits 
         result.error = str(exc)
         return result, []
     source, released = _source_cells(assignment), _released(assignment)
-    planned, notes = plan(cells, source)
+    planned, notes = plan(cells, source, released)
     ran, result.output, stopped = run(planned, limits, sandboxed, started)
     result.notes = [NOTE, *notes]
     if stopped:
         result.notes.append(f"The notebook stopped at {stopped}; no later cell ran.")
+    result.notes += [f"{RAN}cell {c.position} raised {ran[c.position].error}." for c in planned
+                     if not c.instructors and c.position in ran and ran[c.position].error]
     by_id = {c.grade_id: c for c in planned if c.grade_id and c.instructors}
     submitted = {c.grade_id: c for c in cells if c.grade_id}
     for graded in assignment.cells:
@@ -249,13 +253,22 @@ def grade_plain(path, assignment: PlainAssignment, student: str, limits: Limits 
             what = "is blank as released: 0" if score == 0 else "needs manual grading (formgrader)"
             result.notes.append(f"The answer `{graded.grade_id}` ({_points(graded.points)} "
                                 f"points) {what}.")
+            if score == 0:  # nbgrader's auto score 0: nothing for a person to grade
+                blank = Failure(f"the answer `{graded.grade_id}` was left as handed out",
+                                "(your answer)", "the answer as handed out", "your answer",
+                                FAILED_TEST)
+                result.groups.append(GroupScore(graded.grade_id, "an answer a person grades",
+                                                True, 0, _points(graded.points), [], [blank]))
             continue
         cell = by_id.get(graded.grade_id)
         if cell is None:
             result.notes.append(f"The test cell `{graded.grade_id}` was missing from the "
                                 "notebook: 0 points (as nbgrader).")
+            gone = Failure(f"test cell `{graded.grade_id}` was not in the notebook", "(deleted)",
+                           "nothing: the cell was missing", "the test cell as handed out",
+                           FAILED_TEST)
             result.groups.append(GroupScore(graded.grade_id, "a test cell (missing)", True, 0,
-                                            _points(graded.points), [], []))
+                                            _points(graded.points), [], [gone]))
             continue
         did = ran.get(cell.position)
         try:
