@@ -277,6 +277,9 @@ def test_an_edited_or_deleted_test_cell_gains_nothing(graded):
     assert deleted["cells"]["squares-visible"] == 0
 
 
-def test_the_summary_names_the_quiz(graded):
-    assert "quiz1" in (graded["course"] / "out" / "summary.md").read_text(encoding="utf-8")
+def test_the_summary_names_the_quiz_and_its_trust_level(graded):
+    summary = (graded["course"] / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "| quiz1 |" in summary
+    assert "Plain nbgrader assignment quiz1: graded at nbgrader's trust level" in summary
+    assert "graded at nbgrader's trust level" in " ".join(graded["stdout"].split())
     assert os.path.exists(graded["course"] / "out" / "class.png")

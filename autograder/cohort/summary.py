@@ -53,6 +53,12 @@ def _summary(rows: list[dict], name=_one_line) -> tuple[list[str], list[str]]:
                      f"{unsandboxed} of {len(ran)} submissions were")
                     + " graded WITHOUT a sandbox (--no-sandbox): the students' code was not "
                     "isolated from this machine.")
+    plain = sorted({r["assignment"] for r in graded} & set(plain_assignments()))
+    if plain:
+        head.append(f"Plain nbgrader assignment{'s' * (len(plain) != 1)} "
+                    f"{', '.join(map(name, plain))}: graded at nbgrader's trust level (the test "
+                    "cells ran in each student's own process, so a student's code could forge "
+                    "its results, as under nbgrader).")
     listed = [f"not graded: {name(r['student'])} / {name(r['assignment'])}: {name(r['reason'])}"
               for r in failed]
     return head, listed
