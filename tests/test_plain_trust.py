@@ -118,3 +118,44 @@ def test_the_sandbox_is_the_course_s(quiz, tmp_path):
     assert result.sandbox == "bubblewrap"
     assert any("raised" in n and ("Error" in n) for n in result.notes), result.notes
     assert not Path("/root/.probe").exists()
+
+
+def test_the_manifest_reads_plain_assignments(tmp_path):
+    for name in ("quiz1", "quiz2"):
+        shutil.copytree(FIXTURE, tmp_path / "solutions" / name)
+        (tmp_path / "solutions" / name / "quiz1.ipynb").rename(
+            tmp_path / "solutions" / name / f"{name}.ipynb")
+    toml = tmp_path / "course.toml"
+    base = manifest.MANIFEST.read_text(encoding="utf-8")
+    toml.write_text(base + '\n[[plain]]\nname = "quiz1"\ndue = "2026-12-01T17:00:00"\n'
+                    'late_policy = { per_day = 0.25 }\n', encoding="utf-8")
+    found = manifest.plain_assignments(toml)
+    assert set(found) == {"quiz1", "quiz2"}
+    assert found["quiz1"].due.isoformat() == "2026-12-01T17:00:00+00:00"
+    assert found["quiz1"].late_policy.per_day == 0.25 and found["quiz2"].due is None
+    assert found["quiz2"].late_policy == manifest.load(toml).exercises[0].late_policy
+
+
+@pytest.mark.parametrize(("entry", "said"), [
+    ('name = "quiz1"\npoints = 10', "sets only name, due and late_policy"),
+    ('name = "quiz9"', "names no notebook solutions/quiz9/quiz9.ipynb"),
+    ('name = "quiz1"\nlate_policy = "sometimes"', "late_policy must be"),
+])
+def test_a_wrong_plain_entry_is_named(tmp_path, entry, said):
+    shutil.copytree(FIXTURE, tmp_path / "solutions" / "quiz1")
+    toml = tmp_path / "course.toml"
+    toml.write_text(manifest.MANIFEST.read_text(encoding="utf-8") + f"\n[[plain]]\n{entry}\n",
+                    encoding="utf-8")
+    with pytest.raises(ValueError, match=said):
+        manifest.plain_assignments(toml)
+
+
+def test_the_course_itself_has_no_plain_assignment():
+    """Every folder of the real solutions/ is one of the course's exercises."""
+    assert manifest.plain_assignments() == {}
+
+
+def test_points_come_from_the_notebook(quiz):
+    assert quiz.points == {"squares-visible": 2, "squares-hidden": 2, "squares-partial": 1}
+    assert quiz.max_score == 7
+    assert [c.grade_id for c in quiz.cells if c.manual] == ["why-answer"]

@@ -267,6 +267,10 @@ def plain_assignments(path: Path = MANIFEST) -> dict[str, PlainAssignment]:
         if solutions.is_dir() else []
     entries = {entry.get("name"): entry for entry in data.get("plain", [])}
     default = data["course"].get("late_policy", "none")
+    unknown = sorted(set(entries) - set(folders) - exercises, key=str)
+    if unknown:
+        raise ValueError(f"{path.name}: the [[plain]] entry {unknown[0]!r} names no notebook "
+                         f"solutions/{unknown[0]}/{unknown[0]}.ipynb")
     found = {}
     for name in folders:
         if name in exercises:
