@@ -160,7 +160,7 @@ def graded(tmp_path_factory):
     regraded = packlab(course, "grade", "submitted", "--out", "out")
     assert regraded.returncode == 0, regraded.stdout + regraded.stderr
     return {"course": course, "nbgrader": first, "book": book, "again": again,
-            "stdout": done.stdout}
+            "stdout": done.stdout, "regraded": regraded.stdout}
 
 
 STUDENTS = [*ANSWERS, "blank", "manual", "deleted-test", "edited-test"]
@@ -205,6 +205,11 @@ def test_packlab_wrote_the_same_scores_into_the_gradebook(graded):
         if student == "resubmit":
             continue
         assert graded["book"][student]["cells"] == pytest.approx(theirs["cells"]), student
+
+
+def test_a_rerun_grades_again_only_the_resubmission(graded):
+    said = " ".join(graded["regraded"].split())
+    assert "Graded again: 1 (1 " in said, said
 
 
 def test_a_resubmission_is_graded_again_by_both(graded):

@@ -160,9 +160,13 @@ def _visible_line(source: str, line: int | None) -> str | None:
 
 
 def safe_message(error: str, hidden: str) -> str:
-    """What a failed hidden test may say: the exception's message only when no part of the hidden
-    tests' text is in it (an `assert f(3) == 9, "f(3) should be 9"` keeps its message to itself)."""
+    """What a failed hidden test may say: its kind, and the message of an AssertionError (the
+    instructor's words) only when no line or string of the hidden tests is in it: `assert f(3) ==
+    9, "f(3) should be 9"` keeps its message to itself, and an error raised by the student's code
+    (whose message may hold a hidden input) says only its kind."""
     kind, _, message = error.partition(": ")
+    if kind != "AssertionError":
+        return kind
     pieces = {line.strip() for line in hidden.splitlines() if len(line.strip()) >= 4}
     strings = set(re.findall(r"""(?:"([^"\n]{4,})"|'([^'\n]{4,})')""", hidden))
     pieces |= {a or b for a, b in strings}
