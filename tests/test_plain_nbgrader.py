@@ -236,6 +236,8 @@ def test_grades_csv_says_the_trust_it_was_graded_at(graded):
     found = rows(graded["course"])
     assert "nbgrader" in found["right"]["reason"] and "trustworthy" in found["right"]["reason"]
     assert found["right"]["sandbox"] == "bubblewrap"
+    assert found["syntax-error"]["reason"].startswith("cell 2 raised SyntaxError")
+    assert found["syntax-error"]["reason"].endswith("only as trustworthy as nbgrader's")
 
 
 def test_canvas_file_and_bundle_hold_the_quiz(graded, tmp_path):
