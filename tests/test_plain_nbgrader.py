@@ -134,6 +134,17 @@ def nbgrader_grades(course: Path) -> dict[str, dict]:
     return found
 
 
+def formgrader(course: Path, student: str, points: float) -> None:
+    """What a grader does in formgrader: a manual score for the student's written answer."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="packlab") as gb:
+        grade = gb.find_grade(MANUAL, QUIZ, QUIZ, student)
+        grade.manual_score = points
+        grade.needs_manual_grade = False
+        gb.db.commit()
+
+
 def packlab_grades(out: Path, student: str) -> dict:
     data = json.loads((out / "students" / student / QUIZ / "results.json").read_text())
     return {"cells": {t["group"]: test["score"] for t, test in
@@ -159,6 +170,9 @@ def graded(tmp_path_factory):
     again = nbgrader_grades(course)["resubmit"]
     regraded = packlab(course, "grade", "submitted", "--out", "out")
     assert regraded.returncode == 0, regraded.stdout + regraded.stderr
+    formgrader(course, "manual", 1.5)  # a grader marks the written answer
+    marked = packlab(course, "grade", "submitted", "--out", "out")
+    assert marked.returncode == 0, marked.stdout + marked.stderr
     return {"course": course, "nbgrader": first, "book": book, "again": again,
             "stdout": done.stdout, "regraded": regraded.stdout}
 
@@ -290,3 +304,8 @@ def test_the_summary_names_the_quiz_and_its_trust_level(graded):
     assert "Plain nbgrader assignment quiz1: graded at nbgrader's trust level" in summary
     assert "graded at nbgrader's trust level" in " ".join(graded["stdout"].split())
     assert os.path.exists(graded["course"] / "out" / "class.png")
+
+
+def test_a_manual_grade_from_formgrader_counts_in_grades_csv(graded):
+    row = rows(graded["course"])["manual"]
+    assert row["manual"] == "1.5" and float(row["score"]) == 5 + 1.5, row
