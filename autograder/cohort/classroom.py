@@ -34,10 +34,11 @@ from autograder.cohort.task import Task, grade_one, max_score
 from autograder.run import handed_in, isolation
 from autograder.run.engine import Result, confinement
 from autograder.run.isolation import Limits
+from autograder.run.plain import TRUST
 from autograder.term import late
 from autograder.term.corrections import Corrections, Marks, number
 from autograder.term.overrides import Key, Override
-from packlab.course.manifest import Exercise, load
+from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
 
 SHOWN_NOTEBOOKS = 10  # a problem names at most this many of the notebooks found
 
@@ -122,7 +123,7 @@ def discover(submitted: Path) -> list[Task]:
     below SUBMITTED is opened with no link followed (`handed_in.inside`), so a folder swapped
     for a link after it was listed is refused too.
     """
-    known = {e.name for e in load().exercises}
+    known = {e.name for e in load().exercises} | set(plain_assignments())  # see `_dated`
     try:
         with handed_in.inside(submitted) as root:
             students = _folders(root)
@@ -199,7 +200,8 @@ def grades_row(data: dict) -> dict:
     return {"student": extra["student"], "assignment": extra["assignment"],
             "score": data["score"], "max_score": extra["max_score"],
             "status": "not graded" if extra["error"] else "graded",
-            "reason": extra["error"] or extra.get("problem") or "",
+            "reason": extra["error"] or "; ".join(filter(None, [extra.get("problem"),
+                                                                 _trust(extra["assignment"])])),
             "sandbox": extra.get("sandbox", "bubblewrap"),
             "raw_score": raw, "submitted_at": lateness.get("submitted_at", ""),
             "due": lateness.get("due", ""), "late_days": "" if days is None else days,
@@ -209,6 +211,11 @@ def grades_row(data: dict) -> dict:
             "adjustment_reason": adjustment.get("reason", ""),
             "manual": number(marks.manual) if marks else "",
             "extra_credit": number(marks.extra_credit) if marks else ""}
+
+
+def _trust(assignment: str) -> str:
+    """grades.csv's reason for a graded plain nbgrader assignment: the trust it was graded at."""
+    return f"graded as {TRUST}" if assignment in plain_assignments() else ""
 
 
 def _unwritten(task: Task, sandboxed: bool) -> dict:
@@ -224,7 +231,7 @@ class Dates:
     """What dates and corrections are judged by: the course's exercises, the gradebook's due
     dates and the overrides."""
 
-    exercises: dict[str, Exercise]
+    exercises: dict[str, Exercise | PlainAssignment]
     gradebook: late.GradebookDates
     overrides: dict[Key, Override] | None  # None: keep each submission's last override
     marks: dict[Key, Marks] | None = None  # the gradebook's; None: keep each one's last
@@ -395,12 +402,18 @@ def _why(task: Task, old: Graded | None, digest: str | None, has_results: bool,
     return record.stale(old, digest, task.problem)
 
 
+def _dated() -> dict:
+    """What has a due date and a late policy: the course's exercises and its plain nbgrader
+    assignments (course.toml's [[plain]] entries)."""
+    return {**plain_assignments(), **{e.name: e for e in load().exercises}}
+
+
 def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: Limits,
                  progress: Callable[[Iterator, int], Iterator] | None, sandboxed: bool,
                  regrade: Regrade, overrides: dict[Key, Override] | None,
                  gradebook: str | None, course_id: str, book: Book | None) -> list[dict]:
     tasks = discover(submitted)
-    dates = Dates({e.name: e for e in load().exercises}, _due_dates(gradebook, course_id),
+    dates = Dates(_dated(), _due_dates(gradebook, course_id),
                   overrides)
     outfolder.remove_partial(out)  # what a killed run was writing when it died
     records = {t: record.read(out, t.student, t.assignment) for t in tasks}

@@ -27,9 +27,11 @@ from types import ModuleType
 from autograder import outfolder
 from autograder.checks.suite import Failure, Misconception
 from autograder.cohort import report
+from autograder.run import plain as plain_grading
 from autograder.run.engine import GroupScore, Result
+from autograder.run.sandbox import WORKER_SOURCE
 from autograder.run.submission import CellProblem
-from packlab.course.manifest import load
+from packlab.course.manifest import load, plain_assignments
 
 RECORD = "graded.json"
 HISTORY = 50  # earlier results kept per submission (the newest)
@@ -75,6 +77,12 @@ def grader_fingerprint(assignment: str) -> str:
     """What decides an assignment's scores: its points and partial credit in course.toml, and
     the source of its suite, its hidden tests and the course's modules they use ("" for an
     assignment the course does not have)."""
+    plain = plain_assignments().get(assignment)
+    if plain is not None:  # its notebooks (the tests, the release's checksums) and their grader
+        hasher = hashlib.sha256((inspect.getsource(plain_grading) + WORKER_SOURCE).encode())
+        for path in (plain.source, plain.release):
+            hasher.update(path.read_bytes() if path.is_file() else b"\0")
+        return hasher.hexdigest()[:16]
     exercise = next((e for e in load().exercises if e.name == assignment), None)
     if exercise is None:
         return ""

@@ -360,6 +360,15 @@ class Sandbox:
                 raise self._fatal(exc.kind, exc.detail) from None
             raise
 
+    def run_cell(self, source: str, number: int):
+        """Run one notebook cell in the worker (a plain nbgrader assignment's; see
+        `autograder.worker.run_cell`) and return its reply, parsed but not yet believed
+        (`autograder.run.plain` checks it); `StudentError` when none came."""
+        self._ensure_started()
+        late = f"{_seconds(self.limits.setup_seconds)} while running the notebook's cell {number}"
+        self._write(_line({"run": source, "number": number}), self.limits.setup_seconds, late)
+        return self._receive(self.limits.setup_seconds, late)
+
     def _call_limit(self, function: str) -> str:
         """A call's time limit in words: the same whichever clock stops it, so that a loaded
         machine (where the wall clock may run out first) writes the same feedback."""

@@ -37,7 +37,7 @@ from autograder import outfolder
 from autograder.term import autograded, late
 from autograder.term.corrections import Marks, marks_line, number
 from autograder.term.overrides import Override
-from packlab.course.manifest import Exercise, load
+from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
 
 CONFIG = "nbgrader_config.py"
 
@@ -179,6 +179,7 @@ def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
         notebook.late_submission_penalty = None  # in the extra credit: formgrader shows it
         for grade in notebook.grades:
             if scores and grade.name not in scores:
+                _flag_manual(exercise, grade)
                 continue  # not one of packlab's test cells: left as it is
             grade.auto_score = scores.get(grade.name, 0.0)
             grade.needs_manual_grade = grade.manual_score is not None  # as nbgrader's autograde
@@ -189,6 +190,14 @@ def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
                 grade.extra_credit = total if total or grade.extra_credit is not None else None
     gb.db.commit()
     return cells
+
+
+def _flag_manual(exercise: Exercise | PlainAssignment, grade) -> None:
+    """A plain assignment's answer a person grades, not graded yet, waits for formgrader (as
+    nbgrader's autograde flags it)."""
+    if isinstance(exercise, PlainAssignment) and grade.manual_score is None \
+            and any(c.grade_id == grade.name and c.manual for c in exercise.cells):
+        grade.needs_manual_grade = True
 
 
 def _marks(gb, exercise: Exercise, student: str, written_extra: float) -> Marks:
@@ -273,7 +282,7 @@ def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Writ
     """Write every submission of grades.csv's ``rows`` (graded or not) into the gradebook."""
     from nbgrader.api import Gradebook
 
-    exercises = {e.name: e for e in load().exercises}
+    exercises = {**plain_assignments(), **{e.name: e for e in load().exercises}}
     written = Written()
     settings = _course_settings(target.course) if target.course else None
     # nbgrader's add_submission makes SQLAlchemy warn about its own session (harmless, and

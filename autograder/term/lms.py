@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.escape import for_csv
-from packlab.course.manifest import load
+from packlab.course.manifest import load, plain_assignments
 
 LMS = ("canvas", "moodle")
 ROSTER_COLUMNS = ("id", "name", "email")
@@ -144,8 +144,10 @@ def _scores(grades: list[dict], export: Export) -> tuple[list[str], dict, dict]:
 
 
 def _course_only(grades: list[dict], export: Export) -> list[dict]:
-    """The rows of the course's assignments, in course order; a note for any other folder."""
-    order = [for_csv(exercise.name) for exercise in load().exercises]  # grades.csv is escaped
+    """The rows of the course's assignments (its plain ones last), in course order; a note for
+    any other folder."""
+    order = [for_csv(name) for name in [e.name for e in load().exercises]  # grades.csv is
+             + list(plain_assignments())]  # escaped; plain nbgrader assignments last
     for name in dict.fromkeys(row["assignment"] for row in grades):
         if name not in order:
             export.notes.append(f"{name}: not an assignment of this course, left out")

@@ -189,3 +189,98 @@ def _dated(exercise: Exercise, default_policy: object, manifest: str) -> Exercis
     policy = exercise.late_policy
     policy = _late_policy(default_policy if policy == LatePolicy() else policy, where)
     return replace(exercise, due=due, late_policy=policy)
+
+
+# --- plain nbgrader assignments ----------------------------------------------------------------
+# A folder solutions/<name>/ (beside course.toml) with no [[exercises]] entry is a plain nbgrader
+# assignment: `packlab grade` grades it as `nbgrader autograde` would, from its notebook's own
+# test cells (`autograder.run.plain`). An optional [[plain]] entry gives it a due date and a late
+# policy, nothing else: its points are those of its notebook's graded cells.
+
+
+@dataclass(frozen=True)
+class GradedCell:
+    """One graded cell of a plain assignment's source notebook."""
+
+    grade_id: str
+    points: float
+    manual: bool  # an answer a person grades (markdown, or code marked as a solution)
+
+
+@dataclass(frozen=True)
+class PlainAssignment:
+    name: str
+    due: datetime | None = None
+    late_policy: LatePolicy = LatePolicy()
+
+    @property
+    def source(self) -> Path:
+        """The nbgrader source notebook: the instructor's test cells, hidden blocks included."""
+        return MANIFEST.parent / "solutions" / self.name / f"{self.name}.ipynb"
+
+    @property
+    def release(self) -> Path:
+        return MANIFEST.parent / "exercises" / self.name / f"{self.name}.ipynb"
+
+    @property
+    def cells(self) -> tuple[GradedCell, ...]:
+        return _graded_cells(self.source)
+
+    @property
+    def points(self) -> dict[str, float]:
+        """grade_id -> points of each test cell (the cells `packlab grade` scores)."""
+        return {c.grade_id: _whole(c.points) for c in self.cells if not c.manual}
+
+    @property
+    def max_score(self) -> float:
+        return _whole(sum(c.points for c in self.cells))
+
+    def grade_id(self, group: str) -> str:
+        return group  # a plain assignment's test groups are its test cells
+
+
+def _whole(points: float) -> int | float:
+    return int(points) if float(points).is_integer() else points
+
+
+@cache
+def _graded_cells(source: Path) -> tuple[GradedCell, ...]:
+    import json
+
+    cells = json.loads(source.read_text(encoding="utf-8")).get("cells", [])
+    found = []
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade") and meta.get("grade_id"):
+            manual = bool(meta.get("solution")) or cell.get("cell_type") != "code"
+            found.append(GradedCell(meta["grade_id"], float(meta.get("points", 0)), manual))
+    return tuple(found)
+
+
+@cache
+def plain_assignments(path: Path = MANIFEST) -> dict[str, PlainAssignment]:
+    """The course's plain nbgrader assignments, by name (see above)."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    exercises = {e.name for e in load(path).exercises}
+    solutions = path.parent / "solutions"
+    folders = sorted(p.name for p in solutions.iterdir() if (p / f"{p.name}.ipynb").is_file()) \
+        if solutions.is_dir() else []
+    entries = {entry.get("name"): entry for entry in data.get("plain", [])}
+    default = data["course"].get("late_policy", "none")
+    unknown = sorted(set(entries) - set(folders) - exercises, key=str)
+    if unknown:
+        raise ValueError(f"{path.name}: the [[plain]] entry {unknown[0]!r} names no notebook "
+                         f"solutions/{unknown[0]}/{unknown[0]}.ipynb")
+    found = {}
+    for name in folders:
+        if name in exercises:
+            continue
+        entry = entries.get(name, {})
+        where = f"{path.name}: plain assignment {name}"
+        if set(entry) - {"name", "due", "late_policy"}:
+            raise ValueError(f"{where}: a [[plain]] entry sets only name, due and late_policy "
+                             "(its points are its notebook's)")
+        due = entry.get("due")
+        found[name] = PlainAssignment(name, None if due is None else _when(due, where),
+                                      _late_policy(entry.get("late_policy", default), where))
+    return found

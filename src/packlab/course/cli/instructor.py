@@ -10,7 +10,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from packlab.course.cli.terminal import console, shown
-from packlab.course.manifest import ROOT, load
+from packlab.course.manifest import ROOT, load, plain_assignments
 
 
 def _is_submitted_folder(submitted: Path) -> bool:
@@ -245,7 +245,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
     from autograder.term import gradebook
 
     try:
-        exercise = load().exercise(args.assignment)
+        exercise = plain_assignments().get(args.assignment) or load().exercise(args.assignment)
         target = gradebook.in_course(Path(args.course).resolve(), args.gradebook)
         if target is None:
             raise gradebook.NoGradebook(f"{args.course} is not an nbgrader course folder (it "
