@@ -226,8 +226,9 @@ def _page(result: Result, cut: str | None, corrections: Corrections | None = Non
                 f"<dt>Came back</dt><dd><code>{esc(failure.got)}</code></dd>"
                 f"<dt>Expected</dt><dd><code>{esc(failure.expected)}</code></dd>"
                 f"<dt>This suggests</dt><dd>{esc(failure.misconception.text)}</dd>"
-                f"<dt>Revisit</dt><dd>lessons/{esc(failure.misconception.lesson)}.ipynb</dd>"
-                "</dl></li>")
+                + (f"<dt>Revisit</dt><dd>lessons/{esc(failure.misconception.lesson)}.ipynb</dd>"
+                   if failure.misconception.lesson else "")
+                + "</dl></li>")
         parts.append("</ul>")
     if result.output.strip():
         parts.append(f"<h2>What your code printed (last lines)</h2><pre>{esc(result.output)}</pre>")
