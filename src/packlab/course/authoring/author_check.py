@@ -78,8 +78,8 @@ class Check:
         self._solution(suite)
         self._starter(suite)
         self._mutants(suite)
-        self._recorded()
         self._release()
+        self._recorded()
         self._notebook()
         return self.found
 
