@@ -108,8 +108,9 @@ def cmd_author_check(args: argparse.Namespace) -> int:
         console.print(f"{shown(exercise.name)}: {len(problems)} thing"
                       f"{'s' if len(problems) > 1 else ''} to fix.")
         return 1
-    console.print(f"{shown(exercise.name)}: ready. The reference passes every group, the starter "
-                  "is \"not started\", every gallery mutant is caught and named, the recorded "
+    starter = "fails" if exercise.starter else "is \"not started\""
+    console.print(f"{shown(exercise.name)}: ready. The reference passes every group, the released "
+                  f"starter {starter}, every gallery mutant is caught and named, the recorded "
                   "answers and the release are current, and the notebook says what course.toml "
                   "says.")
     return 0
