@@ -184,7 +184,14 @@ def _notebook_not_course_toml(course: Path) -> None:
           'teaches = "Cutting a conversation down to a budget')
 
 
+def _diagnose_names_an_unknown_key(course: Path) -> None:
+    _edit(course / "autograder/checks/suites/trim_history.py",
+          '("keeps-oldest", keep_oldest(turns, budget))', '("kept-oldest", keep_oldest(turns, budget))')
+
+
 BROKEN = {
+    "a diagnosis naming a key the table lacks": (
+        _diagnose_names_an_unknown_key, "the suite's own code raised KeyError: 'kept-oldest'"),
     "a missing misconception key": (_no_mutates_input, "no 'mutates-input' entry"),
     "a starter that passes": (_starter_passes, "the released starter passes every group"),
     "a mutant not caught": (_mutant_not_caught,

@@ -46,14 +46,26 @@ def _answer_cell(path: Path, exercise: Exercise) -> str | None:
     return cells[0].source if len(cells) == 1 else None
 
 
-def _failures(suite, function: Callable) -> dict[str, list]:
+class SuiteBroken(Exception):
+    """The suite's own code raised while judging an answer."""
+
+
+def _failures(suite, function: Callable, what: str) -> dict[str, list]:
     """Each group's failures for ``function`` (quietly: a mutant may warn)."""
     from autograder.checks.suite import in_process_caller, run_group
 
+    found = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return {group.name: run_group(group, in_process_caller(function)).failures
-                for group in suite.groups}
+        for group in suite.groups:
+            try:
+                found[group.name] = run_group(group, in_process_caller(function)).failures
+            except Exception as exc:  # noqa: BLE001 - the suite's bug, said to its author
+                raise SuiteBroken(
+                    f"the suite's own code raised {type(exc).__name__}: {exc} while judging "
+                    f"{what} in the {group.name} group (a diagnose that returns a key the "
+                    "misconception table lacks? a test that fails on some answers?)") from exc
+    return found
 
 
 class Check:
@@ -73,11 +85,13 @@ class Check:
             return self.found
         self._fill_ins()
         self._groups(suite)
-        reference = suite.reference.real()
-        self._passes(suite, reference, "the reference answer")
-        self._solution(suite)
-        self._starter(suite)
-        self._mutants(suite)
+        try:
+            self._passes(suite, suite.reference.real(), "the reference answer")
+            self._solution(suite)
+            self._starter(suite)
+            self._mutants(suite)
+        except SuiteBroken as exc:
+            self.say(str(exc))
         self._release()
         self._recorded()
         self._notebook()
@@ -135,7 +149,7 @@ class Check:
                          "file)")
 
     def _passes(self, suite, function: Callable, what: str) -> bool:
-        failed = {group: failures for group, failures in _failures(suite, function).items()
+        failed = {group: failures for group, failures in _failures(suite, function, what).items()
                   if failures}
         for group, failures in failed.items():
             first = failures[0]
@@ -171,7 +185,8 @@ class Check:
         if isinstance(function, str):
             self.say(function)
             return
-        failures = [f for group in _failures(suite, function).values() for f in group]
+        failures = [f for group in _failures(suite, function, "the released starter").values()
+                    for f in group]
         if not failures:
             self.say("the released starter passes every group: a learner who changes nothing "
                      "would get full marks")
@@ -201,7 +216,7 @@ class Check:
         if isinstance(function, str):
             self.say(function)
             return
-        failed = _failures(suite, function)
+        failed = _failures(suite, function, f"the mutant {mutant.key}")
         keys = {f.misconception.key for group in failed.values() for f in group}
         if not keys:
             self.say(f"the mutant {mutant.key} is not caught: it passes every group (no check "
