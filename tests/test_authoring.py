@@ -186,7 +186,7 @@ def _notebook_not_course_toml(course: Path) -> None:
 
 def _diagnose_names_an_unknown_key(course: Path) -> None:
     _edit(course / "autograder/checks/suites/trim_history.py",
-          '("keeps-oldest", keep_oldest(turns, budget))', '("kept-oldest", keep_oldest(turns, budget))')
+          '("keeps-oldest", keep_oldest(', '("kept-oldest", keep_oldest(')
 
 
 BROKEN = {
