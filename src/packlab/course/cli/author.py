@@ -126,6 +126,8 @@ def cmd_course_map(args: argparse.Namespace) -> int:
             console.print("The README's course map is current." if ok else
                           "The README's course map is stale: run `packlab course-map`.")
             return 0 if ok else 1
+        if _elsewhere():
+            return 2
         changed = course_map.write(load())
     except course_map.MapError as exc:
         console.print(shown(exc))
