@@ -90,10 +90,13 @@ class Check:
             self._solution(suite)
             self._starter(suite)
             self._mutants(suite)
+            broken = False
         except SuiteBroken as exc:
             self.say(str(exc))
+            broken = True
         self._release()
-        self._recorded()
+        if not broken:  # the recorded answers would only repeat it
+            self._recorded()
         self._notebook()
         return self.found
 
