@@ -211,7 +211,7 @@ def test_author_check_names_each_problem_in_words(walked, tmp_path, broken):
     done = run(course, f"packlab author check {NAME}")
     said = " ".join(done.stdout.split())  # the terminal's line breaks aside
     assert done.returncode == 1, done.stdout + done.stderr
-    assert words in said, done.stdout
+    assert words in said, done.stdout + done.stderr
     if broken == "stale recorded answers":
         assert "are stale" in said and "reference.record 11-trim-history`" in said
     assert "Traceback" not in done.stdout + done.stderr
