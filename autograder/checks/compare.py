@@ -113,6 +113,29 @@ class Unchanged:
                        misconception)
 
 
+# The misconception keys every judge names on its own (an error or a missing function, a call
+# that changed its arguments): a suite's table must hold each one.
+REQUIRED = {
+    "crash": "the function raised an error, never returned, or crashed",
+    "missing": "there is no function of that name",
+    "mutates-input": "a call changed the arguments it was given",
+}
+
+
+class MissingMisconception(KeyError):
+    """A suite's misconception table lacks a key the judge needs."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def missing_keys(misconceptions: dict[str, Misconception]) -> list[str]:
+    """The keys of `REQUIRED` that ``misconceptions`` lacks, each said in words."""
+    return [f"the misconception table has no {key!r} entry, which the grader names when {why} "
+            f"(add \"{key}\": Misconception(\"{key}\", \"<what the learner did wrong>\", LESSON))"
+            for key, why in REQUIRED.items() if key not in misconceptions]
+
+
 @dataclass(frozen=True, kw_only=True)
 class _Judge:
     """What both kinds share: the function's name, its misconceptions, what it must not change."""
@@ -123,6 +146,11 @@ class _Judge:
     # How a hidden edge case's arguments vary per student (`autograder.checks.suite.seeded`): a new
     # example that tests the same idea. None: the examples are run as written.
     vary: Callable[[random.Random, list], list] | None = None
+
+    def __post_init__(self) -> None:
+        lacking = missing_keys(self.misconceptions)
+        if lacking:
+            raise MissingMisconception(f"{self.function}'s suite: " + "; ".join(lacking) + ".")
 
     def varied(self, args: list, draw: Draw | None = None) -> list:
         """``args``, or under the current seed a variation of them: the example ``draw`` makes,

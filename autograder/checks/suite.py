@@ -93,13 +93,14 @@ class Failure:
     misconception: Misconception
 
     def message(self) -> str:
+        lesson = self.misconception.lesson  # "" for an exercise that goes with no lesson
         return "\n".join([
             f"✗ {self.check}",
             f"    the call:      {self.call}",
             f"    came back:     {self.got}",
             f"    expected:      {self.expected}",
             f"    this suggests: {self.misconception.text}",
-            f"    revisit:       lessons/{self.misconception.lesson}.ipynb",
+            *([f"    revisit:       lessons/{lesson}.ipynb"] if lesson else []),
         ])
 
 

@@ -73,7 +73,7 @@ def _suite_misconceptions(assignment: str) -> tuple[dict[str, Misconception], st
 
     exercise = load().exercise(assignment)
     module = import_module(f"autograder.checks.suites.{exercise.suite}")
-    return module.MISCONCEPTIONS, exercise.function, exercise.lesson
+    return module.MISCONCEPTIONS, exercise.function, exercise.lesson or ""
 
 
 def from_suite(assignment: str, key: str) -> dict:

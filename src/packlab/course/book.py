@@ -32,6 +32,7 @@ from pathlib import Path
 
 import nbformat
 
+from packlab.course.course_map import table as course_map_table
 from packlab.course.manifest import ROOT, Course, load
 
 BOOK = ROOT / "book"
@@ -91,23 +92,9 @@ def toc(course: Course) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _cell(text: str) -> str:
-    """Text for a Markdown table cell."""
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def course_map(course: Course) -> str:
-    """The intro page's table: each lesson, its exercise and the function the exercise asks for."""
-    rows = ["| # | Lesson | Exercise (graded) | You write |", "|---|---|---|---|"]
-    for lesson in course.lessons:
-        exercise = course.exercise(lesson.exercise)
-        number = lesson.slug[:2]
-        rows.append(
-            f"| {number} | [{_cell(lesson.title)}]({lesson_doc(lesson.slug)}.ipynb) "
-            f"| [exercise {number}]({exercise_doc(exercise.name)}.ipynb) "
-            f"| `{_cell(exercise.signature)}` |"
-        )
-    return "\n".join(rows) + "\n"
+    """The intro page's table: each lesson, its exercises and the functions they ask for."""
+    return course_map_table(course)
 
 
 def _fill(template: Path, marker: str, content: str) -> str:

@@ -72,7 +72,7 @@ def failure_lines(failures: Iterable[Failure]) -> list[str]:
         by_mistake.setdefault((wrong.key, wrong.text, wrong.lesson), []).append(failure)
     lines = []
     for (key, text, lesson), group in by_mistake.items():
-        lines += ["", text, f"  revisit:   lessons/{lesson}.ipynb"]
+        lines += ["", text, *([f"  revisit:   lessons/{lesson}.ipynb"] if lesson else [])]
         if key == unwritten.KEY:  # every call raised the same: the checks waiting are enough
             lines += [f"  ✗ {failure.check}" for failure in group]
             continue

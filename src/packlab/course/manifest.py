@@ -37,9 +37,10 @@ class LatePolicy:
 
 @dataclass(frozen=True)
 class Lesson:
+    """A lesson notebook. Its exercises name it (`Exercise.lesson`); it may have none."""
+
     slug: str
     title: str
-    exercise: str
 
     @property
     def path(self) -> Path:
@@ -49,7 +50,6 @@ class Lesson:
 @dataclass(frozen=True)
 class Exercise:
     name: str
-    lesson: str
     function: str
     signature: str
     suite: str
@@ -57,6 +57,7 @@ class Exercise:
     teaches: str
     leaves_out: str
     hints: tuple[str, ...]
+    lesson: str | None = None  # the lesson it goes with, if any (several may share one)
     starter: str | None = None
     partial_credit: str = ALL_OR_NOTHING
     due: datetime | None = None  # course.toml's `due` (nbgrader's gradebook may give one too)
@@ -121,18 +122,37 @@ class Course:
     def lesson(self, slug: str) -> Lesson:
         return next(lesson for lesson in self.lessons if lesson.slug == slug)
 
+    def exercises_of(self, slug: str) -> tuple[Exercise, ...]:
+        """The exercises that go with a lesson, in course order (none, one or several)."""
+        return tuple(e for e in self.exercises if e.lesson == slug)
+
+    @property
+    def unattached(self) -> tuple[Exercise, ...]:
+        """The exercises that go with no lesson."""
+        return tuple(e for e in self.exercises if e.lesson is None)
+
+    def short_key(self, exercise: Exercise) -> str:
+        """The shortest name `exercise` finds this one by: its number ("02"), else its name."""
+        number = exercise.name[:2]
+        return number if [e.name[:2] for e in self.exercises].count(number) == 1 else exercise.name
+
 
 @cache
 def load(path: Path = MANIFEST) -> Course:
     """Read course.toml."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    lessons = tuple(Lesson(**entry) for entry in data["lessons"])
+    lessons = tuple(_lesson(entry, path.name) for entry in data.get("lessons", []))
     default = data["course"].get("partial_credit", ALL_OR_NOTHING)
     exercises = tuple(
         Exercise(**{"partial_credit": default, **entry, "hints": tuple(entry["hints"])})
-        for entry in data["exercises"]
+        for entry in data.get("exercises", [])
     )
+    slugs = {lesson.slug for lesson in lessons}
     for exercise in exercises:
+        if exercise.lesson is not None and exercise.lesson not in slugs:
+            raise ValueError(f"{path.name}: exercise {exercise.name} has lesson = "
+                             f"{exercise.lesson!r}, which is no lesson's slug; the lessons are "
+                             f"{', '.join(sorted(slugs)) or 'none'} (or leave `lesson` out).")
         if exercise.partial_credit not in POLICIES:
             raise ValueError(f"{path.name}: exercise {exercise.name} has partial_credit = "
                              f"{exercise.partial_credit!r}; it must be one of "
@@ -146,6 +166,15 @@ def load(path: Path = MANIFEST) -> Course:
         exercises=exercises,
         student_install=data.get("build", {}).get("student") is True,
     )
+
+
+def _lesson(entry: dict, manifest: str) -> Lesson:
+    """One [[lessons]] entry: its slug and title (an exercise names its lesson, not the reverse)."""
+    if "exercise" in entry:
+        raise ValueError(f"{manifest}: lesson {entry.get('slug')!r} names an exercise; a lesson "
+                         "no longer does. Put `lesson = \"<the lesson's slug>\"` in the exercise's "
+                         "[[exercises]] entry instead, and delete the lesson's `exercise` line.")
+    return Lesson(**entry)
 
 
 def _when(value: object, where: str) -> datetime:

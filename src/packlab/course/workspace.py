@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 
+from packlab.course import course_map
 from packlab.course.manifest import ROOT, Course, load
 
 START = "START.ipynb"
@@ -65,24 +66,15 @@ def course_copy_note(path: Path, folder: Path | None = None) -> str | None:
 
 def start_page(course: Course) -> nbformat.NotebookNode:
     """The course map, made from the manifest."""
-    rows = ["| # | Lesson | Exercise | Function |", "|---|---|---|---|"]
-    exercises = {e.name: e for e in course.exercises}
-    for lesson in course.lessons:
-        exercise = exercises[lesson.exercise]
-        rows.append(
-            f"| {lesson.slug[:2]} | [{lesson.title}](lessons/{lesson.slug}.ipynb) "
-            f"| [{exercise.name}](exercises/{exercise.name}/{exercise.name}.ipynb) "
-            f"| `{exercise.signature}` |"
-        )
     text = "\n".join([
         f"# {course.title}",
         "",
         course.tagline,
         "",
-        "Work through the lessons in order. Each one ends with an exercise: open it, write the "
-        "function, and run its test cell until every check passes.",
+        "Work through the lessons in order, with the exercises beside them: open an exercise, "
+        "write the function, and run its test cell until every check passes.",
         "",
-        *rows,
+        course_map.table(course),
         "",
         "## When you are stuck",
         "",

@@ -24,10 +24,12 @@ from packlab.course.manifest import load  # noqa: E402
 
 # The commands the student install leaves out (the presenter's and the instructor's).
 INSTRUCTOR_ONLY = frozenset({"grade", "release", "gradescope", "export", "bundle", "similarity",
-                             "roster", "extend", "student-build", "demo"})
+                             "roster", "extend", "student-build", "demo", "new-exercise",
+                             "author", "course-map"})
 DESCRIPTION = ("Learners: lab, check, hint, progress. Instructors and presenters: grade, "
                "similarity, release, gradescope, export, bundle, roster, extend, student-build, "
-               "demo (the student install offers only the first four).")
+               "demo; exercise authors: new-exercise, author check, course-map (the student "
+               "install offers only the first four).")
 
 
 def _student_install() -> bool:

@@ -1,5 +1,6 @@
 """The instructor's commands: grade, roster, extend, release, gradescope, export, bundle,
-similarity, student-build. The student install leaves this module out.
+similarity, student-build; and the exercise author's (`packlab.course.cli.author`). The student
+install leaves this module out.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import contextlib
 from dataclasses import fields
 from pathlib import Path
 
+from packlab.course.cli import author
 from packlab.course.cli.terminal import console, shown
 from packlab.course.manifest import ROOT, load, plain_assignments
 
@@ -293,10 +295,15 @@ NO_SANDBOX_WARNING = ("[bold red]WARNING: grading WITHOUT a sandbox (--no-sandbo
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    """Regenerate exercises/ from solutions/ with nbgrader."""
+    """Regenerate exercises/ from solutions/ with nbgrader: every assignment, or those named."""
     from packlab.course.release import release
 
-    for exercise in load().exercises:
+    try:
+        chosen = [load().exercise(name) for name in args.exercise] or list(load().exercises)
+    except KeyError as exc:
+        console.print(shown(exc.args[0]))
+        return 2
+    for exercise in chosen:
         release(exercise.name, ROOT)
         console.print(f"released {exercise.release.relative_to(ROOT)}")
     _store_examples()
@@ -528,9 +535,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _regrade_options(grade)
     _limit_options(grade)
     grade.set_defaults(run=cmd_grade)
-    sub.add_parser("release", help="regenerate exercises/ with nbgrader (and store the property "
-                   "checks' examples for grading)").set_defaults(
-        run=cmd_release)
+    release = sub.add_parser(
+        "release", help="regenerate exercises/ with nbgrader (and store the property checks' "
+        "examples for grading)",
+        description="Run nbgrader generate_assignment for each exercise named (every exercise "
+        "when none is), then store the property checks' examples for grading.")
+    release.add_argument("exercise", nargs="*", help="name or number, e.g. 11-trim-history or 11 "
+                         "(default: every exercise)")
+    release.set_defaults(run=cmd_release)
+    author.add_commands(sub)
     gradescope = sub.add_parser(
         "gradescope", help="build a Gradescope autograder zip for one assignment",
         description="Build a Gradescope autograder zip (setup.sh, run_autograder and the course) "
