@@ -98,7 +98,8 @@ def test_chat_tokens_adds_the_framing():
     assert [row["content"] for row in rows] == [count_tokens("Hi")]
     framing = 3 + count_tokens("user") + count_tokens("ada") + 1  # role and name are framing
     assert [row["framing"] for row in rows] == [framing]
-    assert sum(row["content"] + row["framing"] for row in rows) + REPLY_PRIMING == chat_tokens(named)
+    total = sum(row["content"] + row["framing"] for row in rows)
+    assert total + REPLY_PRIMING == chat_tokens(named)
 
 
 def test_chat_tokens_matches_openais_published_count():
