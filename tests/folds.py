@@ -4,8 +4,9 @@ A lesson folds every answer in a ``<details>`` box: a ``%%reveal`` cell's output
 (``details.packlab-reveal``) and the markdown that explains it (``<details><summary>Why``).
 ``folds(page, root)`` reads, inside the element ``root``, every box (open or not, and whether
 anything in it but its summary can be seen), and the sentences hidden in the closed boxes that
-can be read anyway elsewhere in ``root``: in its text without the elements the page does not
-show (a closed box's contents, the editor behind a rendered markdown cell).
+can be read anyway in the prose of ``root``: its text without the code cells and without the
+elements the page does not show (a closed box's contents, the editor behind a rendered
+markdown cell).
 tests/test_browser_lab.py and tests/test_browser_book.py share it.
 """
 
@@ -21,7 +22,7 @@ from packlab.course.reveal import SUMMARY
 
 MIN_SENTENCE = 24  # characters: a shorter piece ("Why", "budget 400") may well be said twice
 
-FOLDS = f"""(root) => {{
+FOLDS = f"""([root, code]) => {{
     const top = document.querySelector(root);
     if (!top) return null;
     const inside = (box) => [...box.childNodes].filter(node => node.nodeName !== 'SUMMARY');
@@ -33,14 +34,16 @@ FOLDS = f"""(root) => {{
         return range.getClientRects().length > 0;
     }};
     const boxes = [...top.querySelectorAll('details')];
-    // The page's readable text: a copy without what is not shown (a closed box's contents, and
-    // what the page hides otherwise, such as the editor behind a rendered markdown cell).
+    // The page's readable prose: a copy without what is not shown (a closed box's contents, and
+    // what the page hides otherwise, such as the editor behind a rendered markdown cell) and
+    // without code cells (an earlier output may print the same line for another question).
     const mark = 'data-packlab-unseen';
     const unseen = [...top.querySelectorAll('*')].filter(e => !e.checkVisibility());
     for (const element of unseen) element.setAttribute(mark, '');
     const copy = top.cloneNode(true);
     for (const element of unseen) element.removeAttribute(mark);
     for (const element of copy.querySelectorAll(`[${{mark}}]`)) element.remove();
+    for (const element of copy.querySelectorAll(code)) element.remove();
     for (const box of copy.querySelectorAll('details:not([open])'))
         for (const node of inside(box)) node.remove();
     const flat = (text) => text.split(/\\s+/).join(' ').trim();
@@ -79,8 +82,9 @@ def expected(path: Path) -> Expected:
                      if c.cell_type == "markdown"))
 
 
-def folds(page, root: str) -> dict:
-    found = page.evaluate(FOLDS, root)
+def folds(page, root: str, code: str) -> dict:
+    """The folds inside ``root``; ``code`` selects the code cells, left out of the prose."""
+    found = page.evaluate(FOLDS, [root, code])
     assert found is not None, f"nothing on the page matches {root!r}"
     return found
 

@@ -631,7 +631,7 @@ def check_folded(page, lab, notebook: str, ran: bool) -> None:
     page.wait_for_function(MARKDOWN_RENDERED)
     if ran:
         page.wait_for_function(OUTPUT_FOLDS, arg=want.reveals)
-    wrong = problems(folds(page, NOTEBOOK), want, ran)
+    wrong = problems(folds(page, NOTEBOOK, ".jp-CodeCell"), want, ran)
     if wrong:
         page.screenshot(path=screenshot_path(f"issue29-lab-{Path(notebook).stem}-unfolded"),
                         full_page=True)
