@@ -412,3 +412,21 @@ def test_no_printed_answer_is_in_plain_sight(executed_lessons, one):
         if said:
             shown[cell.id] = said
     assert not shown, f"{one.slug}: answers in plain sight: {shown}"
+
+
+@pytest.mark.parametrize("number", FAST)
+def test_no_earlier_text_lists_an_answers_ids(number):
+    """Nothing the learner read before a question's section (earlier lessons and sections, folds
+    opened, code included) lists the ids the answer lists, in its order, or prints its lines.
+    (Its numbers are often data given earlier, such as a part's cost: the checks above test the
+    ones that were once given away.)"""
+    path = lesson(number).path
+    notebook_cells = cells(path)
+    told = {}
+    for index, make in zip(reveals(path), ANSWERS[number], strict=True):
+        answer = make()
+        read = before(number, section_around(notebook_cells, index).start)
+        said = Answer(runs=answer.runs, lines=answer.lines).found_in(read)
+        if said:
+            told[notebook_cells[index].id] = said
+    assert not told, f"lesson {number}: answers told before their question: {told}"
