@@ -45,7 +45,7 @@ SOURCES = {
     COOKBOOK: "num_tokens_from_messages and num_tokens_for_tools",
     COOKBOOK.replace("c81359cdc6744f001e40c08a192604c5113fdab3",
                      "06d9feb5e21e6fdc85f3ddce7731e05892758cd7"):
-        "the cookbook's 2023 rule for gpt-3.5-turbo-0301 (4 per message, -1 for a name)",
+        "an earlier cookbook's rule for gpt-3.5-turbo-0301 (4 per message, -1 for a name)",
     "https://arxiv.org/abs/2307.03172": "Liu et al., Lost in the Middle (TACL 2024)",
     "https://developers.openai.com/api/docs/guides/prompt-caching": "OpenAI prompt caching",
     "https://platform.claude.com/docs/en/build-with-claude/prompt-caching":

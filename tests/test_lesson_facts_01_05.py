@@ -218,7 +218,7 @@ def test_l05_cites_the_cookbook_revision_that_has_the_0301_rule():
     text = prose("05")
     old = ("https://github.com/openai/openai-cookbook/blob/06d9feb5e21e6fdc85f3ddce7731e05892758cd7/"
            "examples/How_to_count_tokens_with_tiktoken.ipynb")
-    assert f"[2023 version]({old})" in text
+    assert f"[earlier version]({old})" in text
     assert "(`gpt-3.5-turbo-0301`) 4 per message and −1 for a `name`" in text
 
 
