@@ -710,3 +710,44 @@ def test_a_lesson_page_has_no_serious_accessibility_violation(pages, served, one
         problems = serious_violations(page)
         page.screenshot(path=screenshot_path("issue20-book-lesson-axe"))
     assert not problems, "axe-core in the book, lesson 02:\n" + "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 29: every answer of every lesson is folded in the book until the reader opens it
+# ---------------------------------------------------------------------------------------------
+
+OPENED = """(box) => box.open && [...box.childNodes].some(node => node.nodeName !== 'SUMMARY'
+    && node.nodeType === Node.ELEMENT_NODE && node.checkVisibility())"""
+
+
+def test_every_answer_is_folded_in_the_book_until_opened(pages, served, one_chromium):
+    """On each lesson page every fold (a %%reveal output, the explanation after it, a widget's
+    answers) is closed and shows only its summary; no sentence a fold hides can be read
+    elsewhere on the page; a click opens a folded explanation."""
+    from folds import expected, folds, problems
+
+    found = {}
+    with chromium(one_chromium) as context:
+        page = context.new_page()
+        for lesson in COURSE.lessons:
+            page.goto(f"{served}/{page_for(pages, lesson.slug)}", wait_until="load")
+            wrong = problems(folds(page, "main", "div.cell"), expected(lesson.path), ran=True)
+            if lesson == COURSE.lessons[0]:  # the check bites: a hidden sentence said in prose
+                hidden = page.evaluate("() => [...document.querySelectorAll('main details "
+                                       "> :not(summary)')].map(e => e.textContent)"
+                                       ".find(t => t.trim().length > 40)")
+                page.evaluate("(t) => document.querySelector('main').insertAdjacentHTML("
+                              "'beforeend', '<p>' + t + '</p>')", hidden)
+                assert folds(page, "main", "div.cell")["leaked"], "the check cannot fail"
+                page.goto(f"{served}/{page_for(pages, lesson.slug)}", wait_until="load")
+            summary = page.locator("main details:not(.packlab-reveal) > summary").first
+            if not wrong:
+                summary.scroll_into_view_if_needed()
+                summary.click()
+                if not page.evaluate(OPENED, summary.locator("xpath=..").element_handle()):
+                    wrong.append("a click on an explanation's summary does not open it")
+            if wrong:
+                page.screenshot(path=screenshot_path(f"issue29-book-{lesson.slug[:2]}"),
+                                full_page=True)
+                found[lesson.slug] = wrong
+    assert not found, "answers not folded in the book:\n" + report(found)
