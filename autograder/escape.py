@@ -26,14 +26,15 @@ differently in another, so a text is made safe for all three at once:
 1. every control character is written out as an escape, tab, carriage return and line feed
    included (``\\t``): a cell never holds a raw tab or line break;
 2. the text is cut into segments at every ``,`` and ``;``; a segment that starts (after any
-   spaces and double quotes) with a formula character or an apostrophe gets an apostrophe
-   put in front of it, which spreadsheets read as "this is text": ``=2+5`` is written
-   ``'=2+5``, ``semi;=1+1;x`` is written ``semi;'=1+1;x``;
+   spaces and double quotes) with a formula character gets an apostrophe put in front of it,
+   which spreadsheets read as "this is text": ``=2+5`` is written ``'=2+5``, ``semi;=1+1;x``
+   is written ``semi;'=1+1;x``, ``a, "=1"`` is written ``a,' "=1"``;
 3. the csv module then quotes any cell holding a comma, a quote or a line break.
 
-An apostrophe already at a segment's start gets one more in front, so the rule never makes two
-different names into the same cell (``'=x`` is written ``''=x``, ``=x`` is written ``'=x``):
-the grades.csv cell stays a name's one identity, which the LMS export and bundles key by.
+A segment that already starts with apostrophes before a formula character gets one more, so
+the rule never makes two different names into the same cell (``'=x`` is written ``''=x``, and
+``=x`` is written ``'=x``): a name's grades.csv cell is its one identity there, which the LMS
+export and the bundles key by (`autograder.names` refuses the names `visible` would change).
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ _CONTROL_KEEPING_LINES = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE}]")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 SEPARATORS = (",", ";", "\t")  # what a spreadsheet splits a line at, in one locale or another
 # The start of a segment (of the whole text, or after a separator) that a spreadsheet could run,
-# or that begins with the apostrophe escaping adds (so that escaping stays one-to-one).
-_SEGMENT_TO_QUOTE = re.compile("(?:^|(?<=[,;]))(?=[ \"]*[=+\\-@\uff1d\uff0b\uff0d\uff20'])")
+# with any apostrophes before it (so that escaping stays one-to-one).
+_SEGMENT_TO_QUOTE = re.compile("(?:^|(?<=[,;]))(?='*[ \"]*[=+\\-@\uff1d\uff0b\uff0d\uff20])")
 # What means something in (GitHub-flavoured) markdown, inline or in a table cell.
 _MARKDOWN = re.compile(r"[\\`*_\[\]|~]")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
@@ -108,7 +109,7 @@ def for_csv(value: object) -> object:
     The rule is the module's: control and invisible characters are written out as in
     `visible`, tabs and line breaks too (so ``cat grades.csv`` cannot drive the terminal); each
     segment of the text, at its start and after every ``,`` and ``;``, that starts (after
-    spaces and double quotes) with ``=``, ``+``, ``-``, ``@`` or an apostrophe gets an
+    apostrophes, spaces and double quotes) with ``=``, ``+``, ``-`` or ``@`` gets an
     apostrophe in front: ``=2+5`` is written ``'=2+5``, ``a;@SUM(A1)`` ``a;'@SUM(A1)``. The
     csv module does the quoting of commas, quotes and newlines.
     """

@@ -107,6 +107,7 @@ def test_csv_formulas_become_text(value):
     ("semi;=1+1;x", "semi;'=1+1;x"), ("a,=cmd|' /C calc'!A0", "a,'=cmd|' /C calc'!A0"),
     ("a; @SUM(1)", "a;' @SUM(1)"), ('x;"=1"', "x;'\"=1\""), ("x\t=1+1", "x\\t=1+1"),
     ("tab\t-1", "tab\\t-1"), ("ok; fine, really", "ok; fine, really"), ("O'Brien", "O'Brien"),
+    ("f({'id': 'a', 'n': -1})", "f({'id': 'a', 'n': -1})"), ("'x, 'y", "'x, 'y"),
 ])
 def test_csv_no_segment_after_a_separator_starts_a_formula(value, written):
     assert for_csv(value) == written
