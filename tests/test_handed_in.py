@@ -261,3 +261,21 @@ def test_a_4_gib_notebook_is_refused_from_its_size_alone(tmp_path, monkeypatch):
     assert record.digest(folder / f"{exercise.name}.ipynb", submitted) is None
     assert len(opened) == 1 and hashed == []
     assert record.digest(exercise.release) is not None and len(hashed) == 1  # can hash
+
+
+def test_packlab_check_refuses_a_4_gib_notebook_without_reading_it(tmp_path, monkeypatch,
+                                                                  capsys):
+    """The learner's `packlab check` sizes the notebook before it reads it to find which
+    exercise it is: a sparse 4 GiB file is refused, never parsed."""
+    from packlab.course.cli import main
+
+    path = tmp_path / "02-greedy-pack.ipynb"
+    with path.open("wb") as handle:
+        handle.truncate(4 << 30)
+    parsed, real_read = [], nbformat.read
+    monkeypatch.setattr(nbformat, "read", lambda source, *args, **kw: (
+        parsed.append(source) or real_read(source, *args, **kw)))
+    assert main(["check", str(path)]) == 1
+    said = " ".join(capsys.readouterr().out.split())
+    assert "the notebook is larger than 16 MB (4,096 MB)" in said, said
+    assert Path(path) not in map(Path, parsed)
