@@ -344,6 +344,11 @@ def name_cases() -> list[Case]:
         Case("fake_assignment", PACK, None, PACK.max_score, build=fake_assignment),
         Case("many_folders", PACK, right, PACK.max_score, build=stray_folders),
         Case("semi;=1+1;x", PACK, right, PACK.max_score),
+        Case("formula_notebook_name", PACK, None, None, reason="no notebook called "
+             f"{PACK.name}.ipynb (found =HYPERLINK(1).ipynb, x;",  # then '=cmd| in grades.csv
+             build=in_place("formula_notebook_name", lambda folder: [
+                 nbformat.write(right, folder / name)
+                 for name in ("x;=cmd|' -C calc'!A0.ipynb", "=HYPERLINK(1).ipynb")])),
     ]
 
 
