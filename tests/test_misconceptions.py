@@ -25,7 +25,8 @@ pytestmark = pytest.mark.xdist_group("misconceptions")
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
 PACK, REPORT = EXERCISES[1], EXERCISES[3]  # 02-greedy-pack, 04-pack-report
 FORMULA = "=cmd|' -C calc'!A0"
-MARKUP = "evil\nname <b>x\\ | *y* [z](javascript:x) `c`"
+# (no line break or backslash: a name with one is refused, `autograder.names`)
+MARKUP = "evil name <b>x | *y* [z](javascript:x) `c`"
 LONG = "L" * 200
 UNREADABLE = "<img src=x onerror=alert(1)>"
 CRASH = "def pack(parts, budget):\n    raise ValueError('no')\n"

@@ -26,12 +26,12 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from autograder import outfolder
+from autograder import names, outfolder
 from autograder.checks import example_cache
 from autograder.cohort import cluster, record, report, summary
 from autograder.cohort.record import Graded
 from autograder.cohort.task import Task, grade_one, max_score
-from autograder.run import handed_in, isolation
+from autograder.run import handed_in, isolation, submission
 from autograder.run.engine import Result, confinement
 from autograder.run.isolation import Limits
 from autograder.run.plain import TRUST
@@ -79,7 +79,8 @@ LINKED = "is a link to another folder, and links are never followed: hand in the
 def _problem(submitted: Path, student: str, assignment: str, student_linked: bool,
              assignments: dict[str, bool] | None) -> str | None:
     """Why the submission SUBMITTED/``student``/``assignment`` cannot be graded (links and odd
-    files refused, at every name below SUBMITTED), or None."""
+    files refused, at every name below SUBMITTED; a notebook over the size limit refused from
+    its size alone, before a byte of it is read or hashed), or None."""
     if student_linked:
         return f"the student's folder {LINKED}"
     if assignments is None:
@@ -93,9 +94,9 @@ def _problem(submitted: Path, student: str, assignment: str, student_linked: boo
         found = handed_in.kind_at(expected, folder)
         if found is None:
             return f"no notebook called {expected}" + _notebooks(folder)
-    if found != "a file":
-        return f"{expected} is {found}; only regular files are graded"
-    return None
+        if found == "a file":
+            return submission.too_large(handed_in.size_at(expected, folder))
+    return f"{expected} is {found}; only regular files are graded"
 
 
 def _notebooks(folder: int) -> str:
@@ -112,18 +113,65 @@ def _notebooks(folder: int) -> str:
             + (f" and {more:,} more" if more > 0 else "") + ")")
 
 
-def discover(submitted: Path) -> list[Task]:
-    """One task per student × assignment seen anywhere in SUBMITTED, problems included.
+def assignment_names() -> set[str]:
+    """The names of the course's assignments: the only folders of a student's that are graded
+    (its exercises, and the plain nbgrader assignments of solutions/)."""
+    return {e.name for e in load().exercises} | set(plain_assignments())
 
-    Students and assignments are the folders found (files are ignored), whatever their names:
-    spaces, unicode, newlines, leading dashes, markup or `grades.csv` are all just names. A
-    folder that cannot be read, a link to a folder (never followed: it could be a classmate's)
-    and a notebook that is not a regular file get their rows with the reason; discovery itself
-    never fails on a submission (only when SUBMITTED cannot be listed at all). Every folder
-    below SUBMITTED is opened with no link followed (`handed_in.inside`), so a folder swapped
-    for a link after it was listed is refused too.
+
+def _not_ours(folders: list[str]) -> str:
+    """The problem of a student's folders that are not assignments of the course (one row)."""
+    first, rest = folders[0], folders[1:]
+    why = names.problem(first)
+    said = f"`{first}` is not an assignment of this course" + \
+        (f" (its name {why})" if why else "")
+    if rest:
+        more = len(rest) - SHOWN_NOTEBOOKS
+        said += (f"; nor {'is' if len(rest) == 1 else 'are'} "
+                 + ", ".join(f"`{name}`" for name in rest[:SHOWN_NOTEBOOKS])
+                 + (f" and {more:,} more folders" if more > 0 else ""))
+    return said
+
+
+def _tasks(submitted: Path, student: str, linked: bool, found: dict[str, bool] | None,
+           course: list[str], known: set[str]) -> list[Task]:
+    """One student's tasks: one per assignment of the course that the class handed in, and one
+    for all of their folders that are not assignments of the course."""
+    refused = names.problem(student)
+    tasks = []
+    for assignment in course:
+        try:
+            problem = f"the student's folder is not graded: its name {refused}; rename it " \
+                "and grade again" if refused else \
+                _problem(submitted, student, assignment, linked, found)
+        except handed_in.Refused as exc:  # a folder swapped for a link since it was listed
+            problem = str(exc)
+        except OSError as exc:  # e.g. a folder that may be listed but not entered
+            problem = f"the submission could not be read ({type(exc).__name__})"
+        notebook = None if problem else submitted / student / assignment / f"{assignment}.ipynb"
+        tasks.append(Task(student, assignment, notebook, problem, submitted))
+    others = sorted(name for name in found or {} if name not in known)
+    if others:
+        tasks.append(Task(student, others[0], None, _not_ours(others), submitted))
+    return tasks
+
+
+def discover(submitted: Path) -> list[Task]:
+    """One task per student × assignment of the course handed in by anyone, problems included,
+    and one per student for all of their other folders.
+
+    Students and assignments are the folders found (files are ignored), used exactly as named:
+    spaces, unicode, leading dashes, markup or `grades.csv` are all just names. A name that
+    could pass for another (`autograder.names`: not UTF-8, invisible characters, look-alikes)
+    is refused with its reason, never cleaned up: a student's rows say why, and a folder that
+    is not exactly an assignment of the course is not one. A folder that cannot be read, a
+    link to a folder (never followed: it could be a classmate's) and a notebook that is not a
+    regular file or is too large get their rows with the reason; discovery itself never fails
+    on a submission (only when SUBMITTED cannot be listed at all). Every folder below
+    SUBMITTED is opened with no link followed (`handed_in.inside`), so a folder swapped for a
+    link after it was listed is refused too.
     """
-    known = {e.name for e in load().exercises} | set(plain_assignments())  # see `_dated`
+    known = assignment_names()
     try:
         with handed_in.inside(submitted) as root:
             students = _folders(root)
@@ -133,21 +181,9 @@ def discover(submitted: Path) -> list[Task]:
         students = None
     if students is None:
         raise OSError(f"cannot list the folders in {submitted}")
-    assignments = sorted({a for found in seen.values() if found for a in found})
-    tasks = []
-    for student in students:
-        for assignment in assignments:
-            try:
-                problem = f"`{assignment}` is not an assignment of this course" \
-                    if assignment not in known else _problem(submitted, student, assignment,
-                                                             students[student], seen[student])
-            except handed_in.Refused as exc:  # a folder swapped for a link since it was listed
-                problem = str(exc)
-            except OSError as exc:  # e.g. a folder that may be listed but not entered
-                problem = f"the submission could not be read ({type(exc).__name__})"
-            notebook = None if problem else submitted / student / assignment / f"{assignment}.ipynb"
-            tasks.append(Task(student, assignment, notebook, problem, submitted))
-    return tasks
+    course = sorted({a for found in seen.values() if found for a in found if a in known})
+    return [task for student, linked in students.items()
+            for task in _tasks(submitted, student, linked, seen[student], course, known)]
 
 
 @dataclass(frozen=True)
@@ -417,7 +453,7 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
                   overrides)
     outfolder.remove_partial(out)  # what a killed run was writing when it died
     records = {t: record.read(out, t.student, t.assignment) for t in tasks}
-    digests = {t: record.digest(t.notebook) for t in tasks}
+    digests = {t: record.digest(t.notebook, t.submitted) for t in tasks}
     why = {t: _why(t, records[t], digests[t], _results(out, t) is not None, force, regrade)
            for t in tasks}
     todo = [t for t in tasks if why[t] is not None]

@@ -17,7 +17,6 @@ import hashlib
 import inspect
 import json
 import os
-import stat
 from datetime import UTC, datetime
 from functools import cache
 from importlib import import_module
@@ -27,8 +26,10 @@ from types import ModuleType
 from autograder import outfolder
 from autograder.checks.suite import Failure, Misconception
 from autograder.cohort import report
+from autograder.run import handed_in
 from autograder.run import plain as plain_grading
 from autograder.run.engine import GroupScore, Result
+from autograder.run.handed_in import NOTEBOOK_BYTES
 from autograder.run.sandbox import WORKER_SOURCE
 from autograder.run.submission import CellProblem
 from packlab.course.manifest import load, plain_assignments
@@ -48,18 +49,24 @@ class Graded:
     history: tuple[dict, ...] = ()  # earlier results: score, error, graded_at, notebook, why
 
 
-def digest(path: Path | None) -> str | None:
-    """The SHA-256 of a regular file's bytes (no symlink followed, no FIFO opened), or None."""
+def digest(path: Path | None, below: Path | None = None) -> str | None:
+    """The SHA-256 of a notebook's bytes, or None: no file, not a regular file (no link
+    followed, down from ``below``, SUBMITTED; no FIFO opened), or larger than
+    `NOTEBOOK_BYTES`, which is checked before a byte is read (such a notebook is refused)."""
     if path is None:
         return None
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        handle = handed_in.opened(path, below=below)
+    except (OSError, handed_in.Refused):
         return None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+    with handle:
+        if os.fstat(handle.fileno()).st_size > NOTEBOOK_BYTES:
             return None
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        hasher, left = hashlib.sha256(), NOTEBOOK_BYTES + 1
+        while left > 0 and (chunk := handle.read(min(left, 1 << 20))):
+            hasher.update(chunk)
+            left -= len(chunk)
+    return None if left <= 0 else hasher.hexdigest()  # None: it grew past the limit
 
 
 def _modules(module: ModuleType) -> set[ModuleType]:

@@ -18,7 +18,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from autograder.escape import NAME_CHARS, cut, for_csv
+from autograder.escape import NAME_CHARS, cut, for_csv, for_html
 from autograder.outfolder import submission_folder, write_atomically
 from autograder.run.engine import RAN, GroupScore, Result
 from autograder.run.submission import CellProblem
@@ -206,7 +206,7 @@ def _code(cell: CellProblem) -> str:
 def _page(result: Result, cut: str | None, corrections: Corrections | None = None,
           cells: list[CellProblem] | tuple = ()) -> str:
     esc = html.escape
-    parts = [f"<h1>{esc(result.assignment)} — feedback for {esc(result.student)}</h1>"]
+    parts = [f"<h1>{for_html(result.assignment)} — feedback for {for_html(result.student)}</h1>"]
     if result.sandbox == "none":
         parts.append(f"<p><b>{esc(NO_SANDBOX)}</b></p>")
     parts += [f"<p>{esc(line)}</p>" for line in summary_lines(result, corrections)
@@ -237,7 +237,7 @@ def _page(result: Result, cut: str | None, corrections: Corrections | None = Non
     style = ("body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.4}"
              "dt{font-weight:bold}code{background:#f3f3f3}"
              "pre.code{background:#f6f6f6;padding:.5em}.bad{background:#fdd;font-weight:bold}")
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(result.assignment)}"
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{for_html(result.assignment)}"
             f"</title><style>{style}</style></head><body>{''.join(parts)}</body></html>\n")
 
 

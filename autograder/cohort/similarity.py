@@ -33,14 +33,13 @@ again; those of 06 to 10 are longer (195 to 1,141), and so is any whole module p
 from __future__ import annotations
 
 import csv
-import html
 import io
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autograder.escape import for_csv, for_terminal, visible
+from autograder.escape import for_csv, for_html, for_terminal, visible
 from packlab.course.manifest import Exercise, load
 
 if TYPE_CHECKING:
@@ -269,8 +268,6 @@ def write_csv(out: Path, assignments: list[Assignment]) -> Path:
     return path
 
 
-def _name(text: str) -> str:
-    return html.escape(visible(text, keep_lines=False))
 
 
 def _code(answer: Answer, slices: np.ndarray) -> str:
@@ -284,7 +281,7 @@ def _code(answer: Answer, slices: np.ndarray) -> str:
 
 
 def _pair_html(pair: Pair) -> str:
-    a, b = _name(pair.a.student), _name(pair.b.student)
+    a, b = for_html(pair.a.student), for_html(pair.b.student)
     return (f"<section class='pair'><h3>{a} and {b}</h3>"
             f"<p>These answers share {pair.shared:,} tokens of code: {_percent(pair.similarity_a)}"
             f" of {a}'s answer and {_percent(pair.similarity_b)} of {b}'s. Look at them side by "
@@ -295,21 +292,21 @@ def _pair_html(pair: Pair) -> str:
 
 def _assignment_html(entry: Assignment, threshold: float) -> str:
     if entry.problem:
-        return (f"<section class='assignment'><h2>{_name(entry.name)}</h2>"
+        return (f"<section class='assignment'><h2>{for_html(entry.name)}</h2>"
                 f"<p>{entry.problem}</p></section>")
-    parts = [f"<h2>{_name(entry.name)}</h2>",
+    parts = [f"<h2>{for_html(entry.name)}</h2>",
              f"<p>{entry.compared} answers compared; {len(entry.pairs) + entry.more} pairs share "
              f"at least {_percent(threshold)} of one answer's code.</p>"]
     parts += [_pair_html(pair) for pair in entry.pairs]
     if entry.given:
-        items = "".join(f"<li>{_name(m.student)}: {_percent(m.share)} of the answer is "
-                        f"{_name(m.source)}</li>" for m in entry.given)
+        items = "".join(f"<li>{for_html(m.student)}: {_percent(m.share)} of the answer is "
+                        f"{for_html(m.source)}</li>" for m in entry.given)
         parts.append(f"<h3>Answers that are code the course gave out</h3><ul>{items}</ul>")
     if entry.more:
         parts.append(f"<p class='cut'>{entry.more:,} more pairs were flagged and are not shown "
                      "(packlab similarity --max-pairs shows more).</p>")
     if entry.not_compared:
-        items = "".join(f"<li>{_name(student)}: {_name(why)}</li>"
+        items = "".join(f"<li>{for_html(student)}: {for_html(why)}</li>"
                         for student, why in entry.not_compared)
         parts.append(f"<h3>Not compared</h3><ul>{items}</ul>")
     return "<section class='assignment'>" + "".join(parts) + "</section>"

@@ -31,9 +31,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SAWarning
+from sqlalchemy.exc import SAWarning, SQLAlchemyError
 
-from autograder import outfolder
+from autograder import names, outfolder
+from autograder.escape import for_csv
 from autograder.term import autograded, late
 from autograder.term.corrections import Marks, marks_line, number
 from autograder.term.overrides import Override
@@ -270,12 +271,28 @@ def _autograded(settings, exercise: Exercise, row: dict, submitted: Path,
             for problem in autograded.copy_exchange_files(handed_in, folder, submitted)]
 
 
-UNQUOTED = re.compile(r'[,"\r\n]|^[=+\-@\t]')
+UNQUOTED = re.compile(r'[,;"\t\r\n]')  # what `nbgrader export`, writing ids unquoted, breaks at
+
+
+def not_exportable(student: str) -> str | None:
+    """Why ``student`` cannot go into the gradebook (None when it can).
+
+    It must be an identity (`names.problem`: UTF-8, nothing invisible, no look-alikes), and
+    `nbgrader export` writes ids into its CSV unquoted, so it may hold no separator of any
+    locale (``,`` ``;`` tab), quote or line break, and nothing a spreadsheet would run
+    (`for_csv` must leave it as it is: no leading ``=``, ``+``, ``-`` or ``@``)."""
+    why = names.problem(student)
+    if why:
+        return f"its name {why}"
+    if UNQUOTED.search(student) or for_csv(student) != student:
+        return ("`nbgrader export` writes ids unquoted, so a comma, semicolon, tab, quote, line "
+                "break or leading =, +, - or @ would break or inject into its CSV")
+    return None
 
 
 def exportable(student: str) -> bool:
-    """Can ``student`` go into the gradebook? `nbgrader export` writes ids into CSV unquoted."""
-    return UNQUOTED.search(student) is None
+    """Can ``student`` go into the gradebook (see `not_exportable`)?"""
+    return not_exportable(student) is None
 
 
 def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Written:
@@ -294,18 +311,22 @@ def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Writ
             if row["reason"] == outfolder.NO_SUBMISSION or exercise is None \
                     or not _known(gb, exercise.name, written):
                 continue  # nothing handed in (nbgrader counts 0), or not in this gradebook
-            if not exportable(row["student"]):
-                written.problems.append(
-                    f"student folder {row['student']!r} left out of the gradebook: `nbgrader "
-                    "export` writes ids unquoted, so a comma, quote, line break or leading "
-                    "=, +, - or @ would break or inject into its CSV (grades.csv has the row).")
+            why = not_exportable(row["student"])
+            if why:
+                written.problems.append(f"student folder {row['student']!r} left out of the "
+                                        f"gradebook: {why} (grades.csv has the row).")
                 continue
-            data = results(out, row)
-            _record_row(gb, target, exercise, row, submitted,
-                        out, data, written)
-            if settings is not None:
-                written.problems += _autograded(settings, exercise, row, submitted, data)
-                written.notebooks += 1
+            try:
+                data = results(out, row)
+                _record_row(gb, target, exercise, row, submitted, out, data, written)
+                if settings is not None:
+                    written.problems += _autograded(settings, exercise, row, submitted, data)
+                    written.notebooks += 1
+            except (SQLAlchemyError, OSError, ValueError) as exc:  # one row never stops the rest
+                gb.db.rollback()
+                written.problems.append(f"{row['student']!r}/{exercise.name}: not written to "
+                                        f"the gradebook ({type(exc).__name__}); every other "
+                                        "row was.")
     return written
 
 
@@ -373,9 +394,9 @@ def roster(target: Target, entries: list[dict]) -> Rostered:
         warnings.simplefilter("ignore", SAWarning)
         for entry in entries:
             student = entry["id"]
-            if not exportable(student):
-                done.problems.append(f"{student!r} left out: `nbgrader export` writes ids "
-                                     "unquoted, so it would break its CSV")
+            why = not_exportable(student)
+            if why:
+                done.problems.append(f"{student!r} left out: {why}")
                 continue
             first, last = _names(entry)
             try:
@@ -413,9 +434,9 @@ def extend(target: Target, exercise: Exercise, student: str, until: datetime) ->
         if until <= due:
             raise CannotExtend(f"{until.isoformat()} is not after the due date, "
                                f"{due.isoformat()}")
-        if not exportable(student):
-            raise CannotExtend(f"{student!r} cannot go into the gradebook: `nbgrader export` "
-                               "writes ids unquoted")
+        why = not_exportable(student)
+        if why:
+            raise CannotExtend(f"{student!r} cannot go into the gradebook: {why}")
         gb.update_or_create_student(student)
         gb.update_or_create_submission(exercise.name, student)
         extension = until - due

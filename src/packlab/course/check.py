@@ -235,10 +235,14 @@ def run_tests(exercise: str, func: Callable, group: str = "visible") -> float | 
 
 def _nbgrader_cells(path: Path) -> dict[str, dict]:
     """Each nbgrader cell of a notebook by its grade_id: its metadata and source (none when the
-    file is not a notebook)."""
+    file is not a notebook, or is larger than the grader reads: its size is checked first)."""
     import nbformat
 
+    from autograder.run.handed_in import NOTEBOOK_BYTES
+
     try:
+        if path.stat().st_size > NOTEBOOK_BYTES:
+            return {}  # the grader says it is too large, having read none of it
         notebook = nbformat.read(path, as_version=4)
         return {cell.metadata["nbgrader"]["grade_id"]: {**cell.metadata["nbgrader"],
                                                        "source": cell.source}
