@@ -105,7 +105,7 @@ def cell_index(notebook, grade_id: str) -> int:
                 if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
 
-# What each gallery attack must score, and what its feedback must say. Every one gets 0 points.
+# What each gallery attack's feedback must say. Each scores 0, or the points its `# score:` says.
 GALLERY_SAYS = {
     "infinite_loop": (TIMEOUT, "(0.25 s of CPU time, 1 second in all) while calling pack",
                       "not called: earlier in this group"),
@@ -151,6 +151,7 @@ GALLERY_SAYS = {
     "returns_dict": (NOT_A_LIST,),
     "shrinks_the_request_pipe": (INTERFERED, "stopped reading the grader's calls"),
     "closes_the_reply_pipe": (INTERFERED, "closed its pipe to the grader"),
+    "lies_once": ("did not answer the same way twice",),
 }
 # Nothing of the machine that grades may reach a student: the sandbox's command line, the
 # interpreter's folder, the staging folder, the worker's source.
@@ -165,8 +166,8 @@ def gallery_cases(submitted: Path, out: Path) -> list[Case]:
         assert {"attack", "defence"} <= fields.keys(), f"{path.name}: header incomplete"
         exercise = COURSE.exercise(fields.get("exercise", PACK.name))
         code = attack_code(path, submitted, out)
-        cases.append(Case(path.stem, exercise, released_with(exercise, code), 0,
-                          GALLERY_SAYS[path.stem]))
+        cases.append(Case(path.stem, exercise, released_with(exercise, code),
+                          int(fields.get("score", 0)), GALLERY_SAYS[path.stem]))
     return cases
 
 
