@@ -152,6 +152,9 @@ GALLERY_SAYS = {
     "shrinks_the_request_pipe": (INTERFERED, "stopped reading the grader's calls"),
     "closes_the_reply_pipe": (INTERFERED, "closed its pipe to the grader"),
     "lies_once": ("did not answer the same way twice",),
+    "memory_bomb_children": (DIED, "it used more than 1024 MiB of memory across its processes"),
+    "hoards_memfds": ("it raised PermissionError",),
+    "hoards_system_v_memory": ("it raised PermissionError",),
 }
 # Nothing of the machine that grades may reach a student: the sandbox's command line, the
 # interpreter's folder, the staging folder, the worker's source.
