@@ -290,13 +290,14 @@ PYTHON_FLAGS = ("-I", "-S", "-u")  # no environment, no site-packages, unbuffere
 
 def require_sandbox() -> None:
     """Fail closed: raise `SandboxUnavailable`, naming the fix, unless a sandbox works here."""
-    problem = _sandbox_problem()
+    problem = sandbox_problem()
     if problem:
         raise SandboxUnavailable(f"Cannot grade safely: {problem}. {INSTALL_HINT}")
 
 
 @cache
-def _sandbox_problem() -> str | None:
+def sandbox_problem() -> str | None:
+    """Why bubblewrap cannot build a sandbox here (None: it can), tried once per process."""
     if shutil.which("bwrap") is None:
         return "bubblewrap (`bwrap`) is not installed"
     try:
@@ -315,7 +316,7 @@ def _sandbox_problem() -> str | None:
 
 def sandbox_works() -> bool:
     """Whether `require_sandbox` would pass (for `packlab check`, which may go without)."""
-    return _sandbox_problem() is None
+    return sandbox_problem() is None
 
 
 def kill(process: subprocess.Popen) -> None:
