@@ -28,7 +28,7 @@ from conftest import COURSE, submit, with_answer
 from autograder import outfolder
 from autograder.checks import gallery
 from autograder.cohort.classroom import grade_class
-from autograder.run import isolation
+from autograder.run import footprint, isolation
 from autograder.run.handed_in import NOTEBOOK_BYTES
 from autograder.run.isolation import Limits
 from packlab.course.manifest import ROOT
@@ -402,6 +402,16 @@ def test_notebook_attack_gets_the_fair_grade(graded, name):
 
 def test_no_sandbox_process_outlives_grading(graded):
     assert graded[3] == []
+
+
+def test_no_memory_cgroup_outlives_its_grading_process(graded):
+    own = footprint._own_cgroup()
+    if own is None:
+        pytest.skip("no memory cgroups here: the watchdog bounds memory")
+    stale = [folder.name for folder in own.glob(f"{footprint.PREFIX}*-*")
+             if not Path(f"/proc/{folder.name.removeprefix(footprint.PREFIX).split('-')[0]}")
+             .exists()]
+    assert stale == []
 
 
 def test_nothing_forged_survives(graded):
