@@ -217,7 +217,7 @@ def test_without_a_working_sandbox_nothing_is_graded_and_both_sides_are_told_why
     assert "could not start its sandbox" in said and "not a problem with your submission" in said
     assert "No permissions to creating new namespace" in said  # the instructor's why
     assert "seccomp" in said and "CLONE_NEWUSER" in said  # and what to change
-    assert data["extra_data"]["sandbox"] == "bubblewrap"  # nothing ran without it
+    assert data["extra_data"]["sandbox"] == ""  # nothing ran, with a sandbox or without
 
 
 def attack(name: str, **filled: Path) -> str:

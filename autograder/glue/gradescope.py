@@ -302,7 +302,8 @@ def grade_submission(assignment: str, base: Path) -> dict:
             else:  # fail closed: no sandbox, no grading
                 print(f"packlab: not grading: {problem}. {CONTAINER_FIX}", file=sys.stderr)
                 result = Result(STUDENT, exercise.name, max_score=exercise.max_score,
-                                error=f"{NO_SANDBOX}\n\nWhy: {problem}.\n\n{CONTAINER_FIX}")
+                                error=f"{NO_SANDBOX}\n\nWhy: {problem}.\n\n{CONTAINER_FIX}",
+                                sandbox="")  # nothing ran: no sandbox to name
         # The same writer as `packlab grade`: its results.json is what Gradescope gets.
         report.write_submission(graded, result)
         folder = outfolder.submission_folder(graded, STUDENT, exercise.name)
