@@ -248,3 +248,17 @@ def test_a_daemon_dies_with_the_sandbox_and_forges_nothing(source):
     after = json.loads((results / "results.json").read_text())
     assert after == data and after["score"] == 0 and "FORGED" not in json.dumps(after)
     assert leftover_processes() == []
+
+
+def test_setup_says_loudly_when_the_container_cannot_run_the_sandbox(refusing_bwrap):
+    env = {**os.environ, "PATH": f"{refusing_bwrap}{os.pathsep}{os.environ.get('PATH', '')}"}
+    check = [sys.executable, "-c",
+             "import autograder.glue.gradescope as g, sys; sys.exit(g.check_sandbox())"]
+    refused = subprocess.run(check, env=env, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1
+    said = " ".join(refused.stderr.split())
+    assert "WARNING: packlab cannot start its sandbox here" in said and "score 0" in said
+    assert "CLONE_NEWUSER" in said
+    works = subprocess.run(check, capture_output=True, text=True, timeout=120)
+    assert works.returncode == 0 and "the sandbox works here" in works.stderr
+    assert "of memory" in works.stderr  # and how memory is bounded

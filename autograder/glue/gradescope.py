@@ -234,11 +234,15 @@ def check_root(source: str) -> int:
 
 
 def check_sandbox() -> int:
-    """0 when bubblewrap builds a sandbox in this container; else say why, loudly (setup.sh)."""
-    from autograder.run import isolation
+    """0 when bubblewrap builds a sandbox in this container; else say why, loudly (setup.sh).
+    Either way, say how a submission's memory is bounded here."""
+    from autograder.run import footprint, isolation
+    from autograder.run.isolation import Limits
 
     problem = isolation.sandbox_problem()
     if problem is None:
+        print(f"packlab: the sandbox works here. {footprint.describe(Limits().footprint_bytes)}",
+              file=sys.stderr)
         return 0
     banner = "!" * 78
     print(f"{banner}\nWARNING: packlab cannot start its sandbox here: {problem}.\nEvery "
