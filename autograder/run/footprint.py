@@ -68,6 +68,19 @@ def kind() -> str:
     return "cgroup" if _own_cgroup() is not None else "watchdog"
 
 
+def problem() -> str | None:
+    """Why no bound can be kept here (None: one can). Grading then refuses, as without a
+    sandbox: a watchdog that cannot read /proc would count nothing, and say nothing."""
+    if kind() == "cgroup":
+        return None
+    me = os.getpid()
+    if pss(me) == 0 or not Path(f"/proc/{me}/task/{me}/children").is_file():
+        return ("there is no memory cgroup to give each sandbox, and the memory of processes "
+                "cannot be read from /proc here (smaps_rollup, task/*/children), so nothing "
+                "would bound all of a submission's processes together")
+    return None
+
+
 def describe(footprint_bytes: int) -> str:
     """How the bound is kept here, in an instructor's words."""
     bound = f"{footprint_bytes >> 20} MiB"

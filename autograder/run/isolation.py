@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from autograder.run import footprint
 from packlab.course.manifest import ROOT
 
 CLONE_NEWNS = 0x00020000
@@ -311,7 +312,7 @@ def sandbox_problem() -> str | None:
     if done.returncode != 0 or done.stdout.strip() != b"ok":
         said = (done.stderr or done.stdout).decode("utf-8", "replace").strip()[:300]
         return f"bubblewrap could not build a sandbox here ({said or done.returncode})"
-    return None
+    return footprint.problem()
 
 
 def sandbox_works() -> bool:
