@@ -300,6 +300,7 @@ def grade_as_ordinary_user(submitted: Path, out: Path) -> list[dict]:
     assert "Traceback" not in said and "MarkupError" not in said, said[-3000:]
     # No memory cgroup for an ordinary user: the weaker bound is said before grading.
     assert "together may hold 1024 MiB of memory, kept by a watchdog" in " ".join(said.split())
+    assert "bounded by a watchdog" in (out / "summary.md").read_text()
     with (out / "grades.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     for row in rows:

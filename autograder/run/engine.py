@@ -10,7 +10,7 @@ from autograder.checks import example_cache
 from autograder.checks.suite import Failure, Suite, passed_shown, run_group, seed_key
 from autograder.checks.suites import NOT_INSTALLED
 from autograder.checks.suites import load as load_suite
-from autograder.run import submission
+from autograder.run import footprint, submission
 from autograder.run.isolation import Limits
 from autograder.run.sandbox import Sandbox
 from packlab.course.manifest import Exercise
@@ -40,6 +40,7 @@ class Result:
     error: str | None = None
     output: str = ""
     sandbox: str = "bubblewrap"  # how the student's code was confined: see `confinement`
+    memory: str = ""  # how its processes' memory was bounded together: `footprint.kind`
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -106,6 +107,7 @@ def grade_submission(path, exercise: Exercise, student: str, limits: Limits | No
                         f"({limits.submission_seconds:g} s)")
         return result, []
     result.notes = code.notes
+    result.memory = footprint.kind()
     with Sandbox(code.cells, limits, sandboxed=sandboxed, started=started) as box:
         caller = box.caller(suite.function)
         result.output = box.output_tail()
