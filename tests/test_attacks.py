@@ -403,6 +403,11 @@ def test_notebook_attack_gets_the_fair_grade(graded, name):
     check(graded, case_named(graded, name))
 
 
+def test_a_memory_bomb_s_row_says_why(graded):
+    row = row_of(graded, case_named(graded, "memory_bomb_children"))
+    assert "used more than 1024 MiB of memory across its processes" in row["reason"], row
+
+
 def test_no_sandbox_process_outlives_grading(graded):
     assert graded[3] == []
 

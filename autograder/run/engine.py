@@ -124,6 +124,9 @@ def grade_submission(path, exercise: Exercise, student: str, limits: Limits | No
             if group.visible:  # what the code prints during hidden groups shows their inputs
                 result.output = box.output_tail()
         result.notes += [f"{RAN}{p}." for p in box.problems]
+        if box.over_memory:  # said where each check failed, and here for the student's row
+            result.notes.append(f"{RAN}{footprint.too_much(limits.footprint_bytes)}, so the "
+                                "grader ended it.")
     result.score = round(sum(g.points for g in result.groups), 2)
     if code.untouched and result.score < result.max_score:
         result.notes.insert(0, submission.UNTOUCHED)

@@ -99,6 +99,7 @@ class Sandbox:
         self.plan = isolation.plan(sandboxed, self.limits)
         self._deadline = (started or time.monotonic()) + self.limits.submission_seconds
         self.problems: list[str] = []
+        self.over_memory = False  # a sandbox of this submission reached `Limits.footprint_bytes`
         self._process: subprocess.Popen | None = None
         self._guard: footprint.Guard | None = None
         self._folder: str | None = None
@@ -285,6 +286,7 @@ class Sandbox:
         their memory bound is told so, whatever else went wrong as it was stopped."""
         if self._guard is not None and self._guard.exceeded:
             kind, detail, clock = "crashed", footprint.too_much(self.limits.footprint_bytes), ""
+            self.over_memory = True
         error = StudentError(kind, detail, clock)
         self._last_fatal = error
         self.close()
