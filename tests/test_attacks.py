@@ -31,7 +31,7 @@ from autograder.checks import gallery
 from autograder.cohort import record
 from autograder.cohort.classroom import grade_class
 from autograder.escape import for_csv
-from autograder.run import isolation
+from autograder.run import footprint, isolation
 from autograder.run.handed_in import NOTEBOOK_BYTES
 from autograder.run.isolation import Limits
 from autograder.term import bundle, lms
@@ -109,7 +109,7 @@ def cell_index(notebook, grade_id: str) -> int:
                 if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
 
-# What each gallery attack must score, and what its feedback must say. Every one gets 0 points.
+# What each gallery attack's feedback must say. Each scores 0, or the points its `# score:` says.
 GALLERY_SAYS = {
     "infinite_loop": (TIMEOUT, "(0.25 s of CPU time, 1 second in all) while calling pack",
                       "not called: earlier in this group"),
@@ -156,6 +156,10 @@ GALLERY_SAYS = {
     "shrinks_the_request_pipe": (INTERFERED, "stopped reading the grader's calls"),
     "closes_the_reply_pipe": (INTERFERED, "closed its pipe to the grader"),
     "formulas_in_its_error": ("raised ValueError: oops;=HYPERLINK(", NO_FUNCTION),
+    "lies_once": ("did not answer the same way twice",),
+    "memory_bomb_children": (DIED, "it used more than 1024 MiB of memory across its processes"),
+    "hoards_memfds": ("it raised PermissionError",),
+    "hoards_system_v_memory": ("it raised PermissionError",),
 }
 # Nothing of the machine that grades may reach a student: the sandbox's command line, the
 # interpreter's folder, the staging folder, the worker's source.
@@ -170,8 +174,8 @@ def gallery_cases(submitted: Path, out: Path) -> list[Case]:
         assert {"attack", "defence"} <= fields.keys(), f"{path.name}: header incomplete"
         exercise = COURSE.exercise(fields.get("exercise", PACK.name))
         code = attack_code(path, submitted, out)
-        cases.append(Case(path.stem, exercise, released_with(exercise, code), 0,
-                          GALLERY_SAYS[path.stem]))
+        cases.append(Case(path.stem, exercise, released_with(exercise, code),
+                          int(fields.get("score", 0)), GALLERY_SAYS[path.stem]))
     return cases
 
 
@@ -359,6 +363,9 @@ def grade_as_ordinary_user(submitted: Path, out: Path) -> list[dict]:
     said = done.stdout + done.stderr
     assert done.returncode == 1, said[-3000:]  # 1: two notebooks could not be graded
     assert "Traceback" not in said and "MarkupError" not in said, said[-3000:]
+    # No memory cgroup for an ordinary user: the weaker bound is said before grading.
+    assert "together may hold 1024 MiB of memory, kept by a watchdog" in " ".join(said.split())
+    assert "bounded by a watchdog" in (out / "summary.md").read_text()
     with (out / "grades.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     for row in rows:
@@ -467,8 +474,23 @@ def test_notebook_attack_gets_the_fair_grade(graded, name):
     check(graded, case_named(graded, name))
 
 
+def test_a_memory_bomb_s_row_says_why(graded):
+    row = row_of(graded, case_named(graded, "memory_bomb_children"))
+    assert "used more than 1024 MiB of memory across its processes" in row["reason"], row
+
+
 def test_no_sandbox_process_outlives_grading(graded):
     assert graded[3] == []
+
+
+def test_no_memory_cgroup_outlives_its_grading_process(graded):
+    own = footprint._own_cgroup()
+    if own is None:
+        pytest.skip("no memory cgroups here: the watchdog bounds memory")
+    stale = [folder.name for folder in own.glob(f"{footprint.PREFIX}*-*")
+             if not Path(f"/proc/{folder.name.removeprefix(footprint.PREFIX).split('-')[0]}")
+             .exists()]
+    assert stale == []
 
 
 def test_nothing_forged_survives(graded):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
+import zlib
 
 import nbformat
 import pytest
@@ -237,6 +239,12 @@ def _answer_of(exercise) -> str:
                 if cell.metadata.get("nbgrader", {}).get("solution"))
 
 
+def _packed(code: str) -> str:
+    """A classmate's answer, compressed and encoded, run from the string."""
+    packed = base64.b64encode(zlib.compress(code.encode())).decode()
+    return f"import base64, zlib\n\nexec(zlib.decompress(base64.b64decode({packed!r})))\n"
+
+
 @pytest.fixture(scope="module")
 def pasted(tmp_path_factory):
     root = tmp_path_factory.mktemp("pasted")
@@ -244,7 +252,7 @@ def pasted(tmp_path_factory):
                                      "sam": None, "ida": _reference_module("fitting.py")}),
                               (EVIDENCE, {"pia": _packing_module("evidence.py"),
                                           "ida": _reference_module("evidence.py")}),
-                              (PACK, {"gina": GINA, "dave": DAVE})):
+                              (PACK, {"gina": GINA, "dave": DAVE, "hugo": _packed(DAVE)})):
         for student, code in answers.items():
             notebook = (nbformat.read(exercise.release, as_version=4) if code is None
                         else with_answer(exercise, code))
@@ -278,3 +286,14 @@ def test_the_report_lists_them(pasted, tmp_path):
     assert "Answers that are code the course gave out" in page.read_text()
     said = "\n".join(similarity.summary(list(pasted.values()), similarity.THRESHOLD))
     assert "pia:" in said and "packlab/packing/fitting.py" in said
+
+
+def test_an_answer_that_runs_packed_code_is_listed_on_its_own(pasted, tmp_path):
+    """hugo runs dave's answer out of a compressed, encoded string: no pair can show it."""
+    entry = pasted[PACK.name]
+    assert not [p for p in entry.pairs if "hugo" in (p.a.student, p.b.student)]
+    assert entry.runs == [similarity.Runs("hugo", ("exec",))]  # the honest ones are not listed
+    page = similarity.write_html(tmp_path, list(pasted.values()), similarity.THRESHOLD)
+    assert "Answers that run code they build while they run" in page.read_text()
+    said = "\n".join(similarity.summary(list(pasted.values()), similarity.THRESHOLD))
+    assert "hugo: calls exec" in said and "1 that run code built while they run" in said

@@ -238,7 +238,7 @@ def grades_row(data: dict) -> dict:
             "status": "not graded" if extra["error"] else "graded",
             "reason": extra["error"] or "; ".join(filter(None, [extra.get("problem"),
                                                                  _trust(extra["assignment"])])),
-            "sandbox": extra.get("sandbox", "bubblewrap"),
+            "sandbox": extra.get("sandbox", "bubblewrap"), "memory": extra.get("memory", ""),
             "raw_score": raw, "submitted_at": lateness.get("submitted_at", ""),
             "due": lateness.get("due", ""), "late_days": "" if days is None else days,
             "late_penalty": lateness.get("penalty", 0), "late_note": lateness.get("note", ""),

@@ -168,6 +168,7 @@ def gradescope(result: Result, corrections: Corrections | None = None) -> dict:
                 "extra_data": {"student": shown.student, "assignment": shown.assignment,
                                "max_score": shown.max_score, "error": shown.error,
                                "notes": shown.notes, "sandbox": shown.sandbox,
+                               "memory": shown.memory,
                                "groups": groups, "misconceptions": held,
                                "raw_score": scored.raw, "corrected_score": scored.corrected,
                                "problem": problem(shown) or None, **fixes.to_dict()}}

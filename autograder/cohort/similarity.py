@@ -28,13 +28,19 @@ install holds. It is listed when at least `GIVEN_SHARE` of it is found in that c
 they share is long (`GIVEN_MIN_SHARED` of copydetect's overlapping tokens): the reference answers of
 01 to 05 are shorter than that (31 to 119), since a right answer there is the lesson's loop written
 again; those of 06 to 10 are longer (195 to 1,141), and so is any whole module pasted in.
+
+An answer that runs code it builds while it runs (it names exec, eval, compile, __import__ or
+the builtins) is listed on its own too (`Runs`): a classmate's code packed into a compressed,
+encoded string shares no text with its original, so no pair could show it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import itertools
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -98,12 +104,23 @@ class Given:
     shared: int
 
 
+@dataclass(frozen=True)
+class Runs:
+    """An answer that runs code it builds while it runs: copydetect reads text, so a classmate's
+    code packed into a string (``exec(zlib.decompress(b64decode(...)))``) shares none with its
+    original, and such an answer is listed on its own, for a person to read."""
+
+    student: str
+    names: tuple[str, ...]  # what it calls of `RUNS_BUILT_CODE`, in order of first use
+
+
 @dataclass
 class Assignment:
     name: str
     compared: int = 0
     pairs: list[Pair] = field(default_factory=list)  # flagged, most similar first
     given: list[Given] = field(default_factory=list)  # answers that are code the course gave out
+    runs: list[Runs] = field(default_factory=list)  # answers that run code built while they run
     more: int = 0  # flagged pairs left out past the limit
     not_compared: list[tuple[str, str]] = field(default_factory=list)  # (student, why)
     problem: str | None = None  # why nothing in it was compared
@@ -214,6 +231,27 @@ def given(answers: list[Answer], exercise: Exercise) -> list[Given]:
     return sorted(found, key=lambda m: (-m.share, m.student))
 
 
+# What runs code given as data (or reaches for what does): no answer to these exercises needs it.
+RUNS_BUILT_CODE = ("exec", "eval", "compile", "__import__", "__builtins__", "builtins")
+
+
+def runs_built_code(answers: list[Answer]) -> list[Runs]:
+    """The answers that name anything of `RUNS_BUILT_CODE` in their code (read as Python
+    tokens, so a name in a string or a comment does not count; code that does not tokenize is
+    read up to where it stops)."""
+    found = []
+    for one in answers:
+        names: list[str] = []
+        with contextlib.suppress(tokenize.TokenError, SyntaxError):
+            for token in tokenize.generate_tokens(io.StringIO(one.code).readline):
+                if token.type == tokenize.NAME and token.string in RUNS_BUILT_CODE \
+                        and token.string not in names:
+                    names.append(token.string)
+        if names:
+            found.append(Runs(one.student, tuple(names)))
+    return sorted(found, key=lambda runs: runs.student)
+
+
 def find(submitted: Path, threshold: float = THRESHOLD, max_pairs: int = MAX_PAIRS
          ) -> list[Assignment]:
     """Every assignment under SUBMITTED, its flagged pairs and what was not compared."""
@@ -240,6 +278,7 @@ def find(submitted: Path, threshold: float = THRESHOLD, max_pairs: int = MAX_PAI
             continue
         pairs, empty = compare(answers, boilerplate(exercises[name]), threshold)
         entry.given = given(answers, exercises[name])
+        entry.runs = runs_built_code(answers)
         entry.compared = len(answers) - len(empty)
         entry.not_compared += empty
         entry.pairs, entry.more = pairs[:max_pairs], max(0, len(pairs) - max_pairs)
@@ -302,6 +341,13 @@ def _assignment_html(entry: Assignment, threshold: float) -> str:
         items = "".join(f"<li>{for_html(m.student)}: {_percent(m.share)} of the answer is "
                         f"{for_html(m.source)}</li>" for m in entry.given)
         parts.append(f"<h3>Answers that are code the course gave out</h3><ul>{items}</ul>")
+    if entry.runs:
+        items = "".join(f"<li>{for_html(r.student)}: calls {for_html(', '.join(r.names))}</li>"
+                        for r in entry.runs)
+        parts.append("<h3>Answers that run code they build while they run</h3><p>Code packed "
+                     "into a string (compressed, encoded) shares nothing with the code it came "
+                     "from, so no pair above can show it: read these answers.</p>"
+                     f"<ul>{items}</ul>")
     if entry.more:
         parts.append(f"<p class='cut'>{entry.more:,} more pairs were flagged and are not shown "
                      "(packlab similarity --max-pairs shows more).</p>")
@@ -355,11 +401,15 @@ def summary(assignments: list[Assignment], threshold: float) -> list[str]:
                      f"pair{'s' if flagged != 1 else ''} to look at"
                      + (f", {len(entry.not_compared)} not compared" if entry.not_compared else "")
                      + (f", {len(entry.given)} that are code the course gave out"
-                        if entry.given else ""))
+                        if entry.given else "")
+                     + (f", {len(entry.runs)} that run code built while they run (read them)"
+                        if entry.runs else ""))
         for pair in entry.pairs[:3]:
             lines.append(f"    {_shown(pair.a.student)} and {_shown(pair.b.student)}:"
                          f" {_percent(pair.similarity_a)} / {_percent(pair.similarity_b)}")
         for match in entry.given[:3]:
             lines.append(f"    {_shown(match.student)}: {_percent(match.share)} is "
                          f"{_shown(match.source)}")
+        for runs in entry.runs[:3]:
+            lines.append(f"    {_shown(runs.student)}: calls {_shown(', '.join(runs.names))}")
     return lines

@@ -59,6 +59,12 @@ def _summary(rows: list[dict], name=_one_line) -> tuple[list[str], list[str]]:
                     f"{', '.join(map(name, plain))}: graded at nbgrader's trust level (the test "
                     "cells ran in each student's own process, so a student's code could forge "
                     "its results, as under nbgrader).")
+    watched = sum(r.get("memory") == "watchdog" for r in ran if r.get("sandbox") != "none")
+    if watched:
+        head.append(f"{watched} submission{'s' * (watched != 1)} had the memory of all their "
+                    "processes bounded by a watchdog that reads it every 50 ms, not by a memory "
+                    "cgroup (which needs root and cgroup v1's memory controller): a fast "
+                    "allocator may pass the bound by what it takes in that time.")
     listed = [f"not graded: {name(r['student'])} / {name(r['assignment'])}: {name(r['reason'])}"
               for r in failed]
     return head, listed

@@ -31,6 +31,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from autograder.cohort import summary
     from autograder.cohort.classroom import grade_class
     from autograder.cohort.cluster import ClusterUnavailable
+    from autograder.run import footprint
     from autograder.run.isolation import Limits, SandboxUnavailable
     from autograder.term.late import GradebookUnreadable
 
@@ -43,6 +44,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         return 2
     if args.no_sandbox:
         console.print(NO_SANDBOX_WARNING)
+    else:
+        console.print(f"Memory: {shown(footprint.describe(limits.footprint_bytes))}")
     jobs = getattr(args, "jobs", None)
     if args.scheduler and jobs is not None:
         console.print("Note: --jobs is ignored with --scheduler (each Dask worker grades as many "
@@ -356,6 +359,8 @@ LIMIT_HELP = {
     "open_files": "files the sandbox may hold open",
     "scratch_bytes": "size of each of the sandbox's private folders (/tmp, /dev/shm, its "
                      "working folder), in bytes",
+    "footprint_bytes": "memory all of one submission's processes may hold together (and its "
+                       "private folders' files), in bytes: the sandbox ends there",
     "restarts": "fresh sandboxes after a timeout or crash before giving up",
 }
 
