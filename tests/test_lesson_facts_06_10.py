@@ -286,7 +286,8 @@ def test_l07_slider_notes_name_budgets_the_slider_shows_and_are_true():
 
 def test_l07_points_back_to_lesson_02_for_fewer_parts_at_a_bigger_budget():
     """"More budget can keep fewer parts" is taught in lesson 02: L07 points back to it once and
-    no longer asks for it (its answer, 4 kept at 450 and 7 at 300, was printed above the question)."""
+    no longer asks for it (its answer, 4 kept at 450 and 7 at 300, was printed above the
+    question)."""
     text = prose("07")
     assert "That the smaller budget keeps more parts is lesson 02's point" in text
     for taught_again in ("4 of 9", "7 of 9", "keeps *fewer* parts", "only four are kept"):
