@@ -9,11 +9,11 @@ import zlib
 
 import nbformat
 import pytest
+from conftest import COURSE, submit, with_answer
 
 from autograder.cohort import similarity
 from packlab.course.cli import main
 from packlab.course.manifest import ROOT
-from tests.conftest import COURSE, submit, with_answer
 
 # The module's fixtures are built once only if its tests share one xdist worker.
 pytestmark = pytest.mark.xdist_group("similarity")
