@@ -10,12 +10,13 @@ the function for that output, so it is shown literally and never interpreted:
 - `for_markdown`: for summary.md — inline text or a table cell, never markup or a new line;
 - `cut`: any of it, bounded in size, saying how much was cut.
 
-HTML pages use `html.escape` (autograder/cohort/report.py). Each function is pure: text in, text
-out.
+HTML pages use `html.escape` (autograder/cohort/report.py), and `for_html` for the course's
+own messages, whose `code` spans become <code>. Each function is pure: text in, text out.
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 from rich.markup import escape as _rich_escape
@@ -89,6 +90,12 @@ def for_markdown(text: object) -> str:
     text = visible(text, keep_lines=False)
     text = _MARKDOWN.sub(lambda m: "\\" + m.group(), text)
     return re.sub("[&<>]", lambda m: _ENTITIES[m.group()], text)
+
+
+def for_html(text: object) -> str:
+    """A message for an HTML page: escaped, its markdown `code` spans (on one line) shown as
+    <code>, so no backtick is left for the reader to decode."""
+    return re.sub(r"`([^`\n]+)`", r"<code>\1</code>", html.escape(str(text)))
 
 
 NAME_CHARS = 1_000  # student and assignment names are folder names (≤ 255 bytes): never cut

@@ -186,7 +186,7 @@ def test_the_demo_leaves_the_learners_workspace_alone(tmp_path, monkeypatch):
 
 def projected() -> str:
     """The presenter's notebook as the room sees it, without its speaker notes."""
-    return nbformat.writes(notes.without_notes(presenter())) + "\n"
+    return nbformat.writes(workspace.learner_notebook(notes.without_notes(presenter()))) + "\n"
 
 
 def test_the_room_sees_no_notes_and_the_presenter_gets_them_on_a_page_of_their_own(tmp_path):
@@ -288,6 +288,8 @@ def test_packlab_demo_serves_the_notebook_with_big_fonts(tmp_path):
             assert json.load(answer)["type"] == "notebook"
         with urllib.request.urlopen(f"{base}/?token={token}", timeout=10) as page:
             assert f"/lab/tree/{workshop.NOTEBOOK}" in page.url
+        assert room_sees(base, token) == {"START.ipynb", "lessons", "exercises", "workshop",
+                                          workshop.NOTEBOOK} | lesson_and_exercise_paths()
         projected_and_presenter_views(Lab(base, token, tmp_path / "demo", log))
         assert not (tmp_path / "ws").exists(), "the demo wrote into the learner's workspace"
     finally:
@@ -300,6 +302,40 @@ def test_packlab_demo_serves_the_notebook_with_big_fonts(tmp_path):
                 break
             except subprocess.TimeoutExpired:
                 continue
+
+
+def room_sees(base: str, token: str, path: str = "") -> set[str]:
+    """Every path the room's file browser can list, from the server's contents API (which, as
+    the browser, leaves hidden files and folders out)."""
+    with urllib.request.urlopen(f"{base}/api/contents/{path}?token={token}", timeout=10) as got:
+        listing = json.load(got)["content"]
+    found = set()
+    for item in listing:
+        found.add(item["path"])
+        if item["type"] == "directory":
+            found |= room_sees(base, token, item["path"])
+    return found
+
+
+def lesson_and_exercise_paths() -> set[str]:
+    course = load()
+    exercises = {f"exercises/{e.name}" for e in course.exercises}
+    return ({f"lessons/{lesson.slug}.ipynb" for lesson in course.lessons} | exercises
+            | {f"{folder}/{folder.split('/')[1]}.ipynb" for folder in exercises})
+
+
+def test_the_speaker_notes_are_not_in_the_rooms_folder(tmp_path):
+    """Issue 29: speaker-notes.html sat beside the presenter's notebook, in the folder the
+    room's file browser shows; it now lives in the demo's hidden folder (and an old one goes)."""
+    folder = tmp_path / "demo"
+    (folder / workshop.OLD_NOTES_PAGE).parent.mkdir(parents=True)
+    (folder / workshop.OLD_NOTES_PAGE).write_text("<p>old notes</p>")
+    workshop.prepare(folder)
+    assert (folder / workshop.NOTES_PAGE).is_file()
+    listed = [p for p in folder.rglob("*")
+              if not any(part.startswith(".") for part in p.relative_to(folder).parts)]
+    assert not [p for p in listed if "notes" in p.name], listed
+    assert sorted(p.name for p in (folder / "workshop").iterdir()) == ["presenter.ipynb"]
 
 
 def smallest_label_px(figure) -> float:
@@ -384,7 +420,7 @@ def projected_and_presenter_views(lab: Lab) -> None:
 
         notes_page = context.new_page()
         notes_page.set_viewport_size({"width": 1280, "height": 720})
-        notes_page.goto(lab.url(f"/files/{workshop.NOTES_PAGE}"))
+        notes_page.goto((lab.folder / workshop.NOTES_PAGE).as_uri())  # opened from disk
         text = " ".join(notes_page.locator("body").inner_text().split())
         missing = [line for line in note_text if line not in text]
         assert not missing, f"notes missing from the presenter's page: {missing[:3]}"
