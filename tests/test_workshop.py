@@ -727,7 +727,7 @@ ROOM = """() => {
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
             const parent = node.parentElement;
             const text = node.textContent.trim();
-            if (!text || parent.closest('pre, aside, mjx-container, .jp-InputArea')) continue;
+            if (!text || parent.closest('aside, mjx-container')) continue;  // code too
             const px = parseFloat(getComputedStyle(parent).fontSize);
             if (px < 24) found.push(`${where}: "${text.slice(0, 30)}" is ${px} px`);
         }
@@ -761,8 +761,9 @@ ROOM = """() => {
 @pytest.mark.xdist_group("slides")
 def test_slides_are_for_a_room_and_every_slide_has_speaker_notes(built):
     """Chromium at 1280×720: every slide of every deck has speaker notes; every picture is at
-    least 80 % of the slide's width; text outside code is at least 24 px; printed output wraps
-    between words, never inside one. Pressing S opens the speaker view with the slide's note."""
+    least 80 % of the slide's width; text, code included, is at least 24 px; printed output wraps
+    between words, never inside one; no deck shows its setup cell. Pressing S opens the speaker
+    view with the slide's note."""
     from browser import chromium, screenshot_path
 
     _, paths = built
@@ -775,6 +776,8 @@ def test_slides_are_for_a_room_and_every_slide_has_speaker_notes(built):
             page.wait_for_function("typeof Reveal !== 'undefined' && Reveal.isReady()")
             page.add_style_tag(content=".reveal .slides section { display: block !important; }")
             found += [f"{path.name} {problem}" for problem in page.evaluate(ROOM)]
+            if "%load_ext" in page.locator(".reveal .slides").inner_text():
+                found.append(f"{path.name}: the setup cell is on a slide")
         deck = paths[-1]  # the presenter's deck
         page.goto(f"{deck.as_uri()}#/1")
         page.wait_for_function("typeof Reveal !== 'undefined' && Reveal.isReady()")
@@ -792,6 +795,19 @@ def test_slides_are_for_a_room_and_every_slide_has_speaker_notes(built):
         speaker.screenshot(path=screenshot_path("issue21-slides-speaker-view"))
         assert note[:60] in shown, (note[:60], shown[:200])
     assert not found, f"{len(found)} problem(s):\n" + "\n".join(found[:60])
+
+
+@pytest.mark.parametrize("path", [lesson.path for lesson in load().lessons] + [workshop.PRESENTER],
+                         ids=lambda path: path.stem)
+def test_no_deck_shows_its_setup_cell(path):
+    """Issue 29: every deck's third slide was the setup cell (imports, %load_ext): it is left
+    out, and every other code cell stays."""
+    notebook = nbformat.read(path, as_version=4)
+    setup = slides.setup_cell(notebook)
+    assert setup is not None and "import" in notebook.cells[setup].source
+    code = [c.source for c in notebook.cells if c.cell_type == "code"]
+    shown = [c.source for c in slides.slide_cells(notebook) if c.cell_type == "code"]
+    assert shown == [source for source in code if source != notebook.cells[setup].source]
 
 
 def test_each_slide_of_a_section_gets_its_note():

@@ -4,12 +4,13 @@ Each lesson is executed in a temporary folder (the course's notebooks are never 
 cut into slides of one 1280 × 720 screen each: markdown into its blocks (a heading starts a slide,
 a paragraph or list joins it while it fits), a code cell with its picture, a view's picture and its
 summary apart when both do not fit, the output of a "predict the output" cell after the question,
-a quiz as its question and options only. Every slide carries the speaker note of its section in
+a quiz as its question and options only; the setup cell (the first code cell, when it imports and
+shows nothing) is left out. Every slide carries the speaker note of its section in
 reveal.js's speaker view (key S), from the one source of notes (`packlab.course.notes`). Each
 live widget is replaced by a still of the state it was drawn in, and `jupyter nbconvert`'s
 reveal.js exporter writes `NN-slug.slides.html`; the presenter's notebook becomes
 `presenter.slides.html`. Pictures are drawn for the slide (`packlab.views.plots.SLIDES`): as wide
-as the slide's content, their smallest text 24 pixels.
+as the slide's content, their smallest text 24 pixels; code and printed output are 24 pixels too.
 
 Nothing is fetched when the slides are shown: reveal.js and MathJax come from the npm registry
 at build time (`npm pack`, cached in .cache/npm) and are copied next to the slides, and a small
@@ -136,7 +137,7 @@ def vendor_assets(out: Path) -> Path:
 
 SLIDE_PX = 600  # estimated content height one slide holds (720 minus margins, with some slack)
 PROSE_PX, PROSE_CHARS = 40, 72  # per line of text at the slides' font size
-CODE_PX, CODE_CHARS = 30, 88  # per line of code (wrapped, never cut)
+CODE_PX, CODE_CHARS = 36, 74  # per line of code at 24 px (wrapped, never cut)
 IMAGE_PX = SLIDES.max_height_px  # the most height a picture is given (CSS max-height)
 CONTENT_PX = SLIDES.width_px  # the width between a slide's margins
 HEADING_PX = {1: 110, 2: 90, 3: 70}  # per line of a heading, with its margin
@@ -231,6 +232,25 @@ def _height(cell) -> int:
     return shown + sum(_output_px(output) for output in cell.get("outputs", []))
 
 
+def setup_cell(notebook: nbformat.NotebookNode) -> int | None:
+    """The index of the notebook's setup cell: its first code cell, when it imports and shows
+    nothing once run (the room learns nothing from it on a slide); None when there is none."""
+    import ast
+
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    index, cell = next(((i, c) for i, c in enumerate(notebook.cells) if c.cell_type == "code"),
+                       (None, None))
+    if cell is None or cell.get("outputs"):
+        return None
+    try:  # read as IPython reads it (magics included)
+        tree = ast.parse(TransformerManager().transform_cell(cell.source))
+    except SyntaxError:
+        return None
+    return index if any(isinstance(node, ast.Import | ast.ImportFrom) for node in tree.body) \
+        else None
+
+
 def _is_quiz(cell) -> bool:
     return any(str(output.get("data", {}).get("text/plain", "")).startswith("MultipleChoice")
                for output in cell.get("outputs", []))
@@ -239,8 +259,10 @@ def _is_quiz(cell) -> bool:
 def slide_cells(notebook: nbformat.NotebookNode) -> list:
     """The cells a deck shows: markdown cut into blocks, quiz code hidden, hidden outputs moved
     to a cell of their own (shown after the question)."""
-    cells = []
-    for cell in notebook.cells:
+    cells, setup = [], setup_cell(notebook)
+    for index, cell in enumerate(notebook.cells):
+        if index == setup:
+            continue
         if cell.cell_type == "markdown" and "speaker-notes" not in cell.metadata.get("tags", []):
             cells += [nbformat.v4.new_markdown_cell(block) for block in markdown_blocks(
                 cell.source)]
@@ -493,11 +515,12 @@ window.MathJax = {
 .reveal h1 { font-size: 54px; } .reveal h2 { font-size: 44px; } .reveal h3 { font-size: 36px; }
 .reveal p, .reveal ul, .reveal ol, .reveal table { margin: 0 0 14px; }
 .reveal pre, .reveal .jp-InputArea-editor pre, .reveal .jp-OutputArea-output pre {
-  font-size: 20px; line-height: 1.4; white-space: pre-wrap;
+  font-size: 24px; line-height: 1.35; white-space: pre-wrap;
   overflow-wrap: break-word; word-break: normal;  /* inside a word only when it is too long */
   width: 100%; box-shadow: none; margin: 0;
 }
 .reveal code { font-size: 0.9em; }
+.reveal pre code, .reveal pre span { font-size: 1em; }  /* code is never under 24 px */
 .reveal details.packlab-reveal > summary { font-size: 24px; }
 .reveal .jp-RenderedHTMLCommon table { font-size: 24px; }
 .reveal .slides img { max-width: 100%; max-height: {{ resources.packlab.image_px }}px !important;
