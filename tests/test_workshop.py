@@ -405,6 +405,9 @@ def projected_and_presenter_views(lab: Lab) -> None:
         page.goto(lab.url(f"/lab/tree/{workshop.NOTEBOOK}"))
         page.wait_for_function("/\\| Idle/.test(document.querySelector('.jp-StatusBar-Widget')"
                                "?.textContent || '')", timeout=180_000)  # a loaded machine: slow
+        page.wait_for_timeout(1500)  # the kernel's info reaches the notebook's model
+        # Issue 29: the presenter's copy opened with the unsaved dot ("Save changes?" on close).
+        assert not page.evaluate("() => document.querySelectorAll('.jp-mod-dirty').length")
         run_all_cells(page, page.locator(".jp-Notebook").first)
         page.wait_for_function(RUN_ALL_DONE, timeout=180_000)
         shown = " ".join(page.locator(".jp-Notebook").first.evaluate(
