@@ -1,10 +1,10 @@
 """Checking an answer from inside its notebook: the test cells call `run_tests`.
 
-nbgrader's test cells and the learner's own runs both come here, so they print the same plain
-messages. A group that earns nothing writes its message to stderr instead of raising: the
-notebook shows it in words (JupyterLab's red-tinted output, no traceback), *Run All* goes on to
-the cells below (the slider that shows the learner's own answer), and nbgrader still gives the
-cell no points, because it scores a test cell with any stderr output 0
+nbgrader's test cells and the learner's own runs both come here, so they show the same plain
+messages (in a notebook as HTML, their `code` spans set as code). A group that earns nothing
+does not raise: its message is shown, then one line on stderr says the cell earns no points.
+*Run All* goes on to the cells below (the slider that shows the learner's own answer), and
+nbgrader still gives the cell no points, because it scores a test cell with any stderr output 0
 (`nbgrader.utils.determine_grade`). `packlab check` and `packlab progress` use the same words,
 and find which exercise a notebook is from here.
 """
