@@ -514,13 +514,15 @@ window.MathJax = {
 }
 .reveal h1 { font-size: 54px; } .reveal h2 { font-size: 44px; } .reveal h3 { font-size: 36px; }
 .reveal p, .reveal ul, .reveal ol, .reveal table { margin: 0 0 14px; }
-.reveal pre, .reveal .jp-InputArea-editor pre, .reveal .jp-OutputArea-output pre {
-  font-size: 24px; line-height: 1.35; white-space: pre-wrap;
+.reveal pre, .reveal .jp-InputArea-editor pre, .reveal .jp-OutputArea-output pre,
+.reveal .cm-editor {
+  font-size: 24px !important; line-height: 1.35; white-space: pre-wrap;
   overflow-wrap: break-word; word-break: normal;  /* inside a word only when it is too long */
   width: 100%; box-shadow: none; margin: 0;
 }
 .reveal code { font-size: 0.9em; }
-.reveal pre code, .reveal pre span { font-size: 1em; }  /* code is never under 24 px */
+/* Code is never under 24 px: the theme's and JupyterLab's own sizes (19 px) come after these. */
+.reveal pre code, .reveal pre span { font-size: 1em !important; }
 .reveal details.packlab-reveal > summary { font-size: 24px; }
 .reveal .jp-RenderedHTMLCommon table { font-size: 24px; }
 .reveal .slides img { max-width: 100%; max-height: {{ resources.packlab.image_px }}px !important;
