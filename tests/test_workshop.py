@@ -803,14 +803,35 @@ def test_slides_are_for_a_room_and_every_slide_has_speaker_notes(built):
 @pytest.mark.parametrize("path", [lesson.path for lesson in load().lessons] + [workshop.PRESENTER],
                          ids=lambda path: path.stem)
 def test_no_deck_shows_its_setup_cell(path):
-    """Issue 29: every deck's third slide was the setup cell (imports, %load_ext): it is left
-    out, and every other code cell stays."""
+    """Issue 29: every deck's third slide was the setup cell (imports, %load_ext): its code is
+    left out (what it prints stays, without the code), and every other line of code stays."""
     notebook = nbformat.read(path, as_version=4)
     setup = slides.setup_cell(notebook)
     assert setup is not None and "import" in notebook.cells[setup].source
-    code = [c.source for c in notebook.cells if c.cell_type == "code"]
-    shown = [c.source for c in slides.slide_cells(notebook) if c.cell_type == "code"]
-    assert shown == [source for source in code if source != notebook.cells[setup].source]
+    code = [c.source for i, c in enumerate(notebook.cells) if c.cell_type == "code" and i != setup]
+    shown = [c.source for c in slides.slide_cells(copy_of(notebook)) if c.cell_type == "code"]
+    assert "\n".join(shown).split() == "\n".join(code).split()
+    printed = copy_of(notebook)
+    printed.cells[setup].outputs = [nbformat.v4.new_output("stream", name="stdout", text="41\n")]
+    kept = [c for c in slides.slide_cells(printed) if c.get("outputs")
+            and c.outputs[0].get("text") == "41\n"]
+    assert len(kept) == 1 and kept[0].metadata["transient"] == {"remove_source": True}
+
+
+def copy_of(notebook):
+    return nbformat.from_dict(json.loads(json.dumps(notebook)))
+
+
+def test_code_taller_than_a_slide_is_cut_at_a_blank_line():
+    long = "\n".join(f"a{i} = {i}" for i in range(14)) + "\n\n" + "\n".join(
+        f"b{i} = {i}" for i in range(14))
+    cell = nbformat.v4.new_code_cell(long)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="done\n")]
+    first, second = slides.split_source(cell)
+    assert first.source.split() + second.source.split() == long.split()
+    assert not first.outputs and second.outputs[0].text == "done\n"
+    short = nbformat.v4.new_code_cell("x = 1")
+    assert slides.split_source(short) == [short]
 
 
 def test_each_slide_of_a_section_gets_its_note():

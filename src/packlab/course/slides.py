@@ -1,16 +1,17 @@
 """Static slides of every lesson (`make slides`): executed, reveal.js, every asset local.
 
-Each lesson is executed in a temporary folder (the course's notebooks are never written to) and
-cut into slides of one 1280 × 720 screen each: markdown into its blocks (a heading starts a slide,
-a paragraph or list joins it while it fits), a code cell with its picture, a view's picture and its
-summary apart when both do not fit, the output of a "predict the output" cell after the question,
-a quiz as its question and options only; the setup cell (the first code cell, when it imports and
-shows nothing) is left out. Every slide carries the speaker note of its section in
-reveal.js's speaker view (key S), from the one source of notes (`packlab.course.notes`). Each
-live widget is replaced by a still of the state it was drawn in, and `jupyter nbconvert`'s
-reveal.js exporter writes `NN-slug.slides.html`; the presenter's notebook becomes
-`presenter.slides.html`. Pictures are drawn for the slide (`packlab.views.plots.SLIDES`): as wide
-as the slide's content, their smallest text 24 pixels; code and printed output are 24 pixels too.
+Each lesson is executed in a temporary folder (the course's notebooks are never written to) and cut
+into slides of one 1280 × 720 screen each: markdown into its blocks (a heading starts a slide, a
+paragraph or list joins it while it fits), a code cell with its picture, a view's picture and its
+summary apart when both do not fit, the output of a "predict the output" cell after the question, a
+quiz as its question and options only; the setup cell's code (the first code cell, when it imports)
+is left out, and what it prints kept; code taller than a slide is cut at a blank line. Every slide
+carries the speaker note of its section in reveal.js's speaker view (key S), from the one source of
+notes (`packlab.course.notes`). Each live widget is replaced by a still of the state it was drawn
+in, and `jupyter nbconvert`'s reveal.js exporter writes `NN-slug.slides.html`; the presenter's
+notebook becomes `presenter.slides.html`. Pictures are drawn for the slide
+(`packlab.views.plots.SLIDES`): as wide as the slide's content, their smallest text 24 pixels; code
+and printed output are 24 pixels too.
 
 Nothing is fetched when the slides are shown: reveal.js and MathJax come from the npm registry
 at build time (`npm pack`, cached in .cache/npm) and are copied next to the slides, and a small
@@ -233,15 +234,15 @@ def _height(cell) -> int:
 
 
 def setup_cell(notebook: nbformat.NotebookNode) -> int | None:
-    """The index of the notebook's setup cell: its first code cell, when it imports and shows
-    nothing once run (the room learns nothing from it on a slide); None when there is none."""
+    """The index of the notebook's setup cell: its first code cell, when it imports (the room
+    learns nothing from its code on a slide); None when there is none."""
     import ast
 
     from IPython.core.inputtransformer2 import TransformerManager
 
     index, cell = next(((i, c) for i, c in enumerate(notebook.cells) if c.cell_type == "code"),
                        (None, None))
-    if cell is None or cell.get("outputs"):
+    if cell is None:
         return None
     try:  # read as IPython reads it (magics included)
         tree = ast.parse(TransformerManager().transform_cell(cell.source))
@@ -249,6 +250,22 @@ def setup_cell(notebook: nbformat.NotebookNode) -> int | None:
         return None
     return index if any(isinstance(node, ast.Import | ast.ImportFrom) for node in tree.body) \
         else None
+
+
+def split_source(cell) -> list:
+    """A code cell whose code alone is taller than a slide, cut at its blank line nearest the
+    middle into two cells (the outputs stay with the second); any other cell as it is."""
+    lines = cell.source.splitlines()
+    if cell.cell_type != "code" or _text_px(cell.source, CODE_PX, CODE_CHARS) <= SLIDE_PX:
+        return [cell]
+    blanks = [i for i, line in enumerate(lines) if not line.strip() and 0 < i < len(lines) - 1]
+    if not blanks:
+        return [cell]
+    cut = min(blanks, key=lambda i: abs(i - len(lines) / 2))
+    first, second = copy.deepcopy(cell), copy.deepcopy(cell)
+    first.source, first.outputs = "\n".join(lines[:cut]), []
+    second.source = "\n".join(lines[cut + 1:])
+    return [*split_source(first), *split_source(second)]
 
 
 def _is_quiz(cell) -> bool:
@@ -261,7 +278,10 @@ def slide_cells(notebook: nbformat.NotebookNode) -> list:
     to a cell of their own (shown after the question)."""
     cells, setup = [], setup_cell(notebook)
     for index, cell in enumerate(notebook.cells):
-        if index == setup:
+        if index == setup:  # its code is not for the room; what it prints is
+            if cell.get("outputs"):
+                cell.metadata["transient"] = {"remove_source": True}
+                cells += _split_tall(cell)
             continue
         if cell.cell_type == "markdown" and "speaker-notes" not in cell.metadata.get("tags", []):
             cells += [nbformat.v4.new_markdown_cell(block) for block in markdown_blocks(
@@ -276,7 +296,8 @@ def slide_cells(notebook: nbformat.NotebookNode) -> list:
             cell.metadata["transient"] = {"remove_source": True}
             cells.append(cell)
         else:
-            cells += _split_tall(_picture_apart(cell))
+            cells += [piece for part in split_source(cell) for piece in _split_tall(
+                _picture_apart(part))]
     return cells
 
 
@@ -520,7 +541,7 @@ window.MathJax = {
   overflow-wrap: break-word; word-break: normal;  /* inside a word only when it is too long */
   width: 100%; box-shadow: none; margin: 0;
 }
-.reveal code { font-size: 0.9em; }
+.reveal code { font-size: max(0.9em, 24px); }
 /* Code is never under 24 px: the theme's and JupyterLab's own sizes (19 px) come after these. */
 .reveal pre code, .reveal pre span { font-size: 1em !important; }
 .reveal details.packlab-reveal > summary { font-size: 24px; }
