@@ -503,7 +503,8 @@ def test_one_idea_per_slide_answers_after_the_question_and_notes_off_screen():
         ("markdown", "subslide"), ("markdown", "-"), ("code", "-"),  # the rest: a new screen
         ("markdown", "slide"), ("markdown", "-"),  # heading, then "The order:" with its list
         ("code", "-"), ("code", "subslide"),  # the question; its answer on the next screen
-        ("markdown", "notes"), ("code", "subslide"), ("markdown", "slide")]
+        ("markdown", "notes"), ("code", "subslide"),  # 30 lines: cut in two screens
+        ("code", "subslide"), ("markdown", "slide")]
     assert notebook.cells[7].source == "The order:\n\n- one\n- two"
     assert not notebook.cells[8].outputs and notebook.cells[9].outputs
     assert notebook.cells[9].metadata["transient"]["remove_source"]

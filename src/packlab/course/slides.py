@@ -143,6 +143,7 @@ IMAGE_PX = SLIDES.max_height_px  # the most height a picture is given (CSS max-h
 CONTENT_PX = SLIDES.width_px  # the width between a slide's margins
 HEADING_PX = {1: 110, 2: 90, 3: 70}  # per line of a heading, with its margin
 HEADING_CHARS = {1: 40, 2: 50, 3: 60}
+OUTPUT_GAP_PX = 24  # the padding around each output of a code cell
 HTML_LINE = (36, 80)  # per line of a view's summary or table (24 px text, rows padded)
 ANSWER = "packlab_answer"  # marks the output of a "predict the output" cell: its own slide
 
@@ -230,7 +231,7 @@ def _height(cell) -> int:
         return _text_px(cell.source)
     shown = 0 if cell.metadata.get("transient", {}).get("remove_source") else _text_px(
         cell.source, CODE_PX, CODE_CHARS)
-    return shown + sum(_output_px(output) for output in cell.get("outputs", []))
+    return shown + sum(_output_px(output) + OUTPUT_GAP_PX for output in cell.get("outputs", []))
 
 
 def setup_cell(notebook: nbformat.NotebookNode) -> int | None:
@@ -253,18 +254,20 @@ def setup_cell(notebook: nbformat.NotebookNode) -> int | None:
 
 
 def split_source(cell) -> list:
-    """A code cell whose code alone is taller than a slide, cut at its blank line nearest the
-    middle into two cells (the outputs stay with the second); any other cell as it is."""
+    """A code cell whose code alone is taller than a slide, cut into two cells at its blank line
+    nearest the middle (or its middle line): the outputs stay with the second. Any other cell
+    as it is."""
     lines = cell.source.splitlines()
     if cell.cell_type != "code" or _text_px(cell.source, CODE_PX, CODE_CHARS) <= SLIDE_PX:
         return [cell]
     blanks = [i for i, line in enumerate(lines) if not line.strip() and 0 < i < len(lines) - 1]
-    if not blanks:
+    if len(lines) < 2:
         return [cell]
-    cut = min(blanks, key=lambda i: abs(i - len(lines) / 2))
+    # at the blank line nearest the middle, else (one long statement) at the middle line
+    cut = min(blanks, key=lambda i: abs(i - len(lines) / 2)) if blanks else len(lines) // 2
     first, second = copy.deepcopy(cell), copy.deepcopy(cell)
     first.source, first.outputs = "\n".join(lines[:cut]), []
-    second.source = "\n".join(lines[cut + 1:])
+    second.source = "\n".join(lines[cut + 1 if blanks else cut:])
     return [*split_source(first), *split_source(second)]
 
 
@@ -537,7 +540,7 @@ window.MathJax = {
 .reveal p, .reveal ul, .reveal ol, .reveal table { margin: 0 0 14px; }
 .reveal pre, .reveal .jp-InputArea-editor pre, .reveal .jp-OutputArea-output pre,
 .reveal .cm-editor {
-  font-size: 24px !important; line-height: 1.35; white-space: pre-wrap;
+  font-size: 24px !important; line-height: 1.25; white-space: pre-wrap;
   overflow-wrap: break-word; word-break: normal;  /* inside a word only when it is too long */
   width: 100%; box-shadow: none; margin: 0;
 }
