@@ -1,4 +1,4 @@
-"""The learner's commands: lab, check, hint, progress (all the student install offers)."""
+"""The learner's commands: lab, check, hint, progress, reset (all the student install offers)."""
 
 from __future__ import annotations
 
