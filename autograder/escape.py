@@ -8,6 +8,7 @@ the function for that output, so it is shown literally and never interpreted:
 - `for_csv`: for a spreadsheet cell — nothing in it can start a formula, in any locale (below);
 - `for_markdown`: for summary.md — inline text or a table cell, never markup or a new line;
 - `for_html`: a name on an HTML page — entities escaped, what cannot be seen made visible;
+- `message_html`: one of the course's own messages on an HTML page, its `code` spans as <code>;
 - `cut`: any of it, bounded in size, saying how much was cut.
 
 All of them show what cannot be seen (`visible`): control characters, and the characters that
@@ -134,6 +135,12 @@ def for_html(text: object) -> str:
     """A name (a student's, an assignment's) for an HTML page: on one line, its entities
     escaped and every character that cannot be seen written out (``honest\\xa0``)."""
     return html.escape(visible(text, keep_lines=False))
+
+
+def message_html(text: object) -> str:
+    """A message of the course's for an HTML page: escaped, its markdown `code` spans (on one
+    line) shown as <code>, so no backtick is left for the reader to decode."""
+    return re.sub(r"`([^`\n]+)`", r"<code>\1</code>", html.escape(str(text)))
 
 
 NAME_CHARS = 1_000  # student and assignment names are folder names (≤ 255 bytes): never cut

@@ -491,8 +491,37 @@ PHONE = f"""() => {{
             }}
         }}
     }}
+    // Issue 29: content wider than its box that is cut with no way to scroll it, or that
+    // scrolls with no sign of it (a shadow at the edge, or under a figure a note); and figures
+    // shrunk below the size they were drawn at (their text falls to 6-7 px).
+    const hiddenWide = [];
+    for (const e of main.querySelectorAll('*')) {{
+        // (MathJax's own parts and the footer's ellipsised links are not content; a glyph's
+        // overhang of a few pixels is not a cut)
+        if (e.scrollWidth <= e.clientWidth + 8 || !e.clientWidth || e.closest(
+                '.packlab-zoom, pre.packlab-wrapped, mjx-container *, .prev-next-area')) continue;
+        const s = style(e);
+        if (!['auto', 'scroll'].includes(s.overflowX)) {{
+            if (['hidden', 'clip'].includes(s.overflowX))
+                hiddenWide.push('cut, no scroll: ' + e.tagName + ' ' + e.textContent.slice(0, 40));
+            continue;
+        }}
+        const shadow = /radial-gradient/.test(s.backgroundImage)
+                       && /local/.test(s.backgroundAttachment);
+        const note = e.nextElementSibling;
+        const told = note && note.classList.contains('packlab-scroll-note') && !note.hidden
+                     && note.getBoundingClientRect().height > 0;
+        if (!shadow && !told)
+            hiddenWide.push('scrolls with no sign: ' + e.tagName + '.' + e.className + ' '
+                            + e.textContent.slice(0, 40));
+    }}
+    const shrunk = [...main.querySelectorAll('img')]
+        .filter(img => img.naturalWidth >= 100 && img.getBoundingClientRect().width > 0
+                && img.getBoundingClientRect().width < 0.9 * img.naturalWidth)
+        .map(img => `${{img.alt || img.src.slice(0, 40)}}: drawn ${{img.naturalWidth}} px, shown `
+                    + `${{img.getBoundingClientRect().width.toFixed(0)}} px`);
     return {{width: document.documentElement.scrollWidth, tables: tables,
-             unindented: unindented}};
+             unindented: unindented, hiddenWide: hiddenWide, shrunk: shrunk}};
 }}"""
 
 # The figures a phone shows smaller than they were drawn: at 390 px a figure drawn 688 px wide
@@ -548,6 +577,66 @@ def test_printed_tables_scroll_inside_their_box_on_a_phone(visits, pages, served
             .scroll_into_view_if_needed()
         page.screenshot(path=screenshot_path("issue21-phone-printed-table"))
     assert not bad, "printed tables that wrap or are cut off at 390 px:\n" + report(bad)
+
+
+def test_wide_content_scrolls_visibly_on_a_phone(visits):
+    """Issue 29: at 390 px the BM25 formula was cut at the screen's edge with no sign that it
+    scrolls, and a table header of lesson 08 cut at "not sen": everything wider than its box
+    scrolls, with a shadow on the side where more is (a figure: a note under it)."""
+    bad = {rel: v.phone["hiddenWide"] for rel, v in visits.items() if v.phone["hiddenWide"]}
+    assert not bad, "content wider than its box at 390 px, with no visible way on:\n" + report(bad)
+
+
+def test_figures_keep_their_drawn_size_on_a_phone(visits):
+    """Issue 29: shrunk to 390 px, a figure's text fell to 6-7 px; each is now shown at the size
+    it was drawn at (its text as readable as drawn), in a box that scrolls."""
+    bad = {rel: v.phone["shrunk"] for rel, v in visits.items() if v.phone["shrunk"]}
+    assert not bad, "figures shown smaller than drawn at 390 px:\n" + report(bad)
+
+
+EDGES = """(e) => {
+    for (const child of e.children) child.style.visibility = 'hidden';  // the box's own paint
+    return e.scrollWidth - e.clientWidth;
+}"""
+
+
+def edge_shade(png: bytes) -> tuple[float, float]:
+    """The mean brightness (0-255) of the leftmost and the rightmost 8 pixel columns."""
+    import io
+
+    from PIL import Image, ImageStat
+
+    image = Image.open(io.BytesIO(png)).convert("L")
+    width, height = image.size
+    return (ImageStat.Stat(image.crop((0, 0, 8, height))).mean[0],
+            ImageStat.Stat(image.crop((width - 8, 0, width, height))).mean[0])
+
+
+def test_a_person_sees_that_the_formula_scrolls_on_a_phone(pages, served, one_chromium):
+    """The BM25 formula of exercise 09 at 390 px: with its glyphs hidden, the right edge of its
+    box is shaded (more to see there) and the left is not; scrolled to the end, the other way
+    round. Under a figure wider than the screen, a note says to swipe."""
+    with chromium(one_chromium) as context:
+        page = context.new_page()
+        page.set_viewport_size(NARROW)
+        page.goto(f"{served}/{page_for(pages, COURSE.exercises[8].name)}", wait_until="load")
+        formula = page.locator('main mjx-container[display="true"]').filter(
+            has_text="bm25").first
+        formula.scroll_into_view_if_needed()
+        page.screenshot(path=screenshot_path("issue29-phone-formula"))
+        assert formula.evaluate(EDGES) > 100, "the formula fits: nothing to test"
+        left, right = edge_shade(formula.screenshot())
+        assert right < left - 15, (left, right)
+        formula.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
+        left, right = edge_shade(formula.screenshot())
+        assert left < right - 15, (left, right)
+
+        page.goto(f"{served}/{page_for(pages, COURSE.lessons[1].slug)}", wait_until="load")
+        box = page.locator("main .packlab-scroll").first
+        box.scroll_into_view_if_needed()
+        page.screenshot(path=screenshot_path("issue29-phone-figure"))
+        note = box.locator("xpath=following-sibling::p[1]")
+        assert note.is_visible() and "swipe sideways" in note.inner_text()
 
 
 def test_wrapped_code_keeps_its_indentation_on_a_phone(visits):

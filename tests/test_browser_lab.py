@@ -670,3 +670,80 @@ def test_every_answer_stays_folded_until_opened(context, lab, lesson):
     check_opens(page, notebook)
     page.close()
     shut_down_kernels(lab)  # one lesson's kernel at a time on a small machine
+
+
+# --- issue 29: notebooks open clean; a failing check does not stop Run All ----------------------
+
+DIRTY = """() => [...document.querySelectorAll('.jp-mod-dirty')].map(
+    e => e.className + ' ' + (e.textContent || '').trim().slice(0, 60))"""
+
+
+def test_every_lesson_and_exercise_opens_without_unsaved_changes(context, lab):
+    """Issue 29: every untouched lesson and exercise opened with the unsaved dot (JupyterLab
+    wrote the kernel's language_info and display name into it), so closing one asked "Save
+    changes?". The learner's copies now carry that metadata: each opens, its kernel starts, and
+    nothing is marked unsaved."""
+    from packlab.course import workspace
+    from packlab.course.manifest import load
+
+    course = load()
+    paths = [workspace.START]
+    paths += [str(workspace.learner_copy(lab.folder, lesson.path).relative_to(lab.folder))
+              for lesson in course.lessons]
+    paths += [str(workspace.learner_copy(lab.folder, e.release).relative_to(lab.folder))
+              for e in course.exercises]
+    dirty = {}
+    page = context.new_page()
+    for path in paths:
+        before = (lab.folder / path).read_bytes()
+        page.goto(lab.notebook(path))
+        cells = len(nbformat.read(lab.folder / path, as_version=4).cells)
+        page.wait_for_function(NOTEBOOK_READY, arg=cells)  # its kernel is up and idle
+        page.wait_for_timeout(1500)  # the kernel's info reaches the notebook's model
+        found = page.evaluate(DIRTY)
+        if found:
+            dirty[path] = found
+            page.screenshot(path=screenshot_path(f"issue29-dirty-{path}"))
+        assert (lab.folder / path).read_bytes() == before, f"{path} was written on opening"
+    page.close()
+    assert not dirty, f"opened with unsaved changes: {dirty}"
+
+
+def test_a_wrong_answer_run_all_reaches_the_slider_with_the_learners_bar(context, lab):
+    """Issue 29: a failing test cell raised, so Run All stopped there and the slider under it
+    never ran. Now the check says why (its code spans set as code), Run All goes on, and the
+    slider shows the learner's own (wrong) packer: the break bug's summary, not greedy's."""
+    from conftest import COURSE, with_answer
+
+    from autograder.checks import gallery
+    from packlab.course import workspace
+    from packlab.course.check import FAILED_NOTE
+    from packlab.packing.examples import chat_parts
+    from packlab.views.widgets import budget_slider
+
+    exercise = COURSE.exercise("02")
+    mutant = gallery.load("pack/break_at_first_miss")
+    copy = workspace.learner_copy(lab.folder, exercise.release)
+    nbformat.write(workspace.learner_notebook(with_answer(exercise, mutant.code)), copy)
+    scope: dict = {}
+    exec(mutant.code, scope)  # noqa: S102 - the course's own gallery
+    mine, right = budget_slider(chat_parts(), packer=scope["pack"]), budget_slider(chat_parts())
+    assert plain(mine.summary.value) != plain(right.summary.value)
+
+    page = open_and_run_all(context, lab, str(copy.relative_to(lab.folder)))
+    check = page.locator(".jp-CodeCell").filter(has_text='run_tests("02-greedy-pack"')
+    report = check.locator(".jp-OutputArea-output .packlab-report")
+    report.wait_for()
+    assert "checks failed" in report.inner_text()
+    assert report.locator("code").count() and "`" not in report.inner_text()
+    note = check.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
+    assert " ".join(note.inner_text().split()) == FAILED_NOTE
+    assert not check.locator(".jp-OutputArea-output[data-mime-type*='error']").count()
+
+    cell, view = view_in(page, "budget_slider(chat_parts(), packer=pack)")
+    view.scroll_into_view_if_needed()
+    cell.screenshot(path=screenshot_path("issue29-wrong-answer-slider"))
+    assert budget_of(view) == mine.slider.value
+    wait_for_text(view.locator(".widget-html-content"), plain(mine.summary.value))
+    assert image_bytes(view)["png"]
+    page.close()

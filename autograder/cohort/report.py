@@ -18,7 +18,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from autograder.escape import NAME_CHARS, cut, for_csv, for_html
+from autograder.escape import NAME_CHARS, cut, for_csv, for_html, message_html
 from autograder.outfolder import submission_folder, write_atomically
 from autograder.run.engine import RAN, GroupScore, Result
 from autograder.run.submission import CellProblem
@@ -226,7 +226,7 @@ def _page(result: Result, cut: str | None, corrections: Corrections | None = Non
                 f"<dt>The call</dt><dd><code>{esc(failure.call)}</code></dd>"
                 f"<dt>Came back</dt><dd><code>{esc(failure.got)}</code></dd>"
                 f"<dt>Expected</dt><dd><code>{esc(failure.expected)}</code></dd>"
-                f"<dt>This suggests</dt><dd>{esc(failure.misconception.text)}</dd>"
+                f"<dt>This suggests</dt><dd>{message_html(failure.misconception.text)}</dd>"
                 + (f"<dt>Revisit</dt><dd>lessons/{esc(failure.misconception.lesson)}.ipynb</dd>"
                    if failure.misconception.lesson else "")  # a plain assignment's has none
                 + "</dl></li>")

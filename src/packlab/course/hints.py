@@ -66,3 +66,8 @@ def hint(key: str, everything: bool = False) -> None:
     """Print the next hint for an exercise (by name, number or function), e.g. ``hint("02")``."""
     exercise = load().exercise(key)
     print(format_hints(exercise, next_hints(exercise, everything)))
+
+
+def forget(exercise: Exercise) -> None:
+    """Start the exercise's hints again from the first (`packlab reset`)."""
+    _remember(exercise.name, 0)

@@ -1,4 +1,4 @@
-"""The learner's commands: lab, check, hint, progress (all the student install offers)."""
+"""The learner's commands: lab, check, hint, progress, reset (all the student install offers)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rich.table import Table
-
 from packlab.course import workspace
 from packlab.course.cli.terminal import console, shown
 from packlab.course.manifest import load
@@ -18,6 +16,9 @@ from packlab.course.manifest import load
 def cmd_lab(args: argparse.Namespace) -> int:
     """Set up the learner's workspace and serve JupyterLab at its start page."""
     folder = workspace.prepare()
+    for update in workspace.updates(folder):
+        console.print(f"Newer in the course: {shown(update.title)}. Get it with "
+                      f"`{shown(update.command)}` (your copy is kept). The start page lists it.")
     command = [
         sys.executable, "-m", "jupyter", "lab",
         f"--ServerApp.root_dir={folder}",
@@ -134,14 +135,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _learner_sandbox() -> bool:
-    """A learner's own check may go without a sandbox (it is their own code); say so once."""
-    from autograder.run import isolation
+    from packlab.course.progress import learner_sandbox
 
-    if isolation.sandbox_works():
-        return True
-    console.print("Note: checking without a sandbox (bubblewrap is not available here), so "
-                  "your code runs as you. That is fine for your own work; graders never do this.")
-    return False
+    return learner_sandbox(console)
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
@@ -155,54 +151,26 @@ def cmd_hint(args: argparse.Namespace) -> int:
     return 0
 
 
-def _status(result, visible_only: bool = False) -> str:
-    from autograder.checks.unwritten import is_unwritten
-
-    if result.error:
-        return f"cannot be checked: {shown(result.error)}"
-    failures = [f for g in result.groups for f in g.failures]
-    if failures and all(is_unwritten(f) for f in failures):
-        return "not started"
-    if not failures:
-        return f"[green]passes {'the visible tests' if visible_only else 'every test'}[/]"
-    if visible_only:
-        checks = len(failures) + sum(len(g.passed) for g in result.groups)
-        return f"{checks - len(failures)} of {checks} visible checks pass"
-    return f"{result.score} of {result.max_score} points"
-
-
 def cmd_progress(args: argparse.Namespace) -> int:
     """Grade the learner's own copies of the exercises and show where they stand."""
-    from autograder.checks.suites import load as load_suite
-    from autograder.run.engine import grade_notebook
-    from packlab.course.check import untouched
+    from packlab.course.progress import show
 
-    folder = Path(args.workspace) if args.workspace else workspace.default_folder()
-    table = Table(title=f"Your progress ({shown(folder)})")
-    for column in ("exercise", "function", "status"):
-        table.add_column(column)
-    sandboxed = _learner_sandbox()
-    for exercise in load().exercises:
-        copy = workspace.learner_copy(folder, exercise.release)
-        visible_only = bool(load_suite(exercise.suite).missing)  # the student install
-        if not copy.is_file():
-            status = "not opened yet (run `packlab lab`)"
-        elif untouched(copy, exercise):
-            status = "not started"
-        else:
-            status = _status(grade_notebook(copy, exercise, "you", sandboxed=sandboxed,
-                                            groups=("visible",) if visible_only else None),
-                             visible_only)
-        table.add_row(exercise.name, exercise.function, status)
-    console.print(table)
-    if visible_only:
-        console.print("Only the visible tests run in this install; the hidden tests run when "
-                      "your notebook is graded.")
+    show(Path(args.workspace) if args.workspace else workspace.default_folder(), console)
+    return 0
+
+
+def cmd_reset(args: argparse.Namespace) -> int:
+    """Put the handed-out version of an exercise (or lesson) back; keep the learner's."""
+    try:
+        workspace.reset(args.key, lesson=args.lesson, say=lambda text: console.print(shown(text)))
+    except KeyError as exc:
+        console.print(shown(exc.args[0]))
+        return 2
     return 0
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    """lab, check, hint and progress."""
+    """lab, check, hint, progress and reset."""
     sub.add_parser("lab", help="serve the course in JupyterLab").set_defaults(run=cmd_lab)
     check = sub.add_parser("check", help="run an exercise's visible tests on a saved notebook")
     check.add_argument("notebook")
@@ -215,3 +183,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     progress = sub.add_parser("progress", help="which of your exercises pass")
     progress.add_argument("--workspace", help="folder holding your copies (default: workspace/)")
     progress.set_defaults(run=cmd_progress)
+    reset = sub.add_parser("reset", help="start an exercise (or lesson) over; yours is kept")
+    reset.add_argument("key", help="exercise (or lesson) number, e.g. 02")
+    reset.add_argument("--lesson", action="store_true", help="the lesson, not the exercise")
+    reset.set_defaults(run=cmd_reset)
