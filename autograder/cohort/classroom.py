@@ -246,7 +246,16 @@ def grades_row(data: dict) -> dict:
             "adjustment": number(corrected - after_late) if adjustment else "",
             "adjustment_reason": adjustment.get("reason", ""),
             "manual": number(marks.manual) if marks else "",
-            "extra_credit": number(marks.extra_credit) if marks else ""}
+            "extra_credit": number(marks.extra_credit) if marks else "",
+            **_group_points(extra)}
+
+
+def _group_points(extra: dict) -> dict:
+    """grades.csv's per-group cells (`report.GROUP_COLUMN` + group): the points each test group
+    earned (none from an older results.json, which did not keep them)."""
+    return {report.GROUP_COLUMN + str(g["group"]): number(g["points"])
+            for g in extra.get("groups") or [] if isinstance(g, dict)
+            and isinstance(g.get("points"), int | float) and not isinstance(g["points"], bool)}
 
 
 def _trust(assignment: str) -> str:
