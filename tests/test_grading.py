@@ -124,7 +124,12 @@ def test_grade_command_reports_and_exits(tmp_path, capsys):
     exercise = EXERCISES[0]
     submit(tmp_path / "sub", "ada", exercise, with_answer(exercise, None))
     assert main(["grade", str(tmp_path / "sub"), "--out", str(tmp_path / "out")]) == 0
-    assert "Graded 1 of 1" in capsys.readouterr().out
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "Graded 1 of 1" in printed
+    # after the progress bar, each slow step says what it does before it starts
+    steps = ["Reading the results of 1 submission", "Writing grades.csv, summary.md",
+             "Graded 1 of 1"]
+    assert [printed.index(step) for step in steps] == sorted(printed.index(s) for s in steps)
     submit(tmp_path / "sub", "bo", exercise, "")
     assert main(["grade", str(tmp_path / "sub"), "--out", str(tmp_path / "out")]) == 1
     assert "not graded: bo" in capsys.readouterr().out

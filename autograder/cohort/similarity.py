@@ -478,6 +478,10 @@ def _terminal(text: str) -> str:
     return for_terminal(visible(text, keep_lines=False))
 
 
+def _are(listed: list) -> str:
+    return "is" if len(listed) == 1 else "are"
+
+
 def summary(assignments: list[Assignment], threshold: float) -> list[str]:
     """Lines for the terminal (rich markup; every student-controlled name escaped)."""
     lines = [f"Clusters of classmates sharing at least {_percent(threshold)} of one answer's "
@@ -489,10 +493,10 @@ def summary(assignments: list[Assignment], threshold: float) -> list[str]:
         found = len(entry.clusters)
         lines.append(f"  {_terminal(entry.name)}: {entry.compared} compared, {found} "
                      f"cluster{'s' if found != 1 else ''} to look at"
-                     + (f", {len(entry.known)} that are code the course gave out"
-                        if entry.known else "")
-                     + (f", {len(entry.given)} mostly code the course gave out"
-                        if entry.given else "")
+                     + (f", {len(entry.known)} that {_are(entry.known)} code the course gave "
+                        "out" if entry.known else "")
+                     + (f", {len(entry.given)} that {_are(entry.given)} mostly code the course "
+                        "gave out" if entry.given else "")
                      + (f", {len(entry.not_compared)} not compared" if entry.not_compared else ""))
         for cluster in entry.clusters[:3]:
             lines.append(f"    cluster {cluster.number}: "

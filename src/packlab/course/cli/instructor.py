@@ -53,7 +53,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
                            progress=lambda it, n: track(it, total=n, description="Grading",
                                                         console=console),
                            sandboxed=not args.no_sandbox, scheduler=args.scheduler,
-                           book=book, **corrections)
+                           book=book, said=lambda line: console.print(shown(line)),
+                           **corrections)
     except ClusterUnavailable as exc:
         console.print(f"[bold red]Not grading.[/] {shown(exc)}")
         return 2
@@ -170,6 +171,8 @@ class _Book:
             self.target = gradebook.find(self.submitted, self.url)
             if self.target is None:
                 return None  # not an nbgrader course: grades.csv is the gradebook
+            console.print(f"Writing {len(rows):,} rows into nbgrader's gradebook "
+                          f"{shown(self.target.describe())}…")
             self.written = gradebook.record(self.target, self.submitted, self.out, rows)
         except gradebook.NoGradebook as exc:  # fails only when asked for by --gradebook
             self.problem, self.failed = f"Not written to nbgrader's gradebook: {exc}", bool(
