@@ -473,7 +473,7 @@ def write_html(out: Path, assignments: list[Assignment], threshold: float) -> Pa
     return path
 
 
-def _terminal(text: str) -> str:
+def _shown(text: str) -> str:
     """A name for the terminal: on one line, never markup or terminal control."""
     return for_terminal(visible(text, keep_lines=False))
 
@@ -488,10 +488,10 @@ def summary(assignments: list[Assignment], threshold: float) -> list[str]:
              "code:"]
     for entry in assignments:
         if entry.problem:
-            lines.append(f"  {_terminal(entry.name)}: {entry.problem}")
+            lines.append(f"  {_shown(entry.name)}: {entry.problem}")
             continue
         found = len(entry.clusters)
-        lines.append(f"  {_terminal(entry.name)}: {entry.compared} compared, {found} "
+        lines.append(f"  {_shown(entry.name)}: {entry.compared} compared, {found} "
                      f"cluster{'s' if found != 1 else ''} to look at"
                      + (f", {len(entry.known)} that {_are(entry.known)} code the course gave "
                         "out" if entry.known else "")
@@ -500,11 +500,11 @@ def summary(assignments: list[Assignment], threshold: float) -> list[str]:
                      + (f", {len(entry.not_compared)} not compared" if entry.not_compared else ""))
         for cluster in entry.clusters[:3]:
             lines.append(f"    cluster {cluster.number}: "
-                         + ", ".join(_terminal(s) for s in cluster.students)
+                         + ", ".join(_shown(s) for s in cluster.students)
                          + f" (up to {_percent(cluster.similarity)})")
         for one in entry.known[:3]:
-            lines.append(f"    {_terminal(one.student)}: {_terminal(one.what)}")
+            lines.append(f"    {_shown(one.student)}: {_shown(one.what)}")
         for match in entry.given[:3]:
-            lines.append(f"    {_terminal(match.student)}: {_percent(match.share)} is "
-                         f"{_terminal(match.source)}")
+            lines.append(f"    {_shown(match.student)}: {_percent(match.share)} is "
+                         f"{_shown(match.source)}")
     return lines
