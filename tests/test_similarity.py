@@ -183,6 +183,7 @@ def test_the_command_writes_both_reports_and_leaves_grades_alone(written):
     assert "Not compared" in page and "broken" in page
     assert "02-greedy-pack: 4 compared, 1 cluster to look at" in printed
     assert len((out / "similarity.csv").read_text().splitlines()) == 2  # --max-pairs 1
+    assert "similarity.csv lists the 1 most alike pairs; 2 more were found" in page
 
 
 def test_hostile_names_and_code_are_escaped(written, submitted, tmp_path, capsys):

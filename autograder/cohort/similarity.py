@@ -425,6 +425,10 @@ def _assignment_html(entry: Assignment, threshold: float) -> str:
              f"{_percent(threshold)} of one answer's code ({students} students), the most "
              "alike first.</p>"]
     parts += [_cluster_html(cluster) for cluster in entry.clusters]
+    if entry.more:
+        parts.append(f"<p class='cut'>similarity.csv lists the {len(entry.pairs):,} most alike "
+                     f"pairs; {entry.more:,} more were found (packlab similarity --max-pairs "
+                     "lists more).</p>")
     if entry.known:
         items = "".join(f"<li>{for_html(k.student)}: {for_html(k.what)}</li>"
                         for k in entry.known)
