@@ -37,6 +37,10 @@ class Misconception:
     lesson: str
 
 
+TIMED_OUT = "it did not return within"  # how a timeout's failure begins (`StudentError.describe`)
+SKIPPED = "not called: earlier in this group"  # ... and a call not made after it
+
+
 class StudentError(Exception):
     """The student's function did not return plain data.
 
@@ -59,10 +63,10 @@ class StudentError(Exception):
         """What came back, in a learner's words."""
         return {
             "raised": f"it raised {self.detail}",
-            "timeout": f"it did not return within {self.detail} (an endless loop?)",
+            "timeout": f"{TIMED_OUT} {self.detail} (an endless loop?)",
             "crashed": f"the Python process running it died ({self.detail})",
             "not-plain": f"it returned {self.detail}, not plain Python data",
-            "skipped": f"not called: earlier in this group {self.detail}",
+            "skipped": f"{SKIPPED} {self.detail}",
             "interfered": f"your code interfered with the grader (it sent {self.detail})",
             "missing": f"there is no function called `{self.detail}` "
                        "(was the cell run, or renamed?)",

@@ -246,7 +246,16 @@ def grades_row(data: dict) -> dict:
             "adjustment": number(corrected - after_late) if adjustment else "",
             "adjustment_reason": adjustment.get("reason", ""),
             "manual": number(marks.manual) if marks else "",
-            "extra_credit": number(marks.extra_credit) if marks else ""}
+            "extra_credit": number(marks.extra_credit) if marks else "",
+            **_group_points(extra)}
+
+
+def _group_points(extra: dict) -> dict:
+    """grades.csv's per-group cells (`report.GROUP_COLUMN` + group): the points each test group
+    earned (none from an older results.json, which did not keep them)."""
+    return {report.GROUP_COLUMN + str(g["group"]): number(g["points"])
+            for g in extra.get("groups") or [] if isinstance(g, dict)
+            and isinstance(g.get("points"), int | float) and not isinstance(g["points"], bool)}
 
 
 def _trust(assignment: str) -> str:
@@ -337,7 +346,8 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
                 sandboxed: bool = True, regrade: Regrade = Regrade(),
                 overrides: dict[Key, Override] | None = None,
                 gradebook: str | None = None, course_id: str = "",
-                scheduler: str | None = None, book: Book | None = None) -> list[dict]:
+                scheduler: str | None = None, book: Book | None = None,
+                said: Callable[[str], None] | None = None) -> list[dict]:
     """Grade everything under ``submitted`` into ``out``; return the grades.csv rows.
 
     With ``sandboxed`` (the default) grading refuses to start (`isolation.SandboxUnavailable`)
@@ -353,12 +363,13 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
     feedback page and row then totals them as `nbgrader export` does.
 
     Also writes the class's summary.md, class.json and class.png; `summary.summary(rows)` is
-    the text to print.
+    the text to print. ``said`` is told, in a line, each step after the grading itself (on a
+    class of hundreds they take a while, with nothing else to show).
     """
     limits = limits or Limits()
     with _grader(jobs, scheduler, sandboxed) as start:
         return _grade_class(start, submitted, out, force, limits, progress, sandboxed, regrade,
-                            overrides, gradebook, course_id, book)
+                            overrides, gradebook, course_id, book, said or (lambda _: None))
 
 
 Start = Callable[..., Future]  # start grading (task, limits, sandboxed, groups)
@@ -447,7 +458,8 @@ def _dated() -> dict:
 def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: Limits,
                  progress: Callable[[Iterator, int], Iterator] | None, sandboxed: bool,
                  regrade: Regrade, overrides: dict[Key, Override] | None,
-                 gradebook: str | None, course_id: str, book: Book | None) -> list[dict]:
+                 gradebook: str | None, course_id: str, book: Book | None,
+                 said: Callable[[str], None]) -> list[dict]:
     tasks = discover(submitted)
     dates = Dates(_dated(), _due_dates(gradebook, course_id),
                   overrides)
@@ -483,12 +495,16 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
         records[task] = graded
         report.write_submission(out, graded.result, dates.corrections(
             task, graded.result, stored, graded.graded_at), graded.cells)
+    said(f"Reading the results of {len(tasks):,} submission{'s' * (len(tasks) != 1)} (and "
+         "writing again those whose dates or corrections changed)…")
     _correct(out, [t for t in tasks if t not in futures.values()], records, dates)
     results, rows = _rows(out, tasks, why, sandboxed)
     marks = book(rows) if book is not None else None
     if marks is not None:  # the gradebook's manual grades and extra credit, on every row
+        said("Totalling what graders gave in nbgrader's gradebook on every result…")
         _correct(out, tasks, records, dataclasses.replace(dates, marks=marks))
         results, rows = _rows(out, tasks, why, sandboxed)
+    said("Writing grades.csv, summary.md, misconceptions.csv and the class picture class.png…")
     report.write_grades(out, rows)
     summary.write_class(out, rows, results)  # summary.md, class.*
     return rows

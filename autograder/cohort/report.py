@@ -145,7 +145,8 @@ def gradescope(result: Result, corrections: Corrections | None = None) -> dict:
     # and misconceptions.csv say, so a resumed run needs nothing but the results.json files.
     # (From the whole result: cutting failure texts must not change the class's counts.)
     held = found(result)
-    groups = [{"group": g.name, "passed": not g.failures,
+    groups = [{"group": g.name, "passed": not g.failures, "points": g.points,
+               "max_points": g.max_points,
                "misconceptions": list(dict.fromkeys(f.misconception.key for f in g.failures))}
               for g in result.groups]
     fixes = corrections or Corrections()
@@ -258,24 +259,37 @@ GRADES_FIELDS = ["student", "assignment", "score", "max_score", "status", "reaso
                  "timestamp_flag", "adjustment", "adjustment_reason",
                  # nbgrader's gradebook: what graders gave there (score includes it)
                  "manual", "extra_credit"]
+# Then one column per test group of any assignment (item analysis): the points it earned.
+GROUP_COLUMN = "points_"  # + the group's name: points_visible, points_edge-cases, ...
+GROUP_ORDER = ("visible", "edge-cases", "properties")  # packlab's groups; any other by name
+
+
+def group_columns(rows: list[dict]) -> list[str]:
+    """The per-group columns of ``rows`` (keys `GROUP_COLUMN` + group), packlab's groups first."""
+    groups = {key.removeprefix(GROUP_COLUMN) for row in rows for key in row
+              if key.startswith(GROUP_COLUMN)}
+    order = {name: number for number, name in enumerate(GROUP_ORDER)}
+    return [GROUP_COLUMN + g for g in sorted(groups, key=lambda g: (order.get(g, len(order)), g))]
 
 
 def write_grades(out: Path, rows: list[dict]) -> None:
     """grades.csv: one row per student and assignment, with the reason when ungraded.
 
-    Every text cell goes through `for_csv` (no formulas). The last column, ``sandbox``, is
+    Every text cell goes through `for_csv` (no formulas), the header's too. ``sandbox`` is
     ``bubblewrap``, or ``none (graded WITHOUT a sandbox)`` when the instructor graded with
-    --no-sandbox.
+    --no-sandbox. After `GRADES_FIELDS`, one column per test group (`group_columns`): the
+    points the submission earned in it, blank where its assignment has no such group.
     """
+    fields = GRADES_FIELDS + group_columns(rows)
     with tempfile.SpooledTemporaryFile(mode="w+", newline="", encoding="utf-8",
                                        errors="backslashreplace") as handle:
-        writer = csv.DictWriter(handle, fieldnames=GRADES_FIELDS, extrasaction="ignore")
-        writer.writeheader()
+        writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")
+        writer.writerow({key: for_csv(key) for key in fields})
         for row in sorted(rows, key=lambda r: (r["student"], r["assignment"])):
             cells = {**row, "sandbox": row.get("sandbox", "bubblewrap")}
             if cells["sandbox"] == "none":
                 cells["sandbox"] = "none (graded WITHOUT a sandbox)"
-            writer.writerow({key: for_csv(cells.get(key, "")) for key in GRADES_FIELDS})
+            writer.writerow({key: for_csv(cells.get(key, "")) for key in fields})
         handle.seek(0)
         text = handle.read()
     write_atomically(out / "grades.csv", text)

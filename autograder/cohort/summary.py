@@ -115,8 +115,11 @@ def class_data(results: list[dict]) -> dict:
         entry["found"] = misconceptions.tally(held)
         entry["misconceptions"] = {key: found["students"]
                                    for key, found in entry["found"].items()}
-        entry["crashed_or_missing"] = sum(any(e["key"] in misconceptions.GENERIC for e in listed)
-                                          for listed in held)
+        entry["ran_out_of_time"] = sum(any(e["key"] == misconceptions.TIMEOUT for e in listed)
+                                       for listed in held)
+        entry["crashed_or_missing"] = sum(
+            any(e["key"] in misconceptions.GENERIC - {misconceptions.TIMEOUT} for e in listed)
+            and not any(e["key"] == misconceptions.TIMEOUT for e in listed) for listed in held)
     return {name: assignments[name] for name in order if name in assignments}
 
 

@@ -56,7 +56,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
                            progress=lambda it, n: track(it, total=n, description="Grading",
                                                         console=console),
                            sandboxed=not args.no_sandbox, scheduler=args.scheduler,
-                           book=book, **corrections)
+                           book=book, said=lambda line: console.print(shown(line)),
+                           **corrections)
     except ClusterUnavailable as exc:
         console.print(f"[bold red]Not grading.[/] {shown(exc)}")
         return 2
@@ -173,6 +174,8 @@ class _Book:
             self.target = gradebook.find(self.submitted, self.url)
             if self.target is None:
                 return None  # not an nbgrader course: grades.csv is the gradebook
+            console.print(f"Writing {len(rows):,} rows into nbgrader's gradebook "
+                          f"{shown(self.target.describe())}…")
             self.written = gradebook.record(self.target, self.submitted, self.out, rows)
         except gradebook.NoGradebook as exc:  # fails only when asked for by --gradebook
             self.problem, self.failed = f"Not written to nbgrader's gradebook: {exc}", bool(
@@ -427,7 +430,7 @@ def cmd_bundle(args: argparse.Namespace) -> int:
 
 
 def cmd_similarity(args: argparse.Namespace) -> int:
-    """Report pairs of answers that are alike, for the instructor to look at (never a grade)."""
+    """Report clusters of answers that are alike, for the instructor to look at (never a grade)."""
     from autograder.cohort import similarity
 
     submitted, out = Path(args.submitted), Path(args.out)
@@ -437,7 +440,8 @@ def cmd_similarity(args: argparse.Namespace) -> int:
         console.print("--threshold is a share of an answer, more than 0 and at most 1 (e.g. 0.7).")
         return 2
     if args.max_pairs < 1:
-        console.print("--max-pairs is how many pairs to list per assignment: 1 or more.")
+        console.print("--max-pairs is how many pairs similarity.csv lists per assignment: 1 or "
+                      "more.")
         return 2
     found = similarity.find(submitted, args.threshold, args.max_pairs)
     out.mkdir(parents=True, exist_ok=True)
@@ -445,7 +449,7 @@ def cmd_similarity(args: argparse.Namespace) -> int:
     for line in similarity.summary(found, args.threshold):
         console.print(line)
     console.print(f"Wrote {shown(paths[1])} (side by side) and {shown(paths[0])}. Alike is not "
-                  "proof of copying: look at each pair before you decide anything.")
+                  "proof of copying: look at each cluster before you decide anything.")
     return 0
 
 
@@ -453,18 +457,20 @@ def _similarity_parser(sub: argparse._SubParsersAction) -> None:
     from autograder.cohort.similarity import MAX_PAIRS, THRESHOLD
 
     similar = sub.add_parser(
-        "similarity", help="pairs of answers that are alike, for you to look at",
+        "similarity", help="clusters of answers that are alike, for you to look at",
         description="Compare the students' answer code per assignment with copydetect (renamed "
         "variables and new comments do not hide a copy; the released starter and the reference "
-        "answer never count) and write OUT/similarity.html and OUT/similarity.csv. No score "
-        "changes; nothing is run.",
+        "answer never count; an answer that is one of them, names set aside, is listed apart) "
+        "and write OUT/similarity.html and OUT/similarity.csv. No score changes; nothing is "
+        "run.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     similar.add_argument("submitted", metavar="SUBMITTED")
     similar.add_argument("--out", required=True, help="folder for similarity.html and .csv")
     similar.add_argument("--threshold", type=float, default=THRESHOLD,
                          help="list a pair when at least this share of one answer is in the other")
     similar.add_argument("--max-pairs", type=int, default=MAX_PAIRS,
-                         help="pairs listed per assignment, most similar first")
+                         help="pairs similarity.csv lists per assignment, most similar first (the "
+                         "report's clusters are made of every pair)")
     similar.set_defaults(run=cmd_similarity)
 
 
