@@ -35,8 +35,9 @@ from autograder.run import handed_in, isolation, submission
 from autograder.run.engine import Result, confinement
 from autograder.run.isolation import Limits
 from autograder.run.plain import TRUST
-from autograder.term import late
+from autograder.term import counts, late
 from autograder.term.corrections import Corrections, Marks, number
+from autograder.term.counts import Attempt, Counted
 from autograder.term.overrides import Key, Override
 from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
 
@@ -230,7 +231,7 @@ def grades_row(data: dict) -> dict:
     adjustment = extra.get("adjustment") or {}
     marks = Marks.from_dict(extra.get("marks"))
     raw = extra.get("raw_score", data["score"])
-    after_late = number(max(0, raw - lateness.get("penalty", 0)))
+    after_late = extra.get("after_late", number(max(0, raw - lateness.get("penalty", 0))))
     corrected = extra.get("corrected_score", data["score"])
     days = lateness.get("late_days")
     return {"student": extra["student"], "assignment": extra["assignment"],
@@ -271,11 +272,13 @@ class Dates:
     gradebook: late.GradebookDates
     overrides: dict[Key, Override] | None  # None: keep each submission's last override
     marks: dict[Key, Marks] | None = None  # the gradebook's; None: keep each one's last
+    choices: dict[Key, str] = dataclasses.field(default_factory=dict)  # `packlab counts`
 
     def corrections(self, task: Task, result: Result, stored: dict | None,
-                    graded_at: str = "") -> Corrections:
-        """The late penalty, override and gradebook marks of one graded task (``graded_at``:
-        when it was graded, the time a submission without a timestamp may count as)."""
+                    graded_at: str = "", graded: Graded | None = None) -> Corrections:
+        """The late penalty, override, gradebook marks and counted submission of one graded
+        task (``graded_at``: when it was graded, the time a submission without a timestamp may
+        count as; ``graded``: its record, whose history holds the earlier submissions)."""
         exercise = self.exercises.get(task.assignment)
         if exercise is None:
             lateness = late.Lateness()
@@ -298,7 +301,20 @@ class Dates:
             marks = self.marks.get((task.student, task.assignment))
         else:
             marks = Marks.from_dict((stored or {}).get("extra_data", {}).get("marks"))
-        return Corrections(lateness, override, marks)
+        return Corrections(lateness, override, marks,
+                           self._counted(task, result, lateness, graded, graded_at))
+
+    def _counted(self, task: Task, result: Result, lateness: late.Lateness,
+                 graded: Graded | None, graded_at: str) -> Counted:
+        """Which of the task's submissions counts (`autograder.term.counts`)."""
+        exercise = self.exercises.get(task.assignment)
+        policy = self.choices.get((task.student, task.assignment)) \
+            or getattr(exercise, "counts", "latest")
+        current = Attempt(graded_at, lateness.submitted_at, 0 if result.error else result.score,
+                          lateness.penalty, lateness.late_days, result.error)
+        tried = counts.attempts(graded.history, graded.notebook, current) if graded \
+            else (current,)
+        return Counted(policy, tried, counts.choose(policy, tried))
 
 
 def _when(iso: str) -> datetime | None:
@@ -328,7 +344,7 @@ def _stored(data: dict | None) -> dict | None:
         return None
     extra = data["extra_data"]
     return {"late": extra.get("late"), "adjustment": extra.get("adjustment"),
-            "marks": extra.get("marks")}
+            "marks": extra.get("marks"), "counted": extra.get("counted")}
 
 
 def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool = False,
@@ -406,7 +422,7 @@ def _correct(out: Path, tasks: list[Task], records: dict[Task, Graded | None],
     for task in tasks:
         graded, stored = records[task], _results(out, task)
         if graded is not None and stored is not None:
-            fixes = dates.corrections(task, graded.result, stored, graded.graded_at)
+            fixes = dates.corrections(task, graded.result, stored, graded.graded_at, graded)
             if fixes.to_dict() != _stored(stored):
                 report.write_submission(out, graded.result, fixes, graded.cells)
 
@@ -450,7 +466,7 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
                  gradebook: str | None, course_id: str, book: Book | None) -> list[dict]:
     tasks = discover(submitted)
     dates = Dates(_dated(), _due_dates(gradebook, course_id),
-                  overrides)
+                  overrides, choices=counts.read_choices(out))
     outfolder.remove_partial(out)  # what a killed run was writing when it died
     records = {t: record.read(out, t.student, t.assignment) for t in tasks}
     digests = {t: record.digest(t.notebook, t.submitted) for t in tasks}
@@ -476,13 +492,14 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
         graded = future.result()
         if groups(task) and not graded.result.error:
             graded = record.merged(records[task], graded)
-        graded = record.stamped(graded, digests[task], records[task],
-                                None if why[task] == "new" else why[task])
         stored = _results(out, task)
+        graded = record.stamped(graded, digests[task], records[task],
+                                None if why[task] == "new" else why[task],
+                                (stored or {}).get("extra_data", {}).get("late"))
         record.write(out, graded)
         records[task] = graded
         report.write_submission(out, graded.result, dates.corrections(
-            task, graded.result, stored, graded.graded_at), graded.cells)
+            task, graded.result, stored, graded.graded_at, graded), graded.cells)
     _correct(out, [t for t in tasks if t not in futures.values()], records, dates)
     results, rows = _rows(out, tasks, why, sandboxed)
     marks = book(rows) if book is not None else None

@@ -169,7 +169,8 @@ def gradescope(result: Result, corrections: Corrections | None = None) -> dict:
                                "max_score": shown.max_score, "error": shown.error,
                                "notes": shown.notes, "sandbox": shown.sandbox,
                                "groups": groups, "misconceptions": held,
-                               "raw_score": scored.raw, "corrected_score": scored.corrected,
+                               "raw_score": scored.raw, "after_late": scored.after_late,
+                               "corrected_score": scored.corrected,
                                "problem": problem(shown) or None, **fixes.to_dict()}}
 
     return _fitted(render, result, "(These results were cut to 200 KB.)")

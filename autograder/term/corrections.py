@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
+from autograder.term.counts import Counted
 from autograder.term.late import Lateness
 from autograder.term.overrides import Override
 
@@ -64,12 +65,14 @@ class Corrections:
     late: Lateness = field(default_factory=Lateness)
     override: Override | None = None
     marks: Marks | None = None
+    counted: Counted | None = None  # which of the student's submissions counts
 
     def to_dict(self) -> dict:
         """As stored in results.json's extra_data (compared on a rerun to see what changed)."""
         return {"late": self.late.to_dict(),
                 "adjustment": self.override.to_dict() if self.override else None,
-                "marks": self.marks.to_dict() if self.marks else None}
+                "marks": self.marks.to_dict() if self.marks else None,
+                "counted": self.counted.to_dict() if self.counted else None}
 
 
 def number(x: float) -> int | float:
@@ -95,6 +98,9 @@ def scored(raw: float, max_score: float, corrections: Corrections) -> Scored:
     """The score after the late penalty, then after the override, then with the gradebook's
     marks (never below 0, as `nbgrader export` totals)."""
     after_late = number(max(0.0, raw - corrections.late.penalty))
+    counted = corrections.counted
+    if counted is not None and not counted.is_latest:  # an earlier submission counts
+        after_late = number(counted.attempts[counted.chosen].after_late)
     corrected = after_late
     if corrections.override is not None:
         corrected = number(corrections.override.applied(after_late, max_score))
@@ -148,6 +154,7 @@ def lines(raw: float, max_score: float, corrections: Corrections) -> list[str]:
         said.append(f"Due: {_shown(late.due)} (from {late.due_from}).")
     if late.note:
         said.append(f"Lateness: {late.note}.")
+    said += counted_lines(corrections.counted, max_score)
     if override is not None:
         said.append(override_line(override, score.adjustment))
     if corrections.marks and (corrections.marks.manual or corrections.marks.extra_credit):
@@ -157,6 +164,26 @@ def lines(raw: float, max_score: float, corrections: Corrections) -> list[str]:
         said.append(f"The tests gave {score.raw} / {number(max_score)}; after these, "
                     f"{score.final} / {number(max_score)}.")
     return said
+
+
+def counted_lines(counted: Counted | None, max_score: float) -> list[str]:
+    """The student's submissions, one line each, and which one counts (nothing for one)."""
+    if counted is None or len(counted.attempts) < 2:
+        return []
+    said = [f"You handed in {len(counted.attempts)} times; the one that counts is the "
+            f"{RULES[counted.policy]}:"]
+    for n, attempt in enumerate(counted.attempts):
+        handed = _shown(attempt.submitted_at) if attempt.submitted_at else "time unknown"
+        result = (f"not graded ({attempt.error})" if attempt.error else
+                  f"tests {number(attempt.raw)} / {number(max_score)}"
+                  + (f", late penalty {number(attempt.penalty)}" if attempt.penalty else ""))
+        mark = " ← counts" if n == counted.chosen else ""
+        said.append(f"Submission {n + 1}: handed in {handed}; {result}{mark}.")
+    return said
+
+
+RULES = {"latest": "latest", "on-time": "latest one handed in on time",
+         "best": "best after its late penalty"}
 
 
 def from_results(extra: dict) -> Corrections:
@@ -170,7 +197,7 @@ def from_results(extra: dict) -> Corrections:
     except TypeError:
         lateness = Lateness()
     return Corrections(lateness, Override.from_dict(extra.get("adjustment")),
-                       Marks.from_dict(extra.get("marks")))
+                       Marks.from_dict(extra.get("marks")), Counted.from_dict(extra.get("counted")))
 
 
 def nbgrader_lines(raw: float, max_score: float, corrections: Corrections,
@@ -179,7 +206,7 @@ def nbgrader_lines(raw: float, max_score: float, corrections: Corrections,
     where packlab writes the late penalty and the override as extra credit on the first test
     cell, so that cell alone would read 0.7 / 1 or 2 / 1 with no word why). Manual grades and
     comments are left out: nbgrader's page shows them itself."""
-    fixes = Corrections(corrections.late, corrections.override)
+    fixes = Corrections(corrections.late, corrections.override, None, corrections.counted)
     said = lines(raw, max_score, fixes)
     change = scored(raw, max_score, fixes)
     if change.corrected != change.raw:

@@ -62,6 +62,7 @@ class Exercise:
     partial_credit: str = ALL_OR_NOTHING
     due: datetime | None = None  # course.toml's `due` (nbgrader's gradebook may give one too)
     late_policy: LatePolicy = LatePolicy()
+    counts: str = ""  # which submission counts: latest, on-time or best ("": the course's)
 
     def earned(self, group: str, passed: int, checks: int) -> int | float:
         """The points a test group earns when ``passed`` of its ``checks`` pass.
@@ -157,7 +158,8 @@ def load(path: Path = MANIFEST) -> Course:
             raise ValueError(f"{path.name}: exercise {exercise.name} has partial_credit = "
                              f"{exercise.partial_credit!r}; it must be one of "
                              f"{', '.join(map(repr, POLICIES))}.")
-    exercises = tuple(_dated(e, data["course"].get("late_policy", "none"), path.name)
+    exercises = tuple(_counted(_dated(e, data["course"].get("late_policy", "none"), path.name),
+                               data["course"].get("counts", "latest"), path.name)
                       for e in exercises)
     return Course(
         title=data["course"]["title"],
@@ -284,6 +286,18 @@ def _graded_cells(source: Path) -> tuple[GradedCell, ...]:
             manual = bool(meta.get("solution")) or cell.get("cell_type") != "code"
             found.append(GradedCell(meta["grade_id"], float(meta.get("points", 0)), manual))
     return tuple(found)
+
+
+COUNTS = ("latest", "on-time", "best")  # see course.toml's `counts`
+
+
+def _counted(exercise: Exercise, default: object, manifest: str) -> Exercise:
+    """The exercise with its `counts` read (the course's by default)."""
+    counts = exercise.counts or default
+    if counts not in COUNTS:
+        raise ValueError(f"{manifest}: exercise {exercise.name} counts {counts!r}; `counts` is "
+                         f"one of {', '.join(map(repr, COUNTS))}.")
+    return replace(exercise, counts=counts)
 
 
 @cache

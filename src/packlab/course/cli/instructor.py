@@ -10,7 +10,7 @@ import contextlib
 from dataclasses import fields
 from pathlib import Path
 
-from packlab.course.cli import author
+from packlab.course.cli import author, submissions
 from packlab.course.cli.terminal import console, shown
 from packlab.course.manifest import ROOT, load, plain_assignments
 
@@ -560,6 +560,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _handing_back(sub)
     _roster_parser(sub)
     _extend_parser(sub)
+    submissions.add_commands(sub)
     _similarity_parser(sub)
     build = sub.add_parser(
         "student-build", help="write the student install (no solutions, no hidden tests)",

@@ -1,0 +1,123 @@
+"""Which submission counts is the instructor's choice, and every submission stays readable.
+
+01-total-tokens is due 2026-11-30 17:00 UTC, loses half its points a started day late, and
+counts the on-time submission (its own `counts` in course.toml; the course's stays latest). ada
+hands in the right answer on time, then a wrong one a day late; bo a wrong one on time, then the
+right one a day late. After both rounds the on-time one counts for each; `packlab counts` then
+makes bo's best and ada's latest count, and a typo in it is refused with the close id named.
+Each student's feedback lists both submissions and which counts; `packlab history` shows them in
+a table, a student folder named with rich markup printed as written.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import COURSE, submit, with_answer
+
+from autograder import outfolder
+from packlab.course.manifest import MANIFEST
+
+pytestmark = pytest.mark.xdist_group("counts")
+
+TOTAL = COURSE.exercise("01")
+PACKLAB = Path(os.environ.get("VIRTUAL_ENV", ".venv")) / "bin" / "packlab"
+WRONG = "def total_tokens(parts):\n    return 0\n"
+ON_TIME, LATE = "2026-11-30 09:00:00.000000 UTC", "2026-12-01 09:00:00.000000 UTC"
+MARKUP = "[bold]eve"  # a student folder name rich would read as markup
+
+
+def hand_in(submitted: Path, student: str, code: str | None, when: str) -> None:
+    folder = submit(submitted, student, TOTAL, with_answer(TOTAL, code)).parent
+    (folder / "timestamp.txt").write_text(when + "\n")
+
+
+def packlab(*args: str, env: dict) -> subprocess.CompletedProcess:
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "packlab.course.cli", *args], env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def scores(out: Path) -> dict[str, float]:
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        return {r["student"]: float(r["score"]) for r in csv.DictReader(handle)}
+
+
+@pytest.fixture(scope="module")
+def term(tmp_path_factory):
+    base = tmp_path_factory.mktemp("counts")
+    submitted, out = base / "submitted", base / "out"
+    entry = f'name = "{TOTAL.name}"\n'
+    toml = base / "course.toml"
+    toml.write_text(MANIFEST.read_text(encoding="utf-8").replace(entry, entry + (
+        'due = "2026-11-30T17:00:00+00:00"\nlate_policy = { per_day = 0.5 }\n'
+        'counts = "on-time"\n')), encoding="utf-8")
+    env = {**os.environ, "PACKLAB_COURSE_TOML": str(toml), "COLUMNS": "200"}
+    hand_in(submitted, "ada", None, ON_TIME)
+    hand_in(submitted, "bo", WRONG, ON_TIME)
+    hand_in(submitted, MARKUP, None, ON_TIME)
+    grade = ("grade", str(submitted), "--out", str(out), "--jobs", "2")
+    assert packlab(*grade, env=env).returncode == 0
+    hand_in(submitted, "ada", WRONG, LATE)  # nbgrader's collect --update
+    hand_in(submitted, "bo", None, LATE)
+    done = packlab(*grade, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out, env, grade
+
+
+def page(out: Path, student: str) -> str:
+    return html.unescape((outfolder.submission_folder(out, student, TOTAL.name)
+                          / "feedback.html").read_text())
+
+
+def test_the_on_time_submission_counts_when_the_exercise_says_so(term):
+    out, _, _ = term
+    top = TOTAL.max_score
+    assert scores(out) == {"ada": top, "bo": 0, MARKUP: top}
+    ada = page(out, "ada")
+    assert "You handed in 2 times; the one that counts is the latest one handed in on time" in ada
+    assert f"Submission 1: handed in 2026-11-30 09:00:00 UTC; tests {top} / {top} ← counts." \
+        in ada
+    assert f"Submission 2: handed in 2026-12-01 09:00:00 UTC; tests 0 / {top}." in ada
+    data = json.loads((outfolder.submission_folder(out, "bo", TOTAL.name)
+                       / "results.json").read_text())
+    counted = data["extra_data"]["counted"]
+    assert (counted["policy"], counted["chosen"], len(counted["attempts"])) == ("on-time", 0, 2)
+    assert counted["attempts"][1]["penalty"] == top / 2
+    assert "You handed in" not in page(out, MARKUP)  # one submission: no history to show
+
+
+def test_packlab_counts_sets_it_per_student_and_refuses_a_typo(term):
+    out, env, grade = term
+    said = packlab("counts", str(out), "boo", TOTAL.name, "best", env=env)
+    assert said.returncode == 2 and "Did you mean 'bo'?" in said.stdout, said.stdout
+    assert not (out / "counts.json").exists()
+    for student, policy in (("bo", "best"), ("ada", "latest")):
+        said = packlab("counts", str(out), student, TOTAL.name, policy, env=env)
+        assert said.returncode == 0, said.stdout
+    done = packlab(*grade, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    top = TOTAL.max_score
+    assert scores(out) == {"ada": 0, "bo": top / 2, MARKUP: top}
+    assert f"tests {top} / {top}, late penalty {top / 2:g} ← counts." in page(out, "bo")
+
+    shown = packlab("history", str(out), env=env)
+    assert shown.returncode == 0, shown.stdout
+    lines = [" ".join(line.split()) for line in shown.stdout.splitlines()]
+    assert any(MARKUP in line for line in lines), shown.stdout  # as written, not as markup
+    assert any(line.startswith("│ bo") and "│ 2 │" in line and "✓ (best)" in line
+               for line in lines), shown.stdout
+    assert sum("│ ada" in line for line in lines) == 2
+
+    for student in ("bo", "ada"):  # back to course.toml's choice
+        assert packlab("counts", str(out), student, TOTAL.name, "course",
+                       env=env).returncode == 0
+    assert packlab(*grade, env=env).returncode == 0
+    assert scores(out) == {"ada": top, "bo": 0, MARKUP: top}
