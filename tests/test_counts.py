@@ -111,7 +111,7 @@ def test_packlab_counts_sets_it_per_student_and_refuses_a_typo(term):
     shown = packlab("history", str(out), env=env)
     assert shown.returncode == 0, shown.stdout
     lines = [" ".join(line.split()) for line in shown.stdout.splitlines()]
-    assert any(MARKUP in line for line in lines), shown.stdout  # as written, not as markup
+    assert any(line.startswith(f"│ {MARKUP} ") for line in lines), shown.stdout  # as written
     assert any(line.startswith("│ bo") and "│ 2 │" in line and "✓ (best)" in line
                for line in lines), shown.stdout
     assert sum("│ ada" in line for line in lines) == 2
@@ -121,3 +121,43 @@ def test_packlab_counts_sets_it_per_student_and_refuses_a_typo(term):
                        env=env).returncode == 0
     assert packlab(*grade, env=env).returncode == 0
     assert scores(out) == {"ada": top, "bo": 0, MARKUP: top}
+
+
+PACK = COURSE.exercise("02")
+
+
+def test_free_late_days_are_used_before_the_late_policy(tmp_path):
+    """Each student has one free late day (course.toml's free_late_days), used by their first
+    late submission in the order of the due dates: ada's day late on 01 costs nothing and her
+    day late on 02 half its points; bo, on time for 01, spends it on 02's two days late."""
+    entry = f'name = "{TOTAL.name}"\n'
+    toml = tmp_path / "course.toml"
+    text = MANIFEST.read_text(encoding="utf-8").replace(
+        entry, entry + 'due = "2026-11-25T17:00:00+00:00"\n').replace(
+        f'name = "{PACK.name}"\n', f'name = "{PACK.name}"\ndue = "2026-11-28T17:00:00+00:00"\n')
+    toml.write_text(text.replace('late_policy = "none"\n', 'late_policy = { per_day = 0.5 }\n'
+                                 "free_late_days = 1\n", 1), encoding="utf-8")
+    submitted, out = tmp_path / "submitted", tmp_path / "out"
+    for student, exercise, day in (("ada", TOTAL, 26), ("bo", TOTAL, 25), ("ada", PACK, 29),
+                                   ("bo", PACK, 30)):
+        folder = submit(submitted, student, exercise, with_answer(exercise, None)).parent
+        (folder / "timestamp.txt").write_text(f"2026-11-{day} 09:00:00.000000 UTC\n")
+    env = {**os.environ, "PACKLAB_COURSE_TOML": str(toml)}
+    done = packlab("grade", str(submitted), "--out", str(out), "--jobs", "2", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {(r["student"], r["assignment"][:2]): r for r in csv.DictReader(handle)}
+    got = {key: (float(r["score"]), r["late_days"], r["free_late_days"], float(r["late_penalty"]))
+           for key, r in rows.items()}
+    half = PACK.max_score / 2
+    assert got == {("ada", "01"): (TOTAL.max_score, "1", "1", 0),
+                   ("ada", "02"): (half, "1", "0", half),
+                   ("bo", "01"): (TOTAL.max_score, "0", "0", 0),
+                   ("bo", "02"): (half, "2", "1", half)}
+    said = html.unescape((outfolder.submission_folder(out, "ada", TOTAL.name)
+                          / "feedback.html").read_text())
+    assert "1 day late, 1 of your free late days used (0 days left), so no penalty" in said
+    said = html.unescape((outfolder.submission_folder(out, "bo", PACK.name)
+                          / "feedback.html").read_text())
+    assert "2 days late, 1 of your free late days used (0 days left); 1 day late: " \
+        f"{half:g} points off" in said

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
@@ -247,7 +247,8 @@ def grades_row(data: dict) -> dict:
             "adjustment": number(corrected - after_late) if adjustment else "",
             "adjustment_reason": adjustment.get("reason", ""),
             "manual": number(marks.manual) if marks else "",
-            "extra_credit": number(marks.extra_credit) if marks else ""}
+            "extra_credit": number(marks.extra_credit) if marks else "",
+            "free_late_days": lateness.get("free_days", 0)}
 
 
 def _trust(assignment: str) -> str:
@@ -273,6 +274,7 @@ class Dates:
     overrides: dict[Key, Override] | None  # None: keep each submission's last override
     marks: dict[Key, Marks] | None = None  # the gradebook's; None: keep each one's last
     choices: dict[Key, str] = dataclasses.field(default_factory=dict)  # `packlab counts`
+    free: dict[Key, int] = dataclasses.field(default_factory=dict)  # free late days left
 
     def corrections(self, task: Task, result: Result, stored: dict | None,
                     graded_at: str = "", graded: Graded | None = None) -> Corrections:
@@ -292,7 +294,8 @@ class Dates:
             folder = task.notebook.parent if task.notebook else None
             lateness = late.assess(folder, due, source, exercise.late_policy,
                                    0 if result.error else result.score, result.max_score,
-                                   _when(graded_at), task.submitted)
+                                   _when(graded_at), task.submitted,
+                                   self.free.get((task.student, task.assignment), 0))
         if self.overrides is not None:
             override = self.overrides.get((task.student, task.assignment))
         else:
@@ -303,6 +306,32 @@ class Dates:
             marks = Marks.from_dict((stored or {}).get("extra_data", {}).get("marks"))
         return Corrections(lateness, override, marks,
                            self._counted(task, result, lateness, graded, graded_at))
+
+    def due(self, task: Task) -> datetime | None:
+        """The task's due date, with the student's extension."""
+        exercise = self.exercises.get(task.assignment)
+        if exercise is None:
+            return None
+        due = self.gradebook.due.get(exercise.name, exercise.due)
+        return late.extended(due, self.gradebook.extensions.get((task.student, task.assignment)))
+
+    def free_days(self, tasks: list[Task], budget: int) -> dict[Key, int]:
+        """Each task's free late days left (course.toml's ``free_late_days``), used up by each
+        student's late submissions in the order of their due dates."""
+        if not budget:
+            return {}
+        last = datetime.max.replace(tzinfo=UTC)
+        left: dict[str, int] = {}
+        free = {}
+        for task in sorted(tasks, key=lambda t: (self.due(t) or last, t.assignment)):
+            exercise = self.exercises.get(task.assignment)
+            now = left.get(task.student, budget)
+            free[task.student, task.assignment] = now
+            if exercise is not None and task.notebook is not None:
+                days = late.days_late(task.notebook.parent, self.due(task), exercise.late_policy,
+                                      below=task.submitted)
+                left[task.student] = now - min(now, days)
+        return free
 
     def _counted(self, task: Task, result: Result, lateness: late.Lateness,
                  graded: Graded | None, graded_at: str) -> Counted:
@@ -467,6 +496,7 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
     tasks = discover(submitted)
     dates = Dates(_dated(), _due_dates(gradebook, course_id),
                   overrides, choices=counts.read_choices(out))
+    dates = dataclasses.replace(dates, free=dates.free_days(tasks, load().free_late_days))
     outfolder.remove_partial(out)  # what a killed run was writing when it died
     records = {t: record.read(out, t.student, t.assignment) for t in tasks}
     digests = {t: record.digest(t.notebook, t.submitted) for t in tasks}

@@ -257,7 +257,9 @@ GRADES_FIELDS = ["student", "assignment", "score", "max_score", "status", "reaso
                  "raw_score", "submitted_at", "due", "late_days", "late_penalty", "late_note",
                  "timestamp_flag", "adjustment", "adjustment_reason",
                  # nbgrader's gradebook: what graders gave there (score includes it)
-                 "manual", "extra_credit"]
+                 "manual", "extra_credit",
+                 # free late days this submission used (course.toml's free_late_days)
+                 "free_late_days"]
 
 
 def write_grades(out: Path, rows: list[dict]) -> None:

@@ -104,6 +104,7 @@ class Course:
     lessons: tuple[Lesson, ...]
     exercises: tuple[Exercise, ...] = field(default=())
     student_install: bool = False  # course.toml's [build] student = true (STUDENT_MARKER)
+    free_late_days: int = 0  # each student's budget of days late without a penalty
 
     def exercise(self, key: str) -> Exercise:
         """Find an exercise by its name ("02-greedy-pack"), number ("02") or function ("pack")."""
@@ -167,7 +168,16 @@ def load(path: Path = MANIFEST) -> Course:
         lessons=lessons,
         exercises=exercises,
         student_install=data.get("build", {}).get("student") is True,
+        free_late_days=_free_late_days(data["course"].get("free_late_days", 0), path.name),
     )
+
+
+def _free_late_days(value: object, manifest: str) -> int:
+    """`free_late_days`: a whole number of days, 0 or more."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{manifest}: free_late_days is a whole number of days, 0 or more; "
+                         f"got {value!r}.")
+    return value
 
 
 def _lesson(entry: dict, manifest: str) -> Lesson:

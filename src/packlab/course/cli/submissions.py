@@ -12,7 +12,7 @@ from packlab.course.cli.terminal import console, shown
 
 
 def _results(out: Path) -> list[dict]:
-    """Every results.json `packlab grade` wrote in OUT, as (student, assignment, extra_data)."""
+    """The extra_data of every results.json `packlab grade` wrote in OUT."""
     from autograder import outfolder
 
     found = []
@@ -32,6 +32,7 @@ def _table(extras: list[dict]):
     from rich.table import Table
     from rich.text import Text
 
+    from autograder.escape import visible
     from autograder.term.corrections import number
     from autograder.term.counts import Attempt, Counted
 
@@ -45,7 +46,7 @@ def _table(extras: list[dict]):
             mark = f"✓ ({counted.policy})" if n == counted.chosen else ""
             tests = "not graded" if attempt.error else \
                 f"{number(attempt.raw)} / {number(extra.get('max_score', 0))}"
-            table.add_row(*(Text(shown(str(cell))) for cell in (
+            table.add_row(*(Text(visible(cell, keep_lines=False)) for cell in (
                 extra["student"], extra["assignment"], n + 1, attempt.submitted_at or "?",
                 attempt.graded_at or "?", tests, number(attempt.penalty), mark)))
     return table
