@@ -192,3 +192,17 @@ def test_a_typo_in_extend_is_refused_with_the_close_id_named(course, tmp_path):
         assert {s.id for s in gb.students} == before | {"dee"}
     with contextlib.suppress(FileNotFoundError):
         shutil.rmtree(copy)
+
+
+def test_nbgrader_export_gives_the_raw_score_before_the_late_penalty_and_override(course):
+    """`nbgrader export` (with packlab's exporter, set in nbgrader_config.py): ada's raw_score
+    is what her tests gave, her score the total after the late penalty and the override."""
+    done = subprocess.run([str(NBGRADER), "export", "--to", "export.csv"], cwd=course,
+                          env=nbgrader_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with (course / "export.csv").open(newline="", encoding="utf-8") as handle:
+        ada = {r["student_id"]: r for r in csv.DictReader(handle)}["ada"]
+    top = EXERCISE.max_score
+    graded = rows(course / "graded" / "grades.csv")["ada"]
+    assert float(ada["raw_score"]) == float(graded["raw_score"]) == top
+    assert float(ada["score"]) == float(graded["score"]) == top - round(0.1 * top * 2, 2) + 0.5
