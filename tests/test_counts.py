@@ -135,8 +135,9 @@ def test_free_late_days_are_used_before_the_late_policy(tmp_path):
     text = MANIFEST.read_text(encoding="utf-8").replace(
         entry, entry + 'due = "2026-11-25T17:00:00+00:00"\n').replace(
         f'name = "{PACK.name}"\n', f'name = "{PACK.name}"\ndue = "2026-11-28T17:00:00+00:00"\n')
-    toml.write_text(text.replace('late_policy = "none"\n', 'late_policy = { per_day = 0.5 }\n'
-                                 "free_late_days = 1\n", 1), encoding="utf-8")
+    text = text.replace('late_policy = "none"\n', "late_policy = { per_day = 0.5 }\n", 1)
+    toml.write_text(text.replace("free_late_days = 0\n", "free_late_days = 1\n", 1),
+                    encoding="utf-8")
     submitted, out = tmp_path / "submitted", tmp_path / "out"
     for student, exercise, day in (("ada", TOTAL, 26), ("bo", TOTAL, 25), ("ada", PACK, 29),
                                    ("bo", PACK, 30)):
@@ -161,3 +162,46 @@ def test_free_late_days_are_used_before_the_late_policy(tmp_path):
                           / "feedback.html").read_text())
     assert "2 days late, 1 of your free late days used (0 days left); 1 day late: " \
         f"{half:g} points off" in said
+
+
+def test_a_capped_adjustment_reads_the_same_on_the_page_as_in_grades_csv():
+    """+1 on 4.5 of 5 can only give 0.5: the page says +0.5 (and that +1 was given), as the
+    adjustment column does."""
+    from autograder.cohort.classroom import grades_row
+    from autograder.cohort.report import gradescope
+    from autograder.run.engine import Result
+    from autograder.term.corrections import Corrections, lines
+    from autograder.term.late import Lateness
+    from autograder.term.overrides import Override
+
+    fixes = Corrections(Lateness(penalty=0.5, late_days=1), Override("office hours", points=1))
+    said = lines(5, 5, fixes)
+    assert "Adjustment by your instructor: +0.5 points (+1 point given; a score stays within 0 " \
+        "and the maximum). Reason: office hours" in said
+    result = Result(student="ada", assignment=PACK.name, score=5, max_score=5, groups=[])
+    row = grades_row(gradescope(result, fixes))
+    assert (row["adjustment"], row["score"]) == (0.5, 5)
+
+
+def test_which_submission_counts_under_each_policy():
+    from autograder.term.counts import Attempt, choose
+
+    on_time_low = Attempt(raw=2, late_days=0)
+    late_high = Attempt(raw=5, penalty=1, late_days=1)
+    late_low = Attempt(raw=1, late_days=2, penalty=1)
+    tried = (on_time_low, late_high, late_low)
+    assert [choose(p, tried) for p in ("latest", "on-time", "best")] == [2, 0, 1]
+    assert choose("on-time", (late_high,)) == 0  # none on time: the latest
+    assert choose("best", (Attempt(raw=3, late_days=0), Attempt(raw=3, late_days=0))) == 1
+
+
+def test_comments_are_kept_bounded_and_read_back_as_text_only():
+    from autograder.term.corrections import COMMENT_CHARS, COMMENTS, Marks, comments
+
+    kept = comments(["x" * (COMMENT_CHARS + 50), "  fine  "])
+    assert len(kept[0]) < COMMENT_CHARS + 10 and kept[1] == "fine"
+    assert Marks(comments=kept)  # a comment alone is something a grader gave
+    stored = {"manual": 0, "extra_credit": 0, "comments": ["ok", 3, None] + ["y"] * 40}
+    back = Marks.from_dict(stored)
+    assert back.comments[0] == "ok" and len(back.comments) == COMMENTS
+    assert Marks.from_dict({"comments": "not a list"}) is None
