@@ -3,21 +3,24 @@
 The gradebook is the one truth for the term. `packlab grade` on the submitted/ folder of an
 nbgrader course (a folder holding nbgrader_config.py), or given ``--gradebook URL``, records
 each graded test cell's auto score and the submission's timestamp (nbgrader's timestamp.txt) as
-`nbgrader autograde` would: the student is created when missing, and manual scores and comments
-are never touched. packlab's corrections (the late penalty and the instructor's override) are
+`nbgrader autograde` would: the student is created when missing, and what a person did in
+formgrader is never undone (manual scores, comments, and the manual-grading queue: a rerun does
+not flag a hand-graded cell again, as nbgrader's autograde does, unless its auto score changed).
+packlab's corrections (the late penalty, the override, an earlier submission that counts) are
 extra credit on the submission's first test cell, added to whatever extra credit a grader gave
 there, and nbgrader's own late penalty is left at 0: formgrader, which shows no late penalty,
 then shows the same total as `nbgrader export`. Then it reads back what graders gave (`Marks`:
-manual scores and extra credit), so grades.csv, the feedback, the bundles and the Canvas and
-Moodle files all total auto + manual + extra credit - late as `nbgrader export` does.
+manual scores, extra credit and written comments), so grades.csv, the feedback, the bundles and
+the Canvas and Moodle files all total auto + manual + extra credit - late as `nbgrader export`
+does.
 A submission that could not be graded gets 0 in every cell (its reason is in grades.csv).
 In a course folder it also writes the autograded folders `nbgrader generate_feedback` and
 `release_feedback` use (`autograder.term.autograded`: the notebook, with the submission's
 timestamp.txt and submission_secret.txt as `nbgrader autograde` copies them).
 
 `roster` puts a class list's names and emails into the gradebook (formgrader lists them);
-`extend` gives one student a later due date (nbgrader's extension, which `packlab grade` and
-formgrader both read).
+`extend` gives one student a later due date (nbgrader's extension, which `packlab grade` reads;
+formgrader shows none): a student the course does not know is refused, the close ids named.
 """
 
 from __future__ import annotations
