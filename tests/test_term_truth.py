@@ -98,7 +98,10 @@ def api(base: str, token: str, path: str, body: dict | None = None):
 
 
 def test_a_formgrader_session_survives_a_rerun_and_its_comment_reaches_the_bundle(course):
+    from browser import chromium, require_browser
     from test_browser_formgrader import formgrader
+
+    require_browser()
 
     failing = next(t["group"] for t in json.loads(
         (course / "graded" / "students" / "bo" / EXERCISE.name / "results.json").read_text()
@@ -140,6 +143,13 @@ def test_a_formgrader_session_survives_a_rerun_and_its_comment_reaches_the_bundl
     assert done.returncode == 0, done.stdout + done.stderr
     bundled = bundles / "bo" / EXERCISE.name
     assert "&lt;script&gt;alert" in (bundled / "feedback.html").read_text()
+    with chromium() as context:  # bo opens the page in his bundle: the comment, as text
+        tab = context.new_page()
+        alerts: list[str] = []
+        tab.on("dialog", lambda dialog: (alerts.append(dialog.message), dialog.dismiss()))
+        tab.goto((bundled / "feedback.html").as_uri())
+        assert f"Comment from your instructor: {COMMENT}" in tab.locator("body").inner_text()
+    assert alerts == []
     assert json.loads((bundled / "results.json").read_text())["extra_data"]["marks"][
         "comments"] == [COMMENT]
 
