@@ -211,7 +211,7 @@ def nbgrader_lines(raw: float, max_score: float, corrections: Corrections,
     change = scored(raw, max_score, fixes)
     if change.corrected != change.raw:
         said.append(f"On this page the change of {_signed(change.corrected - change.raw)} "
-                    f"is counted in the score of the test cell {first_cell}, as extra credit: "
-                    "that cell can read less than its checks earned, or more than its "
+                    f"is counted in the score of the first test cell ({first_cell}), as extra "
+                    "credit: that cell can read less than its checks earned, or more than its "
                     "maximum.")
     return said
