@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
@@ -35,8 +35,9 @@ from autograder.run import handed_in, isolation, submission
 from autograder.run.engine import Result, confinement
 from autograder.run.isolation import Limits
 from autograder.run.plain import TRUST
-from autograder.term import late
+from autograder.term import counts, late
 from autograder.term.corrections import Corrections, Marks, number
+from autograder.term.counts import Attempt, Counted
 from autograder.term.overrides import Key, Override
 from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
 
@@ -230,7 +231,7 @@ def grades_row(data: dict) -> dict:
     adjustment = extra.get("adjustment") or {}
     marks = Marks.from_dict(extra.get("marks"))
     raw = extra.get("raw_score", data["score"])
-    after_late = number(max(0, raw - lateness.get("penalty", 0)))
+    after_late = extra.get("after_late", number(max(0, raw - lateness.get("penalty", 0))))
     corrected = extra.get("corrected_score", data["score"])
     days = lateness.get("late_days")
     return {"student": extra["student"], "assignment": extra["assignment"],
@@ -247,6 +248,7 @@ def grades_row(data: dict) -> dict:
             "adjustment_reason": adjustment.get("reason", ""),
             "manual": number(marks.manual) if marks else "",
             "extra_credit": number(marks.extra_credit) if marks else "",
+            "free_late_days": lateness.get("free_days", 0),
             **_group_points(extra)}
 
 
@@ -280,11 +282,14 @@ class Dates:
     gradebook: late.GradebookDates
     overrides: dict[Key, Override] | None  # None: keep each submission's last override
     marks: dict[Key, Marks] | None = None  # the gradebook's; None: keep each one's last
+    choices: dict[Key, str] = dataclasses.field(default_factory=dict)  # `packlab counts`
+    free: dict[Key, int] = dataclasses.field(default_factory=dict)  # free late days left
 
     def corrections(self, task: Task, result: Result, stored: dict | None,
-                    graded_at: str = "") -> Corrections:
-        """The late penalty, override and gradebook marks of one graded task (``graded_at``:
-        when it was graded, the time a submission without a timestamp may count as)."""
+                    graded_at: str = "", graded: Graded | None = None) -> Corrections:
+        """The late penalty, override, gradebook marks and counted submission of one graded
+        task (``graded_at``: when it was graded, the time a submission without a timestamp may
+        count as; ``graded``: its record, whose history holds the earlier submissions)."""
         exercise = self.exercises.get(task.assignment)
         if exercise is None:
             lateness = late.Lateness()
@@ -298,7 +303,8 @@ class Dates:
             folder = task.notebook.parent if task.notebook else None
             lateness = late.assess(folder, due, source, exercise.late_policy,
                                    0 if result.error else result.score, result.max_score,
-                                   _when(graded_at), task.submitted)
+                                   _when(graded_at), task.submitted,
+                                   self.free.get((task.student, task.assignment), 0))
         if self.overrides is not None:
             override = self.overrides.get((task.student, task.assignment))
         else:
@@ -307,7 +313,46 @@ class Dates:
             marks = self.marks.get((task.student, task.assignment))
         else:
             marks = Marks.from_dict((stored or {}).get("extra_data", {}).get("marks"))
-        return Corrections(lateness, override, marks)
+        return Corrections(lateness, override, marks,
+                           self._counted(task, result, lateness, graded, graded_at))
+
+    def due(self, task: Task) -> datetime | None:
+        """The task's due date, with the student's extension."""
+        exercise = self.exercises.get(task.assignment)
+        if exercise is None:
+            return None
+        due = self.gradebook.due.get(exercise.name, exercise.due)
+        return late.extended(due, self.gradebook.extensions.get((task.student, task.assignment)))
+
+    def free_days(self, tasks: list[Task], budget: int) -> dict[Key, int]:
+        """Each task's free late days left (course.toml's ``free_late_days``), used up by each
+        student's late submissions in the order of their due dates."""
+        if not budget:
+            return {}
+        last = datetime.max.replace(tzinfo=UTC)
+        left: dict[str, int] = {}
+        free = {}
+        for task in sorted(tasks, key=lambda t: (self.due(t) or last, t.assignment)):
+            exercise = self.exercises.get(task.assignment)
+            now = left.get(task.student, budget)
+            free[task.student, task.assignment] = now
+            if exercise is not None and task.notebook is not None:
+                days = late.days_late(task.notebook.parent, self.due(task), exercise.late_policy,
+                                      below=task.submitted)
+                left[task.student] = now - min(now, days)
+        return free
+
+    def _counted(self, task: Task, result: Result, lateness: late.Lateness,
+                 graded: Graded | None, graded_at: str) -> Counted:
+        """Which of the task's submissions counts (`autograder.term.counts`)."""
+        exercise = self.exercises.get(task.assignment)
+        policy = self.choices.get((task.student, task.assignment)) \
+            or getattr(exercise, "counts", "latest")
+        current = Attempt(graded_at, lateness.submitted_at, 0 if result.error else result.score,
+                          lateness.penalty, lateness.late_days, result.error)
+        tried = counts.attempts(graded.history, graded.notebook, current) if graded \
+            else (current,)
+        return Counted(policy, tried, counts.choose(policy, tried))
 
 
 def _when(iso: str) -> datetime | None:
@@ -337,7 +382,7 @@ def _stored(data: dict | None) -> dict | None:
         return None
     extra = data["extra_data"]
     return {"late": extra.get("late"), "adjustment": extra.get("adjustment"),
-            "marks": extra.get("marks")}
+            "marks": extra.get("marks"), "counted": extra.get("counted")}
 
 
 def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool = False,
@@ -417,7 +462,7 @@ def _correct(out: Path, tasks: list[Task], records: dict[Task, Graded | None],
     for task in tasks:
         graded, stored = records[task], _results(out, task)
         if graded is not None and stored is not None:
-            fixes = dates.corrections(task, graded.result, stored, graded.graded_at)
+            fixes = dates.corrections(task, graded.result, stored, graded.graded_at, graded)
             if fixes.to_dict() != _stored(stored):
                 report.write_submission(out, graded.result, fixes, graded.cells)
 
@@ -462,7 +507,8 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
                  said: Callable[[str], None]) -> list[dict]:
     tasks = discover(submitted)
     dates = Dates(_dated(), _due_dates(gradebook, course_id),
-                  overrides)
+                  overrides, choices=counts.read_choices(out))
+    dates = dataclasses.replace(dates, free=dates.free_days(tasks, load().free_late_days))
     outfolder.remove_partial(out)  # what a killed run was writing when it died
     records = {t: record.read(out, t.student, t.assignment) for t in tasks}
     digests = {t: record.digest(t.notebook, t.submitted) for t in tasks}
@@ -488,13 +534,14 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
         graded = future.result()
         if groups(task) and not graded.result.error:
             graded = record.merged(records[task], graded)
-        graded = record.stamped(graded, digests[task], records[task],
-                                None if why[task] == "new" else why[task])
         stored = _results(out, task)
+        graded = record.stamped(graded, digests[task], records[task],
+                                None if why[task] == "new" else why[task],
+                                (stored or {}).get("extra_data", {}).get("late"))
         record.write(out, graded)
         records[task] = graded
         report.write_submission(out, graded.result, dates.corrections(
-            task, graded.result, stored, graded.graded_at), graded.cells)
+            task, graded.result, stored, graded.graded_at, graded), graded.cells)
     said(f"Reading the results of {len(tasks):,} submission{'s' * (len(tasks) != 1)} (and "
          "writing again those whose dates or corrections changed)…")
     _correct(out, [t for t in tasks if t not in futures.values()], records, dates)

@@ -126,14 +126,18 @@ def now() -> str:
 
 
 def stamped(graded: Graded, notebook: str | None, earlier: Graded | None,
-            why: str | None) -> Graded:
+            why: str | None, late: dict | None = None) -> Graded:
     """``graded`` with what it graded (``notebook``'s digest, this grader, now) and, when it
-    replaces an ``earlier`` record, that one's result in its history (``why`` it was redone)."""
+    replaces an ``earlier`` record, that one's result in its history (``why`` it was redone;
+    ``late``: its results' lateness, when it was handed in and the penalty it had)."""
     history = earlier.history if earlier else ()
     if earlier is not None and why is not None:
+        late = late if isinstance(late, dict) else {}
         history = (*history, {"score": earlier.result.score, "error": earlier.result.error,
                               "graded_at": earlier.graded_at, "notebook": earlier.notebook,
-                              "why": why})[-HISTORY:]
+                              "why": why, "submitted_at": late.get("submitted_at", ""),
+                              "late_penalty": late.get("penalty", 0),
+                              "late_days": late.get("late_days")})[-HISTORY:]
     return dataclasses.replace(graded, notebook=notebook, graded_at=now(), history=history,
                                grader=grader_fingerprint(graded.result.assignment))
 

@@ -171,7 +171,8 @@ def gradescope(result: Result, corrections: Corrections | None = None) -> dict:
                                "notes": shown.notes, "sandbox": shown.sandbox,
                                "memory": shown.memory,
                                "groups": groups, "misconceptions": held,
-                               "raw_score": scored.raw, "corrected_score": scored.corrected,
+                               "raw_score": scored.raw, "after_late": scored.after_late,
+                               "corrected_score": scored.corrected,
                                "problem": problem(shown) or None, **fixes.to_dict()}}
 
     return _fitted(render, result, "(These results were cut to 200 KB.)")
@@ -258,7 +259,9 @@ GRADES_FIELDS = ["student", "assignment", "score", "max_score", "status", "reaso
                  "raw_score", "submitted_at", "due", "late_days", "late_penalty", "late_note",
                  "timestamp_flag", "adjustment", "adjustment_reason",
                  # nbgrader's gradebook: what graders gave there (score includes it)
-                 "manual", "extra_credit"]
+                 "manual", "extra_credit",
+                 # free late days this submission used (course.toml's free_late_days)
+                 "free_late_days"]
 # Then one column per test group of any assignment (item analysis): the points it earned.
 GROUP_COLUMN = "points_"  # + the group's name: points_visible, points_edge-cases, ...
 GROUP_ORDER = ("visible", "edge-cases", "properties")  # packlab's groups; any other by name

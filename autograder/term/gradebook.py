@@ -3,25 +3,30 @@
 The gradebook is the one truth for the term. `packlab grade` on the submitted/ folder of an
 nbgrader course (a folder holding nbgrader_config.py), or given ``--gradebook URL``, records
 each graded test cell's auto score and the submission's timestamp (nbgrader's timestamp.txt) as
-`nbgrader autograde` would: the student is created when missing, and manual scores and comments
-are never touched. packlab's corrections (the late penalty and the instructor's override) are
+`nbgrader autograde` would: the student is created when missing, and what a person did in
+formgrader is never undone (manual scores, comments, and the manual-grading queue: a rerun does
+not flag a hand-graded cell again, as nbgrader's autograde does, unless its auto score changed).
+packlab's corrections (the late penalty, the override, an earlier submission that counts) are
 extra credit on the submission's first test cell, added to whatever extra credit a grader gave
 there, and nbgrader's own late penalty is left at 0: formgrader, which shows no late penalty,
 then shows the same total as `nbgrader export`. Then it reads back what graders gave (`Marks`:
-manual scores and extra credit), so grades.csv, the feedback, the bundles and the Canvas and
-Moodle files all total auto + manual + extra credit - late as `nbgrader export` does.
+manual scores, extra credit and written comments), so grades.csv, the feedback, the bundles and
+the Canvas and Moodle files all total auto + manual + extra credit - late as `nbgrader export`
+does.
 A submission that could not be graded gets 0 in every cell (its reason is in grades.csv).
 In a course folder it also writes the autograded folders `nbgrader generate_feedback` and
 `release_feedback` use (`autograder.term.autograded`: the notebook, with the submission's
 timestamp.txt and submission_secret.txt as `nbgrader autograde` copies them).
 
 `roster` puts a class list's names and emails into the gradebook (formgrader lists them);
-`extend` gives one student a later due date (nbgrader's extension, which `packlab grade` and
-formgrader both read).
+`extend` gives one student a later due date (nbgrader's extension, which `packlab grade` reads;
+formgrader shows none): a student the course does not know is refused, the close ids named.
 """
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import json
 import os
 import re
@@ -36,8 +41,14 @@ from sqlalchemy.exc import SAWarning, SQLAlchemyError
 from autograder import names, outfolder
 from autograder.escape import for_csv
 from autograder.term import autograded, late
-from autograder.term.corrections import Marks, marks_line, number
-from autograder.term.overrides import Override
+from autograder.term.corrections import (
+    Marks,
+    comments,
+    from_results,
+    marks_line,
+    nbgrader_lines,
+    number,
+)
 from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
 
 CONFIG = "nbgrader_config.py"
@@ -182,8 +193,7 @@ def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
             if scores and grade.name not in scores:
                 _flag_manual(exercise, grade)
                 continue  # not one of packlab's test cells: left as it is
-            grade.auto_score = scores.get(grade.name, 0.0)
-            grade.needs_manual_grade = grade.manual_score is not None  # as nbgrader's autograde
+            _score(grade, scores.get(grade.name, 0.0))
             cells += 1
             if grade.name == first:
                 by_graders = (grade.extra_credit or 0) - last
@@ -191,6 +201,19 @@ def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
                 grade.extra_credit = total if total or grade.extra_credit is not None else None
     gb.db.commit()
     return cells
+
+
+def _score(grade, auto: float) -> None:
+    """Write a test cell's auto score. A cell a person graded keeps their score and their
+    flag (formgrader's queue is theirs): only a changed auto score (a new notebook) puts it
+    back in the manual-grading queue, for them to look again. nbgrader's autograde flags every
+    hand-graded cell on each run; a rerun of `packlab grade` resets nothing a person did."""
+    if grade.manual_score is not None:
+        if grade.auto_score != auto:
+            grade.needs_manual_grade = True
+    else:
+        grade.needs_manual_grade = False
+    grade.auto_score = auto
 
 
 def _flag_manual(exercise: Exercise | PlainAssignment, grade) -> None:
@@ -205,12 +228,20 @@ def _marks(gb, exercise: Exercise, student: str, written_extra: float) -> Marks:
     """What graders gave this submission in the gradebook: the difference their manual scores
     make, and their extra credit (all of it but packlab's ``written_extra``)."""
     manual = extra = 0.0
+    said: list[str] = []
     for notebook in gb.find_submission(exercise.name, student).notebooks:
         for grade in notebook.grades:
             if grade.manual_score is not None:
                 manual += grade.manual_score - (grade.auto_score or 0)
             extra += grade.extra_credit or 0
-    return Marks(number(manual), number(extra - written_extra))
+        said += [c.manual_comment for c in sorted(notebook.comments, key=_order)
+                 if c.manual_comment and c.manual_comment.strip()]
+    return Marks(number(manual), number(extra - written_extra), comments(said))
+
+
+def _order(comment) -> str:
+    """A notebook's comments in a fixed order: by their cell's name."""
+    return comment.cell.name if comment.cell is not None else ""
 
 
 def _known(gb, assignment: str, written: Written) -> bool:
@@ -262,10 +293,13 @@ def _autograded(settings, exercise: Exercise, row: dict, submitted: Path,
     files `nbgrader release_feedback` needs; returns what could not be copied."""
     folder = Path(settings.format_path(settings.autograded_directory, row["student"],
                                        exercise.name))
-    override = Override.from_dict(data.get("extra_data", {}).get("adjustment"))
+    extra = data.get("extra_data", {})
+    said = nbgrader_lines(extra.get("raw_score", data.get("score", 0)),
+                          extra.get("max_score", exercise.max_score), from_results(extra),
+                          exercise.grade_id(next(iter(exercise.points))))
     handed_in = submitted / row["student"] / exercise.name
     autograded.write(folder / f"{exercise.name}.ipynb", exercise,
-                     handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), override,
+                     handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), said,
                      submitted)
     return [f"{row['student']}/{exercise.name}: {problem}"
             for problem in autograded.copy_exchange_files(handed_in, folder, submitted)]
@@ -414,14 +448,39 @@ class CannotExtend(Exception):
     """An extension that cannot be given; the message says why in plain words."""
 
 
-def extend(target: Target, exercise: Exercise, student: str, until: datetime) -> timedelta:
+def known_students(gb, target: Target) -> set[str]:
+    """The students the course knows: the gradebook's, and the folders of its submitted/."""
+    known = {s.id for s in gb.students}
+    if target.course is not None:
+        settings = _course_settings(target.course)
+        folder = Path(settings.root) / settings.submitted_directory
+        with contextlib.suppress(OSError):
+            known |= {p.name for p in folder.iterdir() if p.is_dir()}
+    return known
+
+
+def unknown_student(student: str, known: set[str]) -> str:
+    """Why ``student`` is refused: not known, with the close matches named (difflib)."""
+    close = difflib.get_close_matches(student, sorted(known), n=3, cutoff=0.6)
+    hint = (f"did you mean {' or '.join(repr(c) for c in close)}? " if close
+            else "no id is close to it; ")
+    return (f"there is no student {student!r} in the gradebook or submitted/: {hint}give "
+            "--new to add a student who is not there yet")
+
+
+def extend(target: Target, exercise: Exercise, student: str, until: datetime,
+           new: bool = False) -> timedelta:
     """Give ``student`` until ``until`` for ``exercise``: nbgrader's extension (the time added
     to the assignment's due date, the gradebook's or else course.toml's) on their submission,
-    which is created when they have handed in nothing yet. Returns the extension."""
+    which is created when they have handed in nothing yet. A student the course does not know
+    (`known_students`) is refused, the close ids named, unless ``new``. Returns the
+    extension."""
     from nbgrader.api import Gradebook, MissingEntry
 
     with warnings.catch_warnings(), Gradebook(target.url, target.course_id) as gb:
         warnings.simplefilter("ignore", SAWarning)
+        if not new and student not in (known := known_students(gb, target)):
+            raise CannotExtend(unknown_student(student, known))
         try:
             assignment = gb.find_assignment(exercise.name)
         except MissingEntry:

@@ -62,6 +62,7 @@ class Exercise:
     partial_credit: str = ALL_OR_NOTHING
     due: datetime | None = None  # course.toml's `due` (nbgrader's gradebook may give one too)
     late_policy: LatePolicy = LatePolicy()
+    counts: str = ""  # which submission counts: latest, on-time or best ("": the course's)
 
     def earned(self, group: str, passed: int, checks: int) -> int | float:
         """The points a test group earns when ``passed`` of its ``checks`` pass.
@@ -103,6 +104,7 @@ class Course:
     lessons: tuple[Lesson, ...]
     exercises: tuple[Exercise, ...] = field(default=())
     student_install: bool = False  # course.toml's [build] student = true (STUDENT_MARKER)
+    free_late_days: int = 0  # each student's budget of days late without a penalty
 
     def exercise(self, key: str) -> Exercise:
         """Find an exercise by its name ("02-greedy-pack"), number ("02") or function ("pack")."""
@@ -157,7 +159,8 @@ def load(path: Path = MANIFEST) -> Course:
             raise ValueError(f"{path.name}: exercise {exercise.name} has partial_credit = "
                              f"{exercise.partial_credit!r}; it must be one of "
                              f"{', '.join(map(repr, POLICIES))}.")
-    exercises = tuple(_dated(e, data["course"].get("late_policy", "none"), path.name)
+    exercises = tuple(_counted(_dated(e, data["course"].get("late_policy", "none"), path.name),
+                               data["course"].get("counts", "latest"), path.name)
                       for e in exercises)
     return Course(
         title=data["course"]["title"],
@@ -165,7 +168,16 @@ def load(path: Path = MANIFEST) -> Course:
         lessons=lessons,
         exercises=exercises,
         student_install=data.get("build", {}).get("student") is True,
+        free_late_days=_free_late_days(data["course"].get("free_late_days", 0), path.name),
     )
+
+
+def _free_late_days(value: object, manifest: str) -> int:
+    """`free_late_days`: a whole number of days, 0 or more."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{manifest}: free_late_days is a whole number of days, 0 or more; "
+                         f"got {value!r}.")
+    return value
 
 
 def _lesson(entry: dict, manifest: str) -> Lesson:
@@ -284,6 +296,18 @@ def _graded_cells(source: Path) -> tuple[GradedCell, ...]:
             manual = bool(meta.get("solution")) or cell.get("cell_type") != "code"
             found.append(GradedCell(meta["grade_id"], float(meta.get("points", 0)), manual))
     return tuple(found)
+
+
+COUNTS = ("latest", "on-time", "best")  # see course.toml's `counts`
+
+
+def _counted(exercise: Exercise, default: object, manifest: str) -> Exercise:
+    """The exercise with its `counts` read (the course's by default)."""
+    counts = exercise.counts or default
+    if counts not in COUNTS:
+        raise ValueError(f"{manifest}: exercise {exercise.name} counts {counts!r}; `counts` is "
+                         f"one of {', '.join(map(repr, COUNTS))}.")
+    return replace(exercise, counts=counts)
 
 
 @cache

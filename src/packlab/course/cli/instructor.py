@@ -10,7 +10,7 @@ import contextlib
 from dataclasses import fields
 from pathlib import Path
 
-from packlab.course.cli import author
+from packlab.course.cli import author, submissions
 from packlab.course.cli.terminal import console, shown
 from packlab.course.manifest import ROOT, load, plain_assignments
 
@@ -259,13 +259,14 @@ def cmd_extend(args: argparse.Namespace) -> int:
             raise gradebook.NoGradebook(f"{args.course} is not an nbgrader course folder (it "
                                         "has no nbgrader_config.py): give --course or "
                                         "--gradebook")
-        extension = gradebook.extend(target, exercise, args.student, args.until)
+        extension = gradebook.extend(target, exercise, args.student, args.until, args.new)
     except (KeyError, gradebook.NoGradebook, gradebook.CannotExtend) as exc:
         console.print(f"[bold red]No extension given:[/] {shown(str(exc).strip(chr(39)))}")
         return 2
     console.print(f"Gradebook {shown(target.describe())}: {shown(args.student)} has until "
                   f"{args.until.isoformat()} for {exercise.name} (an extension of "
-                  f"{shown(str(extension))}); `packlab grade` and formgrader count it.")
+                  f"{shown(str(extension))}); `packlab grade` counts it, and the student's "
+                  "feedback names the due date it gives.")
     return 0
 
 
@@ -274,11 +275,16 @@ def _extend_parser(sub) -> None:
         "extend", help="give one student a later due date for an assignment",
         description="Give STUDENT until DATE for ASSIGNMENT: nbgrader's extension in the "
         "gradebook (the time added to the assignment's due date, the gradebook's or else "
-        "course.toml's). `packlab grade` counts lateness from it, and formgrader shows it.")
+        "course.toml's). `packlab grade` counts lateness from it; the student's feedback page, "
+        "results.json and grades.csv's due column show the extended date (formgrader has no "
+        "page that shows extensions). A student the gradebook and submitted/ do not know is "
+        "refused, with the close ids named, unless --new is given.")
     extend.add_argument("assignment", help="the assignment (its name, number or function)")
     extend.add_argument("student", help="the student's id (their folder in submitted/)")
     extend.add_argument("--until", required=True, type=_when, metavar="DATE",
                         help="the student's own due date, ISO 8601 (UTC when no zone is given)")
+    extend.add_argument("--new", action="store_true",
+                        help="add STUDENT to the gradebook if it does not know them yet")
     extend.add_argument("--course", default=".",
                         help="the nbgrader course folder (holding nbgrader_config.py)")
     extend.add_argument("--gradebook", metavar="URL",
@@ -565,6 +571,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _handing_back(sub)
     _roster_parser(sub)
     _extend_parser(sub)
+    submissions.add_commands(sub)
     _similarity_parser(sub)
     build = sub.add_parser(
         "student-build", help="write the student install (no solutions, no hidden tests)",
