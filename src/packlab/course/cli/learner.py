@@ -76,7 +76,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     from autograder.checks.suites import load as load_suite
     from autograder.checks.unwritten import is_unwritten
     from autograder.run.engine import grade_submission
-    from packlab.course.check import exercise_of, failure_lines, hidden_not_installed, score_line
+    from packlab.course.check import (
+        exercise_of,
+        failure_lines,
+        hidden_not_installed,
+        score_line,
+        tell_room,
+    )
     from packlab.course.hints import hint_command
 
     path = Path(args.notebook)
@@ -115,12 +121,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     for line in failure_lines(failed):
         console.print(shown(line).replace("✗", "[red]✗[/]", 1))
     score = score_line(exercise, {g.name: g.points for g in result.groups}, missing)
+    room_line = tell_room(exercise, result.groups)
     if failed:
         task = (f"write `{exercise.function}` in its answer cell" if all(map(is_unwritten, failed))
                 else "read the first message above, fix your answer")
         console.print(f"\n{len(failed)} check(s) failed. Next: {task}, save, and check again. "
                       f"Stuck? `{hint_command(exercise)}`")
         console.print(score)
+        _print_room(room_line)
         return 1
     if missing:
         later = "the hidden tests run when it is graded."
@@ -130,6 +138,21 @@ def cmd_check(args: argparse.Namespace) -> int:
         later = "the hidden tests run when it is graded; try `packlab check --all` to run them now."
     console.print(f"\nEvery check passed. Next: {later}")
     console.print(score)
+    _print_room(room_line)
+    return 0
+
+
+def _print_room(line: str | None) -> None:
+    if line:
+        console.print(shown(line))
+
+
+def cmd_room(args: argparse.Namespace) -> int:
+    """Whether the room's chart counts this learner's checks; `on` or `off` to choose."""
+    from packlab.course.room import report
+
+    line = report.status_line() if args.choice is None else report.set_counted(args.choice == "on")
+    console.print(shown(line))
     return 0
 
 
@@ -215,3 +238,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     progress = sub.add_parser("progress", help="which of your exercises pass")
     progress.add_argument("--workspace", help="folder holding your copies (default: workspace/)")
     progress.set_defaults(run=cmd_progress)
+    room = sub.add_parser("room", help="whether the room's chart on the hub counts your checks")
+    room.add_argument("choice", nargs="?", choices=("on", "off"),
+                      help="off: your checks are not counted (and what was is forgotten)")
+    room.set_defaults(run=cmd_room)
