@@ -16,6 +16,7 @@ its prefix (``/services/room/``):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -127,8 +128,8 @@ class Room:
         return True
 
 
-class Reports(web.RequestHandler):
-    """The learners' side: one check in (POST), or all of theirs out (DELETE)."""
+class Learner(web.RequestHandler):
+    """The learners' side: identified by their server's token, as the hub says."""
 
     room: Room
 
@@ -151,6 +152,10 @@ class Reports(web.RequestHandler):
             raise Refused(403, "you are not a learner of this course on this hub")
         return model["name"]
 
+
+class Reports(Learner):
+    """One check in."""
+
     async def post(self) -> None:
         try:
             if len(self.request.body) > MAX_BYTES:
@@ -166,6 +171,10 @@ class Reports(web.RequestHandler):
         self.room.store.record(report)
         self.set_status(201)
         self.finish({"counted": report.exercise})
+
+
+class Mine(Learner):
+    """All of a learner's counts out: they opted out."""
 
     async def delete(self) -> None:
         try:
@@ -209,7 +218,7 @@ class Chart(Presenter):
 def application(room: Room, prefix: str) -> web.Application:
     return web.Application([
         (url_path_join(prefix, "api/reports"), Reports, {"room": room}),
-        (url_path_join(prefix, "api/reports/mine"), Reports, {"room": room}),
+        (url_path_join(prefix, "api/reports/mine"), Mine, {"room": room}),
         (url_path_join(prefix, "api/room"), Numbers, {"room": room}),
         (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
         (prefix, Chart, {"room": room}),
@@ -232,7 +241,8 @@ def main(argv: list[str] | None = None) -> None:
     application(room, prefix).listen(where.port, where.hostname, max_body_size=4 * MAX_BYTES,
                                      xheaders=True)
     log.info("the room of %s listens at %s%s", room.course, where.netloc, prefix)
-    ioloop.IOLoop.current().start()
+    with contextlib.suppress(KeyboardInterrupt):  # the hub stops its services with SIGINT
+        ioloop.IOLoop.current().start()
 
 
 if __name__ == "__main__":
