@@ -32,8 +32,14 @@ PROXY = NODE_FOLDER / "node_modules" / ".bin" / "configurable-http-proxy"
 PROXY_PACKAGE = "configurable-http-proxy@4"
 
 
+CLASS_PROXY = ROOT / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"  # `make hub`'s
+
+
 def proxy() -> Path:
-    """configurable-http-proxy, installed from npm beside the venv the first time."""
+    """configurable-http-proxy: the class hub's when `make hub` installed it, else one
+    installed from npm beside the venv the first time."""
+    if CLASS_PROXY.exists():
+        return CLASS_PROXY
     if not PROXY.exists():
         if not shutil.which("npm"):
             raise RuntimeError("npm is needed to install configurable-http-proxy")
@@ -69,7 +75,7 @@ c.JupyterHub.load_groups.update({{"learners": {{"users": {learners!r}}}}})
 c.JupyterHub.services.append({{"name": "tester", "api_token": {token!r}}})
 c.JupyterHub.load_roles.append({{"name": "tester", "services": ["tester"],
     "scopes": ["admin:users", "tokens", "admin:servers", "admin:groups", "access:services",
-               "read:users"]}})
+               "access:servers", "read:users"]}})
 {extra}
 """
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import html
 import json
 import logging
 import os
@@ -212,7 +213,8 @@ class Chart(Presenter):
     @web.authenticated
     def get(self) -> None:
         self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(CHART.read_bytes())
+        token = html.escape(self.xsrf_token.decode(), quote=True)
+        self.finish(CHART.read_text(encoding="utf-8").replace("XSRF_TOKEN", token))
 
 
 def application(room: Room, prefix: str) -> web.Application:
