@@ -93,8 +93,9 @@ def set_counted(on: bool) -> str:
 
 def status_line() -> str:
     """Whether this learner's checks are counted, in words."""
-    if not on_hub():
-        return "No room's chart here: checks are only counted on a hub that runs one."
     if opt_out_file().exists():
         return "Your checks are not counted in the room's chart (`packlab room on` to join)."
+    if not on_hub():
+        return ("No room's chart here: checks are only counted on a hub that runs one "
+                "(`packlab room off` to stay out of it there).")
     return "Your checks are counted in the room's chart, without your name (`packlab room off`)."
