@@ -24,6 +24,7 @@ service; each server with its kernel).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.cookiejar
 import json
 import re
@@ -134,7 +135,17 @@ def execute(ws: websocket.WebSocket, code: str) -> tuple[float, str]:
 
 def check(hub: room_hub.Hub, name: str, setup: str, test: str) -> tuple[float, float, str]:
     """Start a kernel on ``name``'s server, run the cells before the test, then the test cell;
-    the test cell's seconds, when its reply came (monotonic) and what it printed."""
+    the test cell's seconds, when its reply came (monotonic) and what it printed. A lost
+    connection is tried once more, then counted as a failed check (nan seconds)."""
+    for attempt in (1, 2):
+        try:
+            return _check(hub, name, setup, test)
+        except (websocket.WebSocketException, OSError) as error:
+            failure = f"the check's connection failed ({attempt}): {error}"
+    return float("nan"), float("nan"), failure
+
+
+def _check(hub: room_hub.Hub, name: str, setup: str, test: str) -> tuple[float, float, str]:
     status, kernel = hub.api("POST", "/kernels", {"name": "python3"},
                              base=f"{hub.url}/user/{name}/api")
     assert status == 201, kernel
@@ -188,6 +199,15 @@ def memory(hub: room_hub.Hub) -> tuple[float, dict[str, float]]:
     return hub_mb, servers
 
 
+@contextlib.contextmanager
+def log_kept(folder: Path):
+    """Keep the hub's log (its servers' too) beside the benchmark's output, however it ends."""
+    try:
+        yield
+    finally:
+        shutil.copy(folder / "jupyterhub.log", Path(tempfile.gettempdir()) / "hub_load.log")
+
+
 def p95(values: list[float]) -> float:
     return sorted(values)[max(0, round(0.95 * len(values)) - 1)]
 
@@ -209,7 +229,7 @@ c.Spawner.start_timeout = 600
 c.Spawner.http_timeout = 600
 """
     try:
-        with room_hub.running(folder, names, names, extra) as hub:
+        with room_hub.running(folder, names, names, extra) as hub, log_kept(folder):
             hub_idle, _ = memory(hub)
             with ThreadPoolExecutor(learners) as pool:
                 ready = list(pool.map(lambda n: login_and_spawn(hub, n, password), names))
@@ -224,10 +244,12 @@ c.Spawner.http_timeout = 600
     finally:
         remove_accounts(names)
         shutil.rmtree(folder, ignore_errors=True)
+    delays = [max(0.0, watcher.seen[n] - replied) for n, (_, replied, _) in
+              zip(names, checks, strict=True) if n in watcher.seen and replied == replied]
+    failed = [said for seconds, _, said in checks if seconds != seconds]
+    checks = [c for c in checks if c[0] == c[0]]  # nan: the check failed
     room_lines = Counter(next((line for line in said.splitlines() if "room's chart" in line),
                               "(no line about the room)") for _, _, said in checks)
-    delays = [max(0.0, watcher.seen[n] - replied) for n, (_, replied, _) in
-              zip(names, checks, strict=True) if n in watcher.seen]
     return {
         "learners": learners,
         "server_ready_s": {"median": statistics.median(ready), "p95": p95(ready),
@@ -243,6 +265,7 @@ c.Spawner.http_timeout = 600
                       "server_max": max(servers.values()) if servers else None,
                       "servers_total": sum(servers.values())},
         "what_the_checks_said_of_the_room": dict(room_lines),
+        "checks_failed": failed,
     }
 
 

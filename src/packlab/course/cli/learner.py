@@ -1,4 +1,4 @@
-"""The learner's commands: lab, check, hint, progress (all the student install offers)."""
+"""The learner's commands: lab, check, hint, progress, room (all the student install offers)."""
 
 from __future__ import annotations
 
@@ -225,7 +225,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    """lab, check, hint and progress."""
+    """lab, check, hint, progress and room."""
     sub.add_parser("lab", help="serve the course in JupyterLab").set_defaults(run=cmd_lab)
     check = sub.add_parser("check", help="run an exercise's visible tests on a saved notebook")
     check.add_argument("notebook")
