@@ -1,6 +1,6 @@
 """The `packlab` command: one parser, each user's commands in a module of their own.
 
-Learners (`learner`): lab, check, hint, progress, room. Presenters (`presenter`): demo. Instructors
+Learners (`learner`): lab, check, hint, progress. Presenters (`presenter`): demo. Instructors
 (`instructor`): grade, similarity, release, gradescope, export, bundle, roster, extend,
 student-build.
 The student install holds only the learner's commands.
@@ -26,10 +26,10 @@ from packlab.course.manifest import load  # noqa: E402
 INSTRUCTOR_ONLY = frozenset({"grade", "release", "gradescope", "export", "bundle", "similarity",
                              "roster", "extend", "student-build", "demo", "new-exercise",
                              "author", "course-map"})
-DESCRIPTION = ("Learners: lab, check, hint, progress, room. Instructors and presenters: grade, "
+DESCRIPTION = ("Learners: lab, check, hint, progress. Instructors and presenters: grade, "
                "similarity, release, gradescope, export, bundle, roster, extend, student-build, "
                "demo; exercise authors: new-exercise, author check, course-map (the student "
-               "install offers only the first five).")
+               "install offers only the first four).")
 
 
 def _student_install() -> bool:
@@ -43,7 +43,7 @@ def _student_install() -> bool:
 def parser() -> argparse.ArgumentParser:
     student_install = _student_install()
     top = argparse.ArgumentParser(prog="packlab", description=(
-        "The `packlab` command of the student install: lab, check, hint, progress, room."
+        "The `packlab` command of the student install: lab, check, hint, progress."
         if student_install else DESCRIPTION))
     top.add_argument("--version", action="version", version=f"%(prog)s {version('packlab')}")
     sub = top.add_subparsers(dest="command", required=True)
