@@ -155,10 +155,12 @@ def notebook_groups(suite: Suite) -> list[str]:
 def every_group(found: Exercise, suite: Suite, func: Callable) -> tuple[str, dict[str, float]]:
     """Every group of this install run on ``func``, told as `packlab check --all` tells it, the
     last line the score the grader would give (in a student install: the points the hidden
-    tests decide at grading); and the points each group earned."""
-    lines, earned = [], dict.fromkeys(notebook_groups(suite), 0)
+    tests decide at grading); and the points each group earned. On a hub that runs the room,
+    the room's chart is told what passed (`tell_room`)."""
+    lines, earned, results = [], dict.fromkeys(notebook_groups(suite), 0), []
     for name in earned:
         result = _run(suite.group(name), func, "")
+        results.append(result)
         checks = len(result.passed) + len(result.failures)
         earned[name] = found.earned(name, len(result.passed), checks)
         lines += ["", f"{GROUP_TITLES.get(name, name)} ({points_text(found.points[name])}):"]
@@ -175,7 +177,20 @@ def every_group(found: Exercise, suite: Suite, func: Callable) -> tuple[str, dic
         lines.append(f"Stuck? Run `{hint_command(found)}` in a terminal, or "
                      f"`{hint_call(found)}` in a cell.")
     lines.append(score_line(found, earned, suite.missing))
-    return "\n".join(lines).lstrip("\n"), earned
+    room_line = tell_room(found, results)
+    return "\n".join(lines + ([room_line] if room_line else [])).lstrip("\n"), earned
+
+
+def tell_room(found: Exercise, results: Iterable) -> str | None:
+    """Send the room's chart what passed and which misconceptions failed checks named (each
+    result has ``passed`` and ``failures``: a group's, run here or by the grader); the line
+    saying so (None off the hub, or when the learner opted out: nothing was sent)."""
+    from packlab.course.room import report
+
+    results = list(results)
+    return report.send(report.payload(
+        load_course().title, found.name, [name for r in results for name in r.passed],
+        [(f.check, f.misconception.key) for r in results for f in r.failures]))
 
 
 def score_line(found: Exercise, earned: dict[str, float], missing: Iterable[str]) -> str:

@@ -26,11 +26,10 @@ from packlab.course.manifest import load  # noqa: E402
 INSTRUCTOR_ONLY = frozenset({"grade", "release", "gradescope", "export", "bundle", "similarity",
                              "roster", "extend", "student-build", "demo", "new-exercise",
                              "author", "course-map", "history", "counts"})
-DESCRIPTION = ("Learners: lab, check, hint, progress, reset. Instructors and presenters: grade, "
-               "similarity, release, gradescope, export, bundle, roster, extend, counts, history, "
-               "student-build, "
-               "demo; exercise authors: new-exercise, author check, course-map (the student "
-               "install offers only the first five).")
+DESCRIPTION = ("Learners: lab, check, hint, progress, reset, room. Instructors and presenters: "
+               "grade, similarity, release, gradescope, export, bundle, roster, extend, counts, "
+               "history, student-build, demo; exercise authors: new-exercise, author check, "
+               "course-map (the student install offers only the first six).")
 
 
 def _student_install() -> bool:

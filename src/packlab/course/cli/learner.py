@@ -1,4 +1,5 @@
-"""The learner's commands: lab, check, hint, progress, reset (all the student install offers)."""
+"""The learner's commands: lab, check, hint, progress, reset, room (all the student install
+offers)."""
 
 from __future__ import annotations
 
@@ -77,7 +78,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     from autograder.checks.suites import load as load_suite
     from autograder.checks.unwritten import is_unwritten
     from autograder.run.engine import grade_submission
-    from packlab.course.check import exercise_of, failure_lines, hidden_not_installed, score_line
+    from packlab.course.check import (
+        exercise_of,
+        failure_lines,
+        hidden_not_installed,
+        score_line,
+        tell_room,
+    )
     from packlab.course.hints import hint_command
 
     path = Path(args.notebook)
@@ -116,12 +123,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     for line in failure_lines(failed):
         console.print(shown(line).replace("✗", "[red]✗[/]", 1))
     score = score_line(exercise, {g.name: g.points for g in result.groups}, missing)
+    room_line = tell_room(exercise, result.groups)
     if failed:
         task = (f"write `{exercise.function}` in its answer cell" if all(map(is_unwritten, failed))
                 else "read the first message above, fix your answer")
         console.print(f"\n{len(failed)} check(s) failed. Next: {task}, save, and check again. "
                       f"Stuck? `{hint_command(exercise)}`")
         console.print(score)
+        _print_room(room_line)
         return 1
     if missing:
         later = "the hidden tests run when it is graded."
@@ -131,6 +140,21 @@ def cmd_check(args: argparse.Namespace) -> int:
         later = "the hidden tests run when it is graded; try `packlab check --all` to run them now."
     console.print(f"\nEvery check passed. Next: {later}")
     console.print(score)
+    _print_room(room_line)
+    return 0
+
+
+def _print_room(line: str | None) -> None:
+    if line:
+        console.print(shown(line))
+
+
+def cmd_room(args: argparse.Namespace) -> int:
+    """Whether the room's chart counts this learner's checks; `on` or `off` to choose."""
+    from packlab.course.room import report
+
+    line = report.status_line() if args.choice is None else report.set_counted(args.choice == "on")
+    console.print(shown(line))
     return 0
 
 
@@ -170,7 +194,7 @@ def cmd_reset(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    """lab, check, hint, progress and reset."""
+    """lab, check, hint, progress, reset and room."""
     sub.add_parser("lab", help="serve the course in JupyterLab").set_defaults(run=cmd_lab)
     check = sub.add_parser("check", help="run an exercise's visible tests on a saved notebook")
     check.add_argument("notebook")
@@ -187,3 +211,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     reset.add_argument("key", help="exercise (or lesson) number, e.g. 02")
     reset.add_argument("--lesson", action="store_true", help="the lesson, not the exercise")
     reset.set_defaults(run=cmd_reset)
+    room = sub.add_parser("room", help="whether the room's chart on the hub counts your checks")
+    room.add_argument("choice", nargs="?", choices=("on", "off"),
+                      help="off: your checks are not counted (and what was is forgotten)")
+    room.set_defaults(run=cmd_room)
