@@ -25,7 +25,7 @@ from packlab.course.manifest import load  # noqa: E402
 # The commands the student install leaves out (the presenter's and the instructor's).
 INSTRUCTOR_ONLY = frozenset({"grade", "release", "gradescope", "export", "bundle", "similarity",
                              "roster", "extend", "student-build", "demo", "new-exercise",
-                             "author", "course-map"})
+                             "author", "course-map", "hub"})
 DESCRIPTION = ("Learners: lab, check, hint, progress. Instructors and presenters: grade, "
                "similarity, release, gradescope, export, bundle, roster, extend, student-build, "
                "demo; exercise authors: new-exercise, author check, course-map (the student "

@@ -18,18 +18,22 @@ from packlab.course.manifest import load
 def cmd_lab(args: argparse.Namespace) -> int:
     """Set up the learner's workspace and serve JupyterLab at its start page."""
     folder = workspace.prepare()
+    # Spawned by the class's JupyterHub, the server is the hub's single-user server: the hub
+    # gives its address, login and start page in the environment (JUPYTERHUB_*).
+    on_hub = "JUPYTERHUB_API_TOKEN" in os.environ
     command = [
-        sys.executable, "-m", "jupyter", "lab",
+        sys.executable, "-m", *(["jupyterhub.singleuser"] if on_hub else ["jupyter", "lab"]),
         f"--ServerApp.root_dir={folder}",
         f"--LabApp.default_url=/lab/tree/{workspace.START}",
         # nbgrader's formgrader is for instructors; in a learner's workspace it only logs errors.
         '--ServerApp.jpserver_extensions={"nbgrader.server_extensions.formgrader": False}',
-        f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
-        f"--ServerApp.ip={os.environ.get('JUPYTER_IP', '127.0.0.1')}",
     ]
+    if not on_hub:
+        command += [f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
+                    f"--ServerApp.ip={os.environ.get('JUPYTER_IP', '127.0.0.1')}"]
     if "JUPYTER_TOKEN" in os.environ:
         command.append(f"--IdentityProvider.token={os.environ['JUPYTER_TOKEN']}")
-    if not os.environ.get("DISPLAY") and sys.platform != "darwin":
+    if not os.environ.get("DISPLAY") and sys.platform != "darwin" and not on_hub:
         command.append("--no-browser")
     if os.geteuid() == 0:
         command.append("--allow-root")

@@ -1,0 +1,217 @@
+"""Where the hub keeps its state, and the two Python environments its users' servers run.
+
+The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable by every account:
+
+- ``student/``: the student install (`packlab student-build`), never the instructor's checkout;
+- ``runtime/``: a copy of the third-party packages of the course's venv (JupyterLab, nbgrader,
+  the widgets...), without packlab itself, so that learners need no access to the checkout;
+- ``learner/``: the learners' environment: a venv of a Python every account may run, with the
+  runtime on its path and the student install installed in it (`pip install -e`);
+- ``instructor/``: the instructors' environment: the course's own venv (the checkout, editable),
+  reached through a Python every account may run; only the instructors' group can read the
+  checkout it points into;
+- ``exchange/``: nbgrader's exchange, mode 1777 as nbgrader's docs ask (it makes each course's
+  inbound folder write-only for students itself);
+- ``etc/jupyter/nbgrader_config.py``: the exchange and the course id, read by every server;
+- the hub's database, cookie secret and proxy pid file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+from packlab.course.manifest import ROOT
+
+INSTRUCTORS = "packlab-instructors"  # the system group whose members get formgrader and the course
+LEARNERS = "packlab-learners"
+CONFIG = ROOT / "hub" / "jupyterhub_config.py"
+PROXY = ROOT / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+PURELIB = Path(sysconfig.get_paths()["purelib"])  # the course venv's site-packages
+VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
+# Left out of the learners' runtime: the instructor's editable packlab points into the checkout.
+NOT_IN_RUNTIME = ("__editable__*", "packlab-*", "__pycache__")
+WORKSPACE = "packlab"  # a learner's own copies: ~/packlab
+
+
+class HubError(Exception):
+    """The hub cannot be set up as asked; the message says why in plain words."""
+
+
+@dataclass(frozen=True)
+class Hub:
+    """One class's hub: its home, the instructors' course folder, the roster and its port."""
+
+    home: Path
+    course: Path
+    roster: Path
+    port: int = 8000
+    ip: str = "0.0.0.0"
+    api_port: int = 8081  # the hub's own API, behind the proxy
+    proxy_api_port: int = 8001
+    idle_timeout: int = 3600  # seconds of inactivity before the culler stops a server
+
+    @property
+    def exchange(self) -> Path:
+        return self.home / "exchange"
+
+    @property
+    def learner(self) -> Path:
+        return self.home / "learner"
+
+    @property
+    def instructor(self) -> Path:
+        return self.home / "instructor"
+
+    @property
+    def student(self) -> Path:
+        return self.home / "student"
+
+    @property
+    def runtime(self) -> Path:
+        return self.home / "runtime"
+
+    @property
+    def jupyter_config(self) -> Path:
+        return self.home / "etc" / "jupyter"
+
+    def environment(self) -> dict[str, str]:
+        """The settings hub/jupyterhub_config.py reads."""
+        return {"PACKLAB_HUB_HOME": str(self.home), "PACKLAB_HUB_COURSE": str(self.course),
+                "PACKLAB_HUB_ROSTER": str(self.roster), "HUB_PORT": str(self.port),
+                "PACKLAB_HUB_IP": self.ip, "PACKLAB_HUB_API_PORT": str(self.api_port),
+                "PACKLAB_HUB_PROXY_API_PORT": str(self.proxy_api_port),
+                "PACKLAB_HUB_IDLE_TIMEOUT": str(self.idle_timeout)}
+
+    @classmethod
+    def from_environment(cls, env: dict[str, str] | None = None) -> Hub:
+        env = os.environ if env is None else env
+        return cls(home=Path(env.get("PACKLAB_HUB_HOME", "/srv/packlab-hub")),
+                   course=Path(env.get("PACKLAB_HUB_COURSE", str(ROOT))),
+                   roster=Path(env.get("PACKLAB_HUB_ROSTER", str(ROOT / "roster.csv"))),
+                   port=int(env.get("HUB_PORT", "8000")),
+                   ip=env.get("PACKLAB_HUB_IP", "0.0.0.0"),
+                   api_port=int(env.get("PACKLAB_HUB_API_PORT", "8081")),
+                   proxy_api_port=int(env.get("PACKLAB_HUB_PROXY_API_PORT", "8001")),
+                   idle_timeout=int(env.get("PACKLAB_HUB_IDLE_TIMEOUT", "3600")))
+
+
+def shared_python() -> str:
+    """A Python of this version that every account may run (the venv's own may live under a
+    home no one else can enter, as pyenv's does under /root)."""
+    for candidate in (sys._base_executable, f"/usr/bin/{VERSION}", f"/usr/local/bin/{VERSION}"):
+        path = Path(candidate).resolve()
+        if path.is_file() and _everyone_can_run(path):
+            return str(path)
+    raise HubError(f"no {VERSION} that every account may run: install Debian's {VERSION} "
+                   "(apt-get install python3) or build the course's venv from one")
+
+
+def _everyone_can_run(path: Path) -> bool:
+    if not path.stat().st_mode & stat.S_IXOTH:
+        return False
+    return all(parent.stat().st_mode & stat.S_IXOTH for parent in path.parents)
+
+
+def build(hub: Hub) -> None:
+    """Write the hub's home: student install, runtime, both environments, exchange, config."""
+    for folder in (hub.home, hub.jupyter_config.parent, hub.jupyter_config):
+        folder.mkdir(parents=True, exist_ok=True)
+        folder.chmod(0o755)
+    _build_student(hub.student)
+    _copy_runtime(hub.runtime)
+    _learner_env(hub)
+    _instructor_env(hub)
+    hub.exchange.mkdir(exist_ok=True)
+    hub.exchange.chmod(0o1777)  # nbgrader: "chmod ugo+rw"; sticky, so no one deletes another's
+    (hub.jupyter_config / "nbgrader_config.py").write_text(
+        "# Every server of the hub: nbgrader's shared exchange and the course (packlab hub).\n"
+        "c = get_config()  # noqa: F821\n"
+        f"c.Exchange.root = {str(hub.exchange)!r}\n"
+        "c.CourseDirectory.course_id = 'packlab'\n")
+
+
+def _build_student(folder: Path) -> None:
+    from packlab.course import student
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    student.build(folder)
+    _readable(folder)
+
+
+def _copy_runtime(folder: Path) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    shutil.copytree(PURELIB, folder, symlinks=True,
+                    ignore=shutil.ignore_patterns(*NOT_IN_RUNTIME))
+    _readable(folder)
+
+
+def _venv(folder: Path, site_lines: list[str]) -> Path:
+    """A venv of the shared Python with ``site_lines`` as its packlab-hub.pth; its site dir."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    subprocess.run([shared_python(), "-m", "venv", "--without-pip", str(folder)], check=True)
+    site = folder / "lib" / VERSION / "site-packages"
+    (site / "packlab-hub.pth").write_text("\n".join(site_lines) + "\n")
+    return site
+
+
+def _learner_env(hub: Hub) -> None:
+    _venv(hub.learner, [str(hub.runtime)])  # a plain path: the runtime's .pth files stay inert
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(hub.learner / "bin" / "python"),
+                    "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+                    "--disable-pip-version-check", "-e", str(hub.student)],
+                   check=True, capture_output=True)
+    for data in ("share", "etc"):
+        shutil.copytree(Path(sys.prefix) / data / "jupyter", hub.learner / data / "jupyter",
+                        symlinks=True, dirs_exist_ok=True)
+    _scripts(hub.learner, skip=("packlab",))  # pip wrote the student install's own `packlab`
+    _readable(hub.learner)
+
+
+def _instructor_env(hub: Hub) -> None:
+    _venv(hub.instructor, [f"import site; site.addsitedir({str(PURELIB)!r})"])
+    for data in ("share", "etc"):
+        (hub.instructor / data).mkdir(exist_ok=True)
+        (hub.instructor / data / "jupyter").symlink_to(Path(sys.prefix) / data / "jupyter")
+    _scripts(hub.instructor)
+    _readable(hub.instructor)
+
+
+def _scripts(env: Path, skip: tuple[str, ...] = ()) -> None:
+    """The course venv's console scripts (jupyter, nbgrader, jupyterhub-singleuser, packlab...),
+    run by ``env``'s Python instead of the course venv's."""
+    own = f"#!{Path(sys.executable).parent / 'python'}"
+    for script in Path(sys.executable).parent.iterdir():
+        if script.name in skip or not script.is_file() or (env / "bin" / script.name).exists():
+            continue
+        try:
+            lines = script.read_text().splitlines(keepends=True)
+        except (UnicodeDecodeError, OSError):
+            continue
+        if lines and lines[0].strip() in (own, f"{own}3", f"{own}{sys.version_info.major}."
+                                          f"{sys.version_info.minor}"):
+            target = env / "bin" / script.name
+            target.write_text(f"#!{env / 'bin' / 'python'}\n" + "".join(lines[1:]))
+            target.chmod(0o755)
+
+
+def _readable(folder: Path) -> None:
+    """Every account may read ``folder`` (and run what is runnable in it), none may change it."""
+    for root, dirs, files in os.walk(folder):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o755)
+        for name in files:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                mode = os.stat(path).st_mode
+                os.chmod(path, 0o755 if mode & stat.S_IXUSR else 0o644)
+    folder.chmod(0o755)

@@ -1,0 +1,142 @@
+"""The class's JupyterHub for tests: the hub `make hub` serves (hub/jupyterhub_config.py, PAM
+logins, servers run as their own accounts), on free loopback ports, for accounts made here.
+
+    from hub import class_hub
+    with class_hub(tmp_path, learners=2) as hub:        # root only (skips, or fails under CI=true)
+        hub.base                       # http://127.0.0.1:PORT
+        hub.learners[0].name, .password
+        hub.instructor.name, .password
+        hub.api("/users")              # the REST API, as the hub's admin token
+
+It makes the accounts (`packlab hub accounts`), a private copy of the course folder locked to the
+instructors' group (`packlab hub lock`), the hub's home under ``tmp`` (student install, learners'
+and instructors' environments, exchange), starts the hub and waits for /hub/api/. On leaving it
+stops the hub (which stops every server), ends what is left of the accounts' processes and
+removes the accounts with their homes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from as_user import impossible
+from browser import free_port, stop_group, wait_for_http
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKLAB = Path(sys.executable).with_name("packlab")
+COURSE_FILES = ("course.toml", "nbgrader_config.py", "solutions", "exercises")
+
+
+@dataclass
+class Person:
+    name: str
+    password: str
+
+
+@dataclass
+class ClassHub:
+    base: str
+    home: Path
+    course: Path
+    log: Path
+    learners: list[Person]
+    instructor: Person
+    token: str
+    process: subprocess.Popen = field(repr=False)
+
+    def api(self, path: str, method: str = "GET", body: dict | None = None):
+        """The hub's REST API (/hub/api/...), as the service token the tests gave it."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f"{self.base}/hub/api{path}", data=data, method=method,
+                                         headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            text = answer.read()
+        return json.loads(text) if text else None
+
+
+def packlab(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(PACKLAB), *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def _end_processes(names: list[str]) -> None:
+    uids = set()
+    for name in names:
+        with contextlib.suppress(KeyError):
+            uids.add(pwd.getpwnam(name).pw_uid)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if entry.stat().st_uid in uids:
+                    os.kill(int(entry.name), signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def class_hub(tmp: Path, learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
+    """A running class hub with ``learners`` learners and one instructor (see the module)."""
+    if os.geteuid() != 0:
+        impossible("the class hub needs root (PAM logins, one account per person)")
+    from packlab.course.hub import accounts
+    from packlab.course.hub.layout import Hub
+    from packlab.course.hub.serve import start
+
+    tag = secrets.token_hex(3)
+    names = [f"plt{tag}l{n}" for n in range(learners)]
+    teacher = f"plt{tag}t"
+    tmp.mkdir(parents=True, exist_ok=True)
+    tmp.chmod(0o755)  # pytest's folders are 0700: the accounts must reach the hub's home
+    roster = tmp / "roster.csv"
+    with roster.open("w", newline="") as out:
+        csv.writer(out).writerows([["id", "name", "email"],
+                                   *[[n, f"Learner {n}", f"{n}@example.org"] for n in names]])
+    passwords = tmp / "first-passwords.csv"
+    try:
+        packlab("hub", "accounts", str(roster), "--instructor", teacher,
+                "--passwords", str(passwords))
+        with passwords.open() as given:
+            first = {row["id"]: row["password"] for row in csv.DictReader(given)}
+        course = tmp / "course"
+        course.mkdir()
+        for name in COURSE_FILES:
+            source = ROOT / name
+            if source.is_dir():
+                shutil.copytree(source, course / name)
+            else:
+                shutil.copy2(source, course / name)
+        packlab("hub", "lock", str(course))
+        hub = Hub(home=tmp / "hub", course=course, roster=roster, port=free_port(),
+                  ip="127.0.0.1", api_port=free_port(), proxy_api_port=free_port())
+        token = secrets.token_hex(32)
+        log = tmp / "hub.log"
+        os.environ["PACKLAB_HUB_ADMIN_TOKEN"] = token
+        with open(log, "wb") as out:
+            process = start(hub, stdout=out, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{hub.port}"
+        try:
+            wait_for_http(f"{base}/hub/api/", process, seconds, log)
+            yield ClassHub(base, hub.home, course, log,
+                           [Person(n, first[n]) for n in names], Person(teacher, first[teacher]),
+                           token, process)
+        finally:
+            stop_group(process)
+    finally:
+        os.environ.pop("PACKLAB_HUB_ADMIN_TOKEN", None)
+        _end_processes([*names, teacher])
+        time.sleep(0.5)
+        accounts.remove([*names, teacher])
