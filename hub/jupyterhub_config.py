@@ -61,10 +61,14 @@ def _role(spawner) -> None:
         "LANG": "C.UTF-8",
     }
     if _is_instructor(name):
-        spawner.cmd = [str(env / "bin" / "jupyterhub-singleuser")]
+        # umask 007: what one instructor writes in the course folder the others may change.
+        # formgrader needs the course folder as the server's root, named before it loads.
+        spawner.cmd = ["/bin/sh", "-c", 'umask 007 && exec "$0" "$@"',
+                       str(env / "bin" / "jupyterhub-singleuser"),
+                       f"--ServerApp.root_dir={hub.course}"]
         spawner.notebook_dir = str(hub.course)
         spawner.default_url = "/lab"
-        spawner.environment["UMASK"] = "007"
+        spawner.environment["JUPYTER_CONFIG_PATH"] = f"{hub.instructor_config}:{hub.jupyter_config}"
     else:
         spawner.cmd = [str(env / "bin" / "packlab"), "lab"]
         spawner.notebook_dir = f"{home}/{WORKSPACE}"

@@ -2,14 +2,14 @@
 logins, servers run as their own accounts), on free loopback ports, for accounts made here.
 
     from hub import class_hub
-    with class_hub(tmp_path, learners=2) as hub:        # root only (skips, or fails under CI=true)
+    with class_hub(learners=2) as hub:     # root only (skips, or fails under CI=true)
         hub.base                       # http://127.0.0.1:PORT
         hub.learners[0].name, .password
         hub.instructor.name, .password
         hub.api("/users")              # the REST API, as the hub's admin token
 
-It makes the accounts (`packlab hub accounts`), a private copy of the course folder locked to the
-instructors' group (`packlab hub lock`), the hub's home under ``tmp`` (student install, learners'
+In a new folder of /tmp (mode 0755), it makes the accounts (`packlab hub accounts`), a private copy of the course folder locked to the
+instructors' group (`packlab hub lock`), the hub's home (student install, learners'
 and instructors' environments, exchange), starts the hub and waits for /hub/api/. On leaving it
 stops the hub (which stops every server), ends what is left of the accounts' processes and
 removes the accounts with their homes.
@@ -27,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -38,7 +39,6 @@ from browser import free_port, stop_group, wait_for_http
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKLAB = Path(sys.executable).with_name("packlab")
-COURSE_FILES = ("course.toml", "nbgrader_config.py", "solutions", "exercises")
 
 
 @dataclass
@@ -75,6 +75,17 @@ def packlab(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return done
 
 
+def _copy_course(course: Path) -> None:
+    """The instructors' checkout: the course's files as git knows them (no venv, no builds)."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, check=True).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source, target = ROOT / name, course / name
+        if source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
 def _end_processes(names: list[str]) -> None:
     uids = set()
     for name in names:
@@ -88,8 +99,10 @@ def _end_processes(names: list[str]) -> None:
 
 
 @contextlib.contextmanager
-def class_hub(tmp: Path, learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
-    """A running class hub with ``learners`` learners and one instructor (see the module)."""
+def class_hub(learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
+    """A running class hub with ``learners`` learners and one instructor (see the module), in
+    a folder of its own that every account can reach (pytest's are root's alone), removed
+    after."""
     if os.geteuid() != 0:
         impossible("the class hub needs root (PAM logins, one account per person)")
     from packlab.course.hub import accounts
@@ -99,8 +112,8 @@ def class_hub(tmp: Path, learners: int = 2, seconds: float = 180) -> Iterator[Cl
     tag = secrets.token_hex(3)
     names = [f"plt{tag}l{n}" for n in range(learners)]
     teacher = f"plt{tag}t"
-    tmp.mkdir(parents=True, exist_ok=True)
-    tmp.chmod(0o755)  # pytest's folders are 0700: the accounts must reach the hub's home
+    tmp = Path(tempfile.mkdtemp(prefix="packlab-hub-"))
+    tmp.chmod(0o755)
     roster = tmp / "roster.csv"
     with roster.open("w", newline="") as out:
         csv.writer(out).writerows([["id", "name", "email"],
@@ -112,13 +125,7 @@ def class_hub(tmp: Path, learners: int = 2, seconds: float = 180) -> Iterator[Cl
         with passwords.open() as given:
             first = {row["id"]: row["password"] for row in csv.DictReader(given)}
         course = tmp / "course"
-        course.mkdir()
-        for name in COURSE_FILES:
-            source = ROOT / name
-            if source.is_dir():
-                shutil.copytree(source, course / name)
-            else:
-                shutil.copy2(source, course / name)
+        _copy_course(course)
         packlab("hub", "lock", str(course))
         hub = Hub(home=tmp / "hub", course=course, roster=roster, port=free_port(),
                   ip="127.0.0.1", api_port=free_port(), proxy_api_port=free_port())
@@ -140,3 +147,4 @@ def class_hub(tmp: Path, learners: int = 2, seconds: float = 180) -> Iterator[Cl
         _end_processes([*names, teacher])
         time.sleep(0.5)
         accounts.remove([*names, teacher])
+        shutil.rmtree(tmp, ignore_errors=True)

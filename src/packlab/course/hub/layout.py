@@ -7,9 +7,9 @@ The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable 
   the widgets...), without packlab itself, so that learners need no access to the checkout;
 - ``learner/``: the learners' environment: a venv of a Python every account may run, with the
   runtime on its path and the student install installed in it (`pip install -e`);
-- ``instructor/``: the instructors' environment: the course's own venv (the checkout, editable),
-  reached through a Python every account may run; only the instructors' group can read the
-  checkout it points into;
+- ``instructor/``: the instructors' environment: the same runtime, with the course folder itself
+  installed (editable: the grader, its hidden tests, the instructor's commands), which only the
+  instructors' group can read;
 - ``exchange/``: nbgrader's exchange, mode 1777 as nbgrader's docs ask (it makes each course's
   inbound folder write-only for students itself);
 - ``etc/jupyter/nbgrader_config.py``: the exchange and the course id, read by every server;
@@ -81,6 +81,11 @@ class Hub:
     def jupyter_config(self) -> Path:
         return self.home / "etc" / "jupyter"
 
+    @property
+    def instructor_config(self) -> Path:
+        """Read by the instructors' servers before jupyter_config: the course folder's place."""
+        return self.home / "etc" / "jupyter-instructors"
+
     def environment(self) -> dict[str, str]:
         """The settings hub/jupyterhub_config.py reads."""
         return {"PACKLAB_HUB_HOME": str(self.home), "PACKLAB_HUB_COURSE": str(self.course),
@@ -121,7 +126,8 @@ def _everyone_can_run(path: Path) -> bool:
 
 def build(hub: Hub) -> None:
     """Write the hub's home: student install, runtime, both environments, exchange, config."""
-    for folder in (hub.home, hub.jupyter_config.parent, hub.jupyter_config):
+    for folder in (hub.home, hub.jupyter_config.parent, hub.jupyter_config,
+                   hub.instructor_config):
         folder.mkdir(parents=True, exist_ok=True)
         folder.chmod(0o755)
     _build_student(hub.student)
@@ -135,6 +141,10 @@ def build(hub: Hub) -> None:
         "c = get_config()  # noqa: F821\n"
         f"c.Exchange.root = {str(hub.exchange)!r}\n"
         "c.CourseDirectory.course_id = 'packlab'\n")
+    # nbgrader's course folder is its working folder, unless named: a server starts in $HOME.
+    (hub.instructor_config / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821\n"
+        f"c.CourseDirectory.root = {str(hub.course)!r}\n")
 
 
 def _build_student(folder: Path) -> None:
@@ -165,25 +175,27 @@ def _venv(folder: Path, site_lines: list[str]) -> Path:
 
 
 def _learner_env(hub: Hub) -> None:
-    _venv(hub.learner, [str(hub.runtime)])  # a plain path: the runtime's .pth files stay inert
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(hub.learner / "bin" / "python"),
-                    "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
-                    "--disable-pip-version-check", "-e", str(hub.student)],
-                   check=True, capture_output=True)
-    for data in ("share", "etc"):
-        shutil.copytree(Path(sys.prefix) / data / "jupyter", hub.learner / data / "jupyter",
-                        symlinks=True, dirs_exist_ok=True)
-    _scripts(hub.learner, skip=("packlab",))  # pip wrote the student install's own `packlab`
-    _readable(hub.learner)
+    _environment(hub.learner, hub, hub.student)
 
 
 def _instructor_env(hub: Hub) -> None:
-    _venv(hub.instructor, [f"import site; site.addsitedir({str(PURELIB)!r})"])
+    _environment(hub.instructor, hub, hub.course)
+
+
+def _environment(folder: Path, hub: Hub, install: Path) -> None:
+    """A venv of the shared Python: the runtime on its path, ``install`` installed editable
+    (the student install, or the instructors' course folder), Jupyter's data and the course
+    venv's commands."""
+    _venv(folder, [str(hub.runtime)])  # a plain path: the runtime's .pth files stay inert
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(folder / "bin" / "python"),
+                    "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+                    "--disable-pip-version-check", "-e", str(install)],
+                   check=True, capture_output=True)
     for data in ("share", "etc"):
-        (hub.instructor / data).mkdir(exist_ok=True)
-        (hub.instructor / data / "jupyter").symlink_to(Path(sys.prefix) / data / "jupyter")
-    _scripts(hub.instructor)
-    _readable(hub.instructor)
+        shutil.copytree(Path(sys.prefix) / data / "jupyter", folder / data / "jupyter",
+                        symlinks=True, dirs_exist_ok=True)
+    _scripts(folder, skip=("packlab",))  # pip wrote the install's own `packlab`
+    _readable(folder)
 
 
 def _scripts(env: Path, skip: tuple[str, ...] = ()) -> None:
