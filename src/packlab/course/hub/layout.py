@@ -159,9 +159,18 @@ def _build_student(folder: Path) -> None:
 def _copy_runtime(folder: Path) -> None:
     if folder.exists():
         shutil.rmtree(folder)
-    shutil.copytree(PURELIB, folder, symlinks=True,
+    shutil.copytree(PURELIB, folder, symlinks=True, copy_function=_link_or_copy,
                     ignore=shutil.ignore_patterns(*NOT_IN_RUNTIME))
     _readable(folder)
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link where the two folders share a file system (the runtime is ~1 GB), else a
+    copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 def _venv(folder: Path, site_lines: list[str]) -> Path:
@@ -193,7 +202,7 @@ def _environment(folder: Path, hub: Hub, install: Path) -> None:
                    check=True, capture_output=True)
     for data in ("share", "etc"):
         shutil.copytree(Path(sys.prefix) / data / "jupyter", folder / data / "jupyter",
-                        symlinks=True, dirs_exist_ok=True)
+                        symlinks=True, dirs_exist_ok=True, copy_function=_link_or_copy)
     _scripts(folder, skip=("packlab",))  # pip wrote the install's own `packlab`
     _readable(folder)
 
@@ -217,13 +226,18 @@ def _scripts(env: Path, skip: tuple[str, ...] = ()) -> None:
 
 
 def _readable(folder: Path) -> None:
-    """Every account may read ``folder`` (and run what is runnable in it), none may change it."""
+    """Every account may read ``folder`` (and run what is runnable in it), none may change it.
+    A file whose mode is right already is left alone (the runtime's are links to the venv's)."""
+    def fix(path: str) -> None:
+        mode = stat.S_IMODE(os.lstat(path).st_mode)
+        runnable = 0o111 if mode & stat.S_IXUSR else 0
+        wanted = (mode | 0o444 | runnable) & ~0o022
+        if wanted != mode:
+            os.chmod(path, wanted)
+
     for root, dirs, files in os.walk(folder):
-        for name in dirs:
-            os.chmod(os.path.join(root, name), 0o755)
-        for name in files:
+        for name in [*dirs, *files]:
             path = os.path.join(root, name)
             if not os.path.islink(path):
-                mode = os.stat(path).st_mode
-                os.chmod(path, 0o755 if mode & stat.S_IXUSR else 0o644)
-    folder.chmod(0o755)
+                fix(path)
+    fix(str(folder))

@@ -1,16 +1,17 @@
 """The class's JupyterHub for tests: the hub `make hub` serves (hub/jupyterhub_config.py, PAM
 logins, servers run as their own accounts), on free loopback ports, for accounts made here.
 
-    from hub import class_hub
+    from class_hub import class_hub
     with class_hub(learners=2) as hub:     # root only (skips, or fails under CI=true)
         hub.base                       # http://127.0.0.1:PORT
         hub.learners[0].name, .password
         hub.instructor.name, .password
         hub.api("/users")              # the REST API, as the hub's admin token
 
-In a new folder of /tmp (mode 0755), it makes the accounts (`packlab hub accounts`), a private copy of the course folder locked to the
-instructors' group (`packlab hub lock`), the hub's home (student install, learners'
-and instructors' environments, exchange), starts the hub and waits for /hub/api/. On leaving it
+In a new folder of /tmp (mode 0755), it makes the accounts (`packlab hub accounts`), a private
+copy of the course folder locked to the instructors' group (`packlab hub lock`), the hub's home
+(student install, learners' and instructors' environments, exchange), starts the hub and waits
+for /hub/api/. On leaving it
 stops the hub (which stops every server), ends what is left of the accounts' processes and
 removes the accounts with their homes.
 """

@@ -1,0 +1,168 @@
+"""The whole term through the class's JupyterHub (`make hub`), in a real Chromium.
+
+One hub for the module (tests/class_hub.py: real accounts, PAM logins, each server run as its own
+account): a learner logs in and lands on the course's start page; the instructor generates and
+releases exercise 02 in formgrader; the learner fetches it in the Assignments tab, answers, runs
+its checks and submits; the instructor collects in formgrader, grades with `packlab grade` as
+their own account (sandboxed), sees the score in formgrader and releases feedback; the learner
+fetches it and reads the score. Then, as a real process of a learner's account: no other
+learner's work, no solutions, hidden tests or course folder can be read.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import re
+import subprocess
+
+import nbformat
+import pytest
+from browser import chromium, require_browser, run_all_cells, screenshot_path
+from class_hub import ClassHub, class_hub
+
+from packlab.course.manifest import load
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub")]
+
+EXERCISE = load().exercise("02")
+ASSIGNMENT = EXERCISE.name
+SPAWN_MS = 180_000  # a server's first start on a busy machine
+
+
+@pytest.fixture(scope="module")
+def hub():
+    require_browser()  # before paying for a hub
+    with class_hub(learners=2) as running:
+        yield running
+
+
+def log_in(context, hub: ClassHub, person) -> object:
+    """The hub's login page, as a person types it; returns the page once their JupyterLab is up."""
+    page = context.new_page()
+    page.goto(f"{hub.base}/hub/login")
+    page.get_by_label("Username").fill(person.name)
+    page.get_by_label("Password").fill(person.password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(re.compile(rf"/user/{person.name}/lab"), timeout=SPAWN_MS)
+    return page
+
+
+def formgrader(page, hub: ClassHub, action: str) -> str:
+    """Click ``action`` (a cell class of formgrader's assignment table) on the exercise's row;
+    the message formgrader shows, once closed."""
+    page.goto(f"{hub.base}/user/{hub.instructor.name}/formgrader/manage_assignments")
+    row = page.locator("#main-table tr", has=page.locator("td.name", has_text=ASSIGNMENT))
+    row.locator(f"td.{action} a").click()
+    modal = page.locator(".modal.in")
+    modal.wait_for(timeout=SPAWN_MS)
+    said = modal.inner_text()
+    modal.locator(".modal-footer button").click()
+    modal.wait_for(state="detached")
+    return said
+
+
+def assignments_tab(page):
+    """nbgrader's Assignments tab (Nbgrader ▸ Assignment List) in the learner's JupyterLab."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Nbgrader$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
+    return page.locator("#nbgrader-assignment-list, .nbgrader-AssignmentList, "
+                        "[id*=assignment]").first
+
+
+def the_answer() -> str:
+    """The reference answer of the exercise's answer cell, without nbgrader's markers."""
+    for cell in nbformat.read(EXERCISE.source, as_version=4).cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            return "\n".join(line for line in cell.source.splitlines()
+                             if "### BEGIN SOLUTION" not in line
+                             and "### END SOLUTION" not in line)
+    raise AssertionError("no answer cell")
+
+
+def as_account(name: str, code: str) -> subprocess.CompletedProcess:
+    """Python ``code`` run by a real process of account ``name`` (its own uid, groups, home)."""
+    entry = pwd.getpwnam(name)
+    return subprocess.run(["/usr/bin/python3", "-c", code], user=entry.pw_uid,
+                          group=entry.pw_gid, extra_groups=os.getgrouplist(name, entry.pw_gid),
+                          cwd=entry.pw_dir, capture_output=True, text=True, timeout=300,
+                          env={"HOME": entry.pw_dir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+
+
+def test_a_term_through_the_hub(hub):
+    ada = hub.learners[0]
+    with chromium() as learner_context, chromium() as teacher_context:
+        # The learner logs in with their system password and lands on the course's start page.
+        learner = log_in(learner_context, hub, ada)
+        assert learner.url.endswith("/lab/tree/START.ipynb")
+        learner.locator(".jp-NotebookPanel .jp-RenderedMarkdown h1").first.wait_for()
+        assert load().title in learner.locator(".jp-NotebookPanel h1").first.inner_text()
+
+        # The instructor generates and releases exercise 02 in formgrader.
+        teacher = log_in(teacher_context, hub, hub.instructor)
+        assert "Successfully created" in formgrader(teacher, hub, "assign")
+        assert "Successfully released" in formgrader(teacher, hub, "release")
+
+        # The learner fetches it in the Assignments tab, answers, checks, saves and submits.
+        panel = assignments_tab(learner)
+        released = learner.locator("#released_assignments_list")
+        released.get_by_text(ASSIGNMENT).wait_for()
+        released.get_by_role("button", name="Fetch").click()
+        fetched = learner.locator("#fetched_assignments_list")
+        fetched.get_by_text(ASSIGNMENT).first.wait_for()
+        learner.screenshot(path=screenshot_path("hub-assignments-fetched"))
+        fetched.locator("a", has_text=ASSIGNMENT).first.click()  # show its notebooks
+        fetched.locator("a", has_text=re.compile(rf"^{ASSIGNMENT}$")).last.click()
+        notebook = learner.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook")
+        answer = notebook.locator(".jp-CodeCell", has_text="raise NotImplementedError").first
+        answer.locator(".cm-content").click()
+        learner.keyboard.press("Control+A")
+        learner.keyboard.insert_text(the_answer())
+        run_all_cells(learner, notebook)
+        checks = notebook.locator(".jp-OutputArea-output", has_text="checks passed").first
+        checks.wait_for(timeout=SPAWN_MS)
+        learner.keyboard.press("Control+S")
+        learner.wait_for_timeout(1500)
+        del panel
+        assignments_tab(learner)
+        fetched.get_by_role("button", name="Submit").first.click()
+        learner.locator("#submitted_assignments_list").get_by_text(ASSIGNMENT).first.wait_for()
+
+        # The instructor collects in formgrader, grades as their own account, sees the score.
+        assert "Successfully collected" in formgrader(teacher, hub, "collect")
+        graded = as_account(hub.instructor.name, GRADE.format(course=str(hub.course),
+                                                              bin=str(hub.home / "instructor"
+                                                                      / "bin")))
+        assert graded.returncode == 0, graded.stdout + graded.stderr
+        teacher.goto(f"{hub.base}/user/{hub.instructor.name}/formgrader/manage_submissions/"
+                     f"{ASSIGNMENT}")
+        row = teacher.locator("tbody tr", has_text=ada.name)
+        row.wait_for()
+        score = row.locator("td.score").inner_text()
+        teacher.screenshot(path=screenshot_path("hub-formgrader-scores"))
+        points = EXERCISE.points
+        assert re.search(rf"\b{points:g} / {points:g}\b", score), score
+        assert "Successfully generated feedback" in formgrader(teacher, hub, "generate-feedback")
+        assert "Successfully released feedback" in formgrader(teacher, hub, "release-feedback")
+
+        # The learner fetches the feedback and reads their score on it.
+        learner.reload()
+        assignments_tab(learner)
+        submitted = learner.locator("#submitted_assignments_list")
+        submitted.get_by_role("button", name="Fetch Feedback").first.click()
+        with learner_context.expect_page() as opened:
+            submitted.get_by_text("view feedback").first.click()
+        feedback = opened.value
+        feedback.wait_for_load_state()
+        assert f"Score: {points:g}" in feedback.locator("body").inner_text()
+
+
+# `packlab grade` as the instructor's own account: the course folder, the instructors' env.
+GRADE = """
+import subprocess, sys
+done = subprocess.run(["{bin}/packlab", "grade", "submitted", "--out", "graded"],
+                      cwd="{course}", capture_output=True, text=True,
+                      env={{"PATH": "{bin}:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}})
+print(done.stdout, done.stderr)
+sys.exit(done.returncode)
+"""
