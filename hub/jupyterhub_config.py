@@ -63,7 +63,7 @@ def _role(spawner) -> None:
     if _is_instructor(name):
         # umask 007: what one instructor writes in the course folder the others may change.
         # formgrader needs the course folder as the server's root, named before it loads.
-        spawner.cmd = ["/bin/sh", "-c", 'umask 007 && exec "$0" "$@"',
+        spawner.cmd = ["/bin/sh", "-c", f'umask 007 && cd "{hub.course}" && exec "$0" "$@"',
                        str(env / "bin" / "jupyterhub-singleuser"),
                        f"--ServerApp.root_dir={hub.course}"]
         spawner.notebook_dir = str(hub.course)

@@ -144,7 +144,8 @@ def build(hub: Hub) -> None:
     # nbgrader's course folder is its working folder, unless named: a server starts in $HOME.
     (hub.instructor_config / "nbgrader_config.py").write_text(
         "c = get_config()  # noqa: F821\n"
-        f"c.CourseDirectory.root = {str(hub.course)!r}\n")
+        f"c.CourseDirectory.root = {str(hub.course)!r}\n"
+        f"c.CourseDirectory.db_url = {'sqlite:///' + str(hub.course / 'gradebook.db')!r}\n")
 
 
 def _build_student(folder: Path) -> None:
