@@ -11,6 +11,7 @@ learner's work, no solutions, hidden tests or course folder can be read.
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import re
@@ -21,7 +22,7 @@ import pytest
 from browser import chromium, chromium_process, require_browser, run_all_cells, screenshot_path
 from class_hub import ClassHub, class_hub
 
-from packlab.course.manifest import load
+from packlab.course.manifest import ROOT, load
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub")]
 
@@ -143,8 +144,10 @@ def test_a_term_through_the_hub(hub):
         teacher.screenshot(path=screenshot_path("hub-formgrader-scores"))
         points = sum(EXERCISE.points.values())
         assert re.search(rf"\b{points:g}(\.0)? / {points:g}(\.0)?\b", score), score
-        assert "Successfully generated feedback" in formgrader(teacher, hub, "generate-feedback")
-        assert "Successfully released feedback" in formgrader(teacher, hub, "release-feedback")
+        said = formgrader(teacher, hub, "generate-feedback")
+        assert "Successfully generated feedback" in said, said
+        said = formgrader(teacher, hub, "release-feedback")
+        assert "Successfully released feedback" in said, said
 
         # The learner fetches the feedback and reads their score on it.
         learner.reload()
@@ -166,4 +169,63 @@ done = subprocess.run(["{bin}/packlab", "grade", "submitted", "--out", "graded"]
                       env={{"PATH": "{bin}:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}})
 print(done.stdout, done.stderr)
 sys.exit(done.returncode)
+"""
+
+
+# Run by a learner's account: what it may open. "read" or the error's name, per path.
+PROBE = """
+import json, os, sys
+seen = {}
+for path in sys.argv[1:]:
+    try:
+        if os.path.isdir(path):
+            os.listdir(path)
+        else:
+            open(path, "rb").read(1)
+        seen[path] = "read"
+    except OSError as error:
+        seen[path] = type(error).__name__
+print(json.dumps(seen))
+"""
+
+
+def test_a_learner_reads_nothing_but_their_own(hub):
+    """As a real process of a learner's account: their own home is theirs; another learner's
+    home, the course folder (solutions, hidden tests, gradebook, submissions) and the
+    exchange's inbound folder cannot be opened, and the learners' Python has no hidden tests."""
+    ada, bo = hub.learners
+    made = as_account(bo.name, "open('mine.txt', 'w').write('my answer')")
+    assert made.returncode == 0, made.stderr
+    bo_home = pwd.getpwnam(bo.name).pw_dir
+    hidden = sorted((hub.course / "autograder" / "checks" / "hidden").glob("*.py"))[0]
+    closed = [f"{bo_home}/mine.txt", bo_home, str(hub.course),
+              str(hub.course / "solutions"), str(hub.course / EXERCISE.source.relative_to(ROOT)),
+              str(hidden), str(hub.course / "gradebook.db"),
+              str(hub.home / "exchange" / "packlab" / "inbound")]
+    probe = as_account(ada.name, f"import sys; sys.argv[1:] = {closed!r}\n" + PROBE)
+    assert probe.returncode == 0, probe.stderr
+    seen = json.loads(probe.stdout)
+    assert seen == dict.fromkeys(closed, "PermissionError"), seen
+    own = as_account(ada.name, "import os; open('own.txt', 'w').write('x'); print(os.listdir('.'))")
+    assert own.returncode == 0 and "own.txt" in own.stdout, own.stderr
+    imports = as_account(ada.name, HIDDEN_IMPORT.format(python=hub.home / "learner" / "bin"
+                                                        / "python"))
+    assert imports.returncode == 0, imports.stdout + imports.stderr
+    assert imports.stdout.split() == ["student", "hidden-missing", "solutions-missing"], \
+        imports.stdout
+
+
+# The learners' own Python: packlab is the student install; the hidden tests are not there.
+HIDDEN_IMPORT = """
+import subprocess
+code = '''
+import importlib.util
+from packlab.course.manifest import ROOT, load
+print("student" if load().student_install else "instructor")
+print("hidden-missing" if importlib.util.find_spec("autograder.checks.hidden") is None
+      else "hidden-found")
+print("solutions-missing" if not (ROOT / "solutions").exists() else "solutions-found")
+'''
+done = subprocess.run(["{python}", "-c", code], capture_output=True, text=True)
+print(done.stdout, done.stderr)
 """

@@ -41,6 +41,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
                   "Stop with Ctrl-C.")
     # Started in the workspace, so a terminal opened in JupyterLab starts there too (terminado
     # gives a new terminal the server's own folder) and sees the same paths as the file browser.
+    if on_hub:  # the hub stops the server itself: no parent process kept (50 MB a learner)
+        os.chdir(folder)
+        os.execve(command[0], command, workspace.server_environment())
     return serve(command, workspace.server_environment(), cwd=folder)
 
 
