@@ -12,7 +12,7 @@ import pwd
 import sys
 
 from packlab.course.hub.accounts import instructors, learners
-from packlab.course.hub.layout import INSTRUCTORS, PROXY, WORKSPACE, Hub
+from packlab.course.hub.layout import INSTRUCTORS, PROXY, WORKSPACE, Hub, python_environment
 from packlab.course.workspace import START
 
 c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
@@ -59,6 +59,7 @@ def _role(spawner) -> None:
         "JUPYTER_RUNTIME_DIR": f"{home}/.local/share/jupyter/runtime",
         "SHELL": "/bin/bash",
         "LANG": "C.UTF-8",
+        **python_environment(hub),
     }
     if _is_instructor(name):
         # umask 007: what one instructor writes in the course folder the others may change.

@@ -8,12 +8,12 @@ logins, servers run as their own accounts), on free loopback ports, for accounts
         hub.instructor.name, .password
         hub.api("/users")              # the REST API, as the hub's admin token
 
-In a new folder of /tmp (mode 0755), it makes the accounts (`packlab hub accounts`), a private
-copy of the course folder locked to the instructors' group (`packlab hub lock`), the hub's home
-(student install, learners' and instructors' environments, exchange), starts the hub and waits
-for /hub/api/. On leaving it
-stops the hub (which stops every server), ends what is left of the accounts' processes and
-removes the accounts with their homes.
+In a new folder of /tmp (mode 0755) it copies the course folder (the files git knows), runs the
+```bash blocks of docs/jupyterhub.md there as the guide gives them (`packlab hub accounts` from a
+roster, `packlab hub lock .`), starts the hub with `packlab hub serve` (what `make hub` runs; it
+writes the hub's home: student install, environments, exchange) and waits for /hub/api/. On
+leaving it stops the hub (which stops every server), ends what is left of the accounts'
+processes and removes the accounts with their homes.
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ from browser import free_port, stop_group, wait_for_http
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKLAB = Path(sys.executable).with_name("packlab")
+GUIDE = ROOT / "docs" / "jupyterhub.md"
+# The guide's blocks run as root already: its `sudo` runs the command as it is.
+SHELL = "set -euo pipefail\nsudo() { \"$@\"; }\n"
 
 
 @dataclass
@@ -69,11 +72,13 @@ class ClassHub:
         return json.loads(text) if text else None
 
 
-def packlab(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    done = subprocess.run([str(PACKLAB), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=600)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done
+def guide_commands() -> list[str]:
+    """The ```bash blocks of docs/jupyterhub.md, in order: what an instructor types."""
+    from markdown_it import MarkdownIt
+
+    text = GUIDE.read_text(encoding="utf-8")
+    return [token.content for token in MarkdownIt("commonmark").parse(text)
+            if token.type == "fence" and token.info.strip() == "bash"]
 
 
 def _copy_course(course: Path) -> None:
@@ -108,33 +113,36 @@ def class_hub(learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
         impossible("the class hub needs root (PAM logins, one account per person)")
     from packlab.course.hub import accounts
     from packlab.course.hub.layout import Hub
-    from packlab.course.hub.serve import start
 
     tag = secrets.token_hex(3)
     names = [f"plt{tag}l{n}" for n in range(learners)]
     teacher = f"plt{tag}t"
     tmp = Path(tempfile.mkdtemp(prefix="packlab-hub-"))
     tmp.chmod(0o755)
-    roster = tmp / "roster.csv"
-    with roster.open("w", newline="") as out:
-        csv.writer(out).writerows([["id", "name", "email"],
-                                   *[[n, f"Learner {n}", f"{n}@example.org"] for n in names]])
-    passwords = tmp / "first-passwords.csv"
+    course = tmp / "course"
     try:
-        packlab("hub", "accounts", str(roster), "--instructor", teacher,
-                "--passwords", str(passwords))
-        with passwords.open() as given:
-            first = {row["id"]: row["password"] for row in csv.DictReader(given)}
-        course = tmp / "course"
         _copy_course(course)
-        packlab("hub", "lock", str(course))
-        hub = Hub(home=tmp / "hub", course=course, roster=roster, port=free_port(),
-                  ip="127.0.0.1", api_port=free_port(), proxy_api_port=free_port())
+        (course / ".venv").symlink_to(Path(sys.prefix))  # the guide's `.venv/bin/packlab`
+        with (course / "roster.csv").open("w", newline="") as out:
+            csv.writer(out).writerows([["id", "name", "email"],
+                                       *[[n, f"Learner {n}", f"{n}@example.org"] for n in names]])
+        for block in guide_commands():  # the guide's own commands: accounts, then the lock
+            done = subprocess.run(["bash", "-c", SHELL + block], cwd=course, text=True,
+                                  capture_output=True, timeout=600,
+                                  env={**os.environ, "INSTRUCTOR": teacher})
+            assert done.returncode == 0, f"{block}\n{done.stdout}{done.stderr}"
+        with (course / "first-passwords.csv").open() as given:
+            first = {row["id"]: row["password"] for row in csv.DictReader(given)}
+        hub = Hub(home=tmp / "hub", course=course, roster=course / "roster.csv",
+                  port=free_port(), ip="127.0.0.1", api_port=free_port(),
+                  proxy_api_port=free_port())
         token = secrets.token_hex(32)
         log = tmp / "hub.log"
-        os.environ["PACKLAB_HUB_ADMIN_TOKEN"] = token
-        with open(log, "wb") as out:
-            process = start(hub, stdout=out, stderr=subprocess.STDOUT)
+        env = {**os.environ, **hub.environment(), "PACKLAB_HUB_ADMIN_TOKEN": token}
+        with open(log, "wb") as out:  # `make hub`'s command
+            process = subprocess.Popen([str(PACKLAB), "hub", "serve"], env=env, cwd=course,
+                                       stdout=out, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, start_new_session=True)
         base = f"http://127.0.0.1:{hub.port}"
         try:
             wait_for_http(f"{base}/hub/api/", process, seconds, log)
@@ -144,7 +152,6 @@ def class_hub(learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
         finally:
             stop_group(process)
     finally:
-        os.environ.pop("PACKLAB_HUB_ADMIN_TOKEN", None)
         _end_processes([*names, teacher])
         time.sleep(0.5)
         accounts.remove([*names, teacher])

@@ -81,13 +81,16 @@ def the_answer() -> str:
     raise AssertionError("no answer cell")
 
 
-def as_account(name: str, code: str) -> subprocess.CompletedProcess:
-    """Python ``code`` run by a real process of account ``name`` (its own uid, groups, home)."""
+def as_account(name: str, code: str, hub: ClassHub | None = None) -> subprocess.CompletedProcess:
+    """Python ``code`` run by a real process of account ``name`` (its own uid, groups, home),
+    with the hub's Python reachable when ``hub`` is given."""
     entry = pwd.getpwnam(name)
+    shared = {"LD_LIBRARY_PATH": str(hub.home / "python" / "lib")} if hub else {}
     return subprocess.run(["/usr/bin/python3", "-c", code], user=entry.pw_uid,
                           group=entry.pw_gid, extra_groups=os.getgrouplist(name, entry.pw_gid),
                           cwd=entry.pw_dir, capture_output=True, text=True, timeout=300,
-                          env={"HOME": entry.pw_dir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+                          env={"HOME": entry.pw_dir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+                               **shared})
 
 
 def test_a_term_through_the_hub(hub):
@@ -132,9 +135,8 @@ def test_a_term_through_the_hub(hub):
 
         # The instructor collects in formgrader, grades as their own account, sees the score.
         assert "Successfully collected" in formgrader(teacher, hub, "collect")
-        graded = as_account(hub.instructor.name, GRADE.format(course=str(hub.course),
-                                                              bin=str(hub.home / "instructor"
-                                                                      / "bin")))
+        graded = as_account(hub.instructor.name, GRADE.format(
+            course=str(hub.course), bin=str(hub.home / "instructor" / "bin")), hub)
         assert graded.returncode == 0, graded.stdout + graded.stderr
         teacher.goto(f"{hub.base}/user/{hub.instructor.name}/formgrader/manage_submissions/"
                      f"{ASSIGNMENT}")
@@ -163,10 +165,10 @@ def test_a_term_through_the_hub(hub):
 
 # `packlab grade` as the instructor's own account: the course folder, the instructors' env.
 GRADE = """
-import subprocess, sys
+import os, subprocess, sys
 done = subprocess.run(["{bin}/packlab", "grade", "submitted", "--out", "graded"],
                       cwd="{course}", capture_output=True, text=True,
-                      env={{"PATH": "{bin}:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8"}})
+                      env={{**os.environ, "PATH": "{bin}:/usr/bin:/bin", "HOME": "/tmp"}})
 print(done.stdout, done.stderr)
 sys.exit(done.returncode)
 """
@@ -208,8 +210,8 @@ def test_a_learner_reads_nothing_but_their_own(hub):
     assert seen == dict.fromkeys(closed, "PermissionError"), seen
     own = as_account(ada.name, "import os; open('own.txt', 'w').write('x'); print(os.listdir('.'))")
     assert own.returncode == 0 and "own.txt" in own.stdout, own.stderr
-    imports = as_account(ada.name, HIDDEN_IMPORT.format(python=hub.home / "learner" / "bin"
-                                                        / "python"))
+    imports = as_account(ada.name, HIDDEN_IMPORT.format(
+        python=hub.home / "learner" / "bin" / "python"), hub)
     assert imports.returncode == 0, imports.stdout + imports.stderr
     assert imports.stdout.split() == ["student", "hidden-missing", "solutions-missing"], \
         imports.stdout

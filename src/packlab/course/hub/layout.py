@@ -107,15 +107,33 @@ class Hub:
                    idle_timeout=int(env.get("PACKLAB_HUB_IDLE_TIMEOUT", "3600")))
 
 
-def shared_python() -> str:
-    """A Python of this version that every account may run (the venv's own may live under a
-    home no one else can enter, as pyenv's does under /root)."""
-    for candidate in (sys._base_executable, f"/usr/bin/{VERSION}", f"/usr/local/bin/{VERSION}"):
-        path = Path(candidate).resolve()
-        if path.is_file() and _everyone_can_run(path):
-            return str(path)
-    raise HubError(f"no {VERSION} that every account may run: install Debian's {VERSION} "
-                   "(apt-get install python3) or build the course's venv from one")
+def shared_python(hub: Hub) -> Path:
+    """This very Python (the course venv's base, same version to the patch level), where every
+    account may run it: itself when it may, else a copy in the hub's home (pyenv's lives under
+    /root, which no one else can enter; another build of 3.11 may differ: Debian's 3.11.2
+    cannot parse what nbconvert's feedback pages need)."""
+    base = Path(sys._base_executable).resolve()
+    if _everyone_can_run(base):
+        return base
+    copy = hub.home / "python"
+    if not (copy / "bin" / base.name).exists():
+        prefix = Path(sys.base_prefix)
+        (copy / "bin").mkdir(parents=True, exist_ok=True)
+        _link_or_copy(str(base), str(copy / "bin" / base.name))
+        shutil.copytree(prefix / "lib" / VERSION, copy / "lib" / VERSION, symlinks=True,
+                        copy_function=_link_or_copy, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("site-packages", "test"))
+        for library in (prefix / "lib").glob("libpython*"):
+            _link_or_copy(str(library), str(copy / "lib" / library.name))
+        _readable(copy)
+    return copy / "bin" / base.name
+
+
+def python_environment(hub: Hub) -> dict[str, str]:
+    """What the shared Python needs in its environment: its own libpython, when it is a copy."""
+    if _everyone_can_run(Path(sys._base_executable).resolve()):
+        return {}
+    return {"LD_LIBRARY_PATH": str(hub.home / "python" / "lib")}
 
 
 def _everyone_can_run(path: Path) -> bool:
@@ -174,11 +192,12 @@ def _link_or_copy(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def _venv(folder: Path, site_lines: list[str]) -> Path:
+def _venv(hub: Hub, folder: Path, site_lines: list[str]) -> Path:
     """A venv of the shared Python with ``site_lines`` as its packlab-hub.pth; its site dir."""
     if folder.exists():
         shutil.rmtree(folder)
-    subprocess.run([shared_python(), "-m", "venv", "--without-pip", str(folder)], check=True)
+    subprocess.run([str(shared_python(hub)), "-m", "venv", "--without-pip", str(folder)],
+                   check=True, env={**os.environ, **python_environment(hub)})
     site = folder / "lib" / VERSION / "site-packages"
     (site / "packlab-hub.pth").write_text("\n".join(site_lines) + "\n")
     return site
@@ -196,11 +215,11 @@ def _environment(folder: Path, hub: Hub, install: Path) -> None:
     """A venv of the shared Python: the runtime on its path, ``install`` installed editable
     (the student install, or the instructors' course folder), Jupyter's data and the course
     venv's commands."""
-    _venv(folder, [str(hub.runtime)])  # a plain path: the runtime's .pth files stay inert
+    _venv(hub, folder, [str(hub.runtime)])  # a plain path: the runtime's .pth files stay inert
     subprocess.run([sys.executable, "-m", "pip", "--python", str(folder / "bin" / "python"),
                     "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
                     "--disable-pip-version-check", "-e", str(install)],
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, env={**os.environ, **python_environment(hub)})
     for data in ("share", "etc"):
         shutil.copytree(Path(sys.prefix) / data / "jupyter", folder / data / "jupyter",
                         symlinks=True, dirs_exist_ok=True, copy_function=_link_or_copy)
