@@ -8,7 +8,7 @@ logins, servers run as their own accounts), on free loopback ports, for accounts
         hub.instructor.name, .password
         hub.api("/users")              # the REST API, as the hub's admin token
 
-In a new folder of /tmp (mode 0755) it copies the course folder (the files git knows), runs the
+In a new folder of /var/tmp (mode 0755) it copies the course folder (the files git knows), runs the
 ```bash blocks of docs/jupyterhub.md there as the guide gives them (`packlab hub accounts` from a
 roster, `packlab hub lock .`), starts the hub with `packlab hub serve` (what `make hub` runs; it
 writes the hub's home: student install, environments, exchange) and waits for /hub/api/. On
@@ -117,7 +117,8 @@ def class_hub(learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
     tag = secrets.token_hex(3)
     names = [f"plt{tag}l{n}" for n in range(learners)]
     teacher = f"plt{tag}t"
-    tmp = Path(tempfile.mkdtemp(prefix="packlab-hub-"))
+    # Not under /tmp: the grader's sandbox mounts a fresh /tmp, and the hub's Python is here.
+    tmp = Path(tempfile.mkdtemp(prefix="packlab-hub-", dir="/var/tmp"))
     tmp.chmod(0o755)
     course = tmp / "course"
     try:

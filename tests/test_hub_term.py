@@ -156,12 +156,12 @@ def test_a_term_through_the_hub(hub):
         assignments_tab(learner)
         submitted = learner.locator("#submitted_assignments_list")
         submitted.get_by_role("button", name="Fetch Feedback").first.click()
-        with learner_context.expect_page() as opened:
-            submitted.get_by_text("view feedback").first.click()
-        feedback = opened.value
-        feedback.wait_for_load_state()
-        assert f"Score: {points:g}" in feedback.locator("body").inner_text()
-
+        submitted.get_by_text("view feedback").first.click()  # the file browser goes there
+        learner.locator(".jp-DirListing-item", has_text=f"{ASSIGNMENT}.html").dblclick()
+        page = learner.frame_locator(".jp-HTMLViewer:not(.lm-mod-hidden) iframe").locator("body")
+        page.get_by_text(f"{ASSIGNMENT} (Score:").wait_for()
+        learner.screenshot(path=screenshot_path("hub-learner-feedback"))
+        assert f"{ASSIGNMENT} (Score: {points:.1f} / {points:.1f})" in page.inner_text()
 
 # `packlab grade` as the instructor's own account: the course folder, the instructors' env.
 GRADE = """

@@ -24,6 +24,9 @@ def problems(hub: Hub) -> list[str]:
     elif hub.course.stat().st_mode & stat.S_IROTH:
         found.append(f"every account can read the course folder {hub.course} (its solutions and "
                      f"hidden tests): run `packlab hub lock {hub.course}`")
+    if hub.home.resolve().is_relative_to("/tmp"):
+        found.append(f"the hub's home {hub.home} is under /tmp, which the grader's sandbox "
+                     "replaces with an empty one: name another (PACKLAB_HUB_HOME)")
     if not hub.roster.is_file():
         found.append(f"no roster at {hub.roster}: the hub admits the roster's learners only")
     return found
