@@ -5,8 +5,6 @@ chart's values schema the file uses is written down below and checked with jsons
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import jsonschema
 import pytest
 import yaml
