@@ -95,6 +95,9 @@ c.JupyterHub.services = [{
 if os.environ.get("PACKLAB_HUB_ADMIN_TOKEN"):
     c.JupyterHub.services.append({"name": "packlab-admin",
                                   "api_token": os.environ["PACKLAB_HUB_ADMIN_TOKEN"]})
-    c.JupyterHub.load_roles.append({"name": "packlab-admin", "scopes": ["admin:users",
-                                    "admin:servers", "list:users", "read:users"],
-                                    "services": ["packlab-admin"]})
+    c.JupyterHub.load_roles.append({
+        "name": "packlab-admin",
+        "scopes": ["admin:users", "admin:servers", "list:users", "read:users", "list:services",
+                   "read:services"],
+        "services": ["packlab-admin"],
+    })

@@ -93,6 +93,18 @@ def as_account(name: str, code: str, hub: ClassHub | None = None) -> subprocess.
                                **shared})
 
 
+def test_the_hub_answers_and_runs_its_idle_culler(hub):
+    """DESIGN.md's interface: /hub/login and the REST API answer; the culler is a hub service."""
+    import urllib.request
+
+    with urllib.request.urlopen(f"{hub.base}/hub/login", timeout=30) as page:
+        assert page.status == 200 and b"password" in page.read().lower()
+    assert "version" in hub.api("/")
+    services = hub.api("/services")
+    assert "idle-culler" in services, services
+    assert services["idle-culler"]["command"][-2:] == ["--timeout=3600", "--cull-every=60"]
+
+
 def test_a_term_through_the_hub(hub):
     ada = hub.learners[0]
     with chromium_process() as browser, chromium(browser) as learner_context, \
