@@ -2,9 +2,9 @@
 an entry page that points into them.
 
 Which pages run: book/intro.md and every page the book's TOC lists in `book.GUIDES` (book/*.md and
-book/instructors/*.md), in the TOC's order, except docs/jupyterhub.md, whose commands set up a
-JupyterHub server, its students' image and a Dask cluster on other machines (sudo, systemd,
-pip into system Pythons), not something a copy of the course can run.
+book/instructors/*.md), in the TOC's order, except docs/jupyterhub.md, whose commands make
+system accounts and serve a JupyterHub: tests/class_hub.py runs them (as root, for the hub
+tests).
 
 How they run: in one temporary copy of the course (the files git knows, tracked or new, committed
 in a git repository of the copy's own), as one

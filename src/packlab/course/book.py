@@ -44,7 +44,8 @@ GUIDES = {
     "For instructors": ["instructors", "instructors/setting-up", "instructors/grading",
                         "instructors/gradebook", "instructors/feedback", "instructors/analytics",
                         "instructors/new-exercise", "instructors/plain-nbgrader",
-                        "instructors/trust", "instructors/scale", "docs/jupyterhub"],
+                        "instructors/trust", "instructors/scale", "docs/jupyterhub",
+                        "instructors/kubernetes"],
     "About packlab": ["speed", "repository"],
 }
 # Text that a released exercise page must never contain: solution and hidden-test markers.

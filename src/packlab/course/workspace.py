@@ -24,6 +24,9 @@ START = "START.ipynb"
 # Jupyter config read by the course's JupyterLab only (added to JUPYTER_CONFIG_PATH): its
 # labconfig/page_config.json turns off nbgrader's instructor tools and the Jupyter news prompt.
 LAB_CONFIG = Path(__file__).with_name("lab_config")
+# On the class's JupyterHub, read before it: nbgrader's Assignments tab (fetch, submit, feedback)
+# is back, its instructor tools stay off.
+HUB_LAB_CONFIG = LAB_CONFIG / "hub"
 
 
 def server_environment(base: dict[str, str] | None = None) -> dict[str, str]:
@@ -37,6 +40,8 @@ def server_environment(base: dict[str, str] | None = None) -> dict[str, str]:
     if sys.prefix != sys.base_prefix:
         env["VIRTUAL_ENV"] = sys.prefix
     env["JUPYTER_CONFIG_PATH"] = _first(str(LAB_CONFIG), env.get("JUPYTER_CONFIG_PATH", ""))
+    if "JUPYTERHUB_API_TOKEN" in env:
+        env["JUPYTER_CONFIG_PATH"] = _first(str(HUB_LAB_CONFIG), env["JUPYTER_CONFIG_PATH"])
     return env
 
 

@@ -25,10 +25,10 @@ from packlab.course.manifest import load  # noqa: E402
 # The commands the student install leaves out (the presenter's and the instructor's).
 INSTRUCTOR_ONLY = frozenset({"grade", "release", "gradescope", "export", "bundle", "similarity",
                              "roster", "extend", "student-build", "demo", "new-exercise",
-                             "author", "course-map", "history", "counts"})
+                             "author", "course-map", "history", "counts", "hub"})
 DESCRIPTION = ("Learners: lab, check, hint, progress, reset, room. Instructors and presenters: "
                "grade, similarity, release, gradescope, export, bundle, roster, extend, counts, "
-               "history, student-build, demo; exercise authors: new-exercise, author check, "
+               "history, student-build, demo, hub; exercise authors: new-exercise, author check, "
                "course-map (the student install offers only the first six).")
 
 

@@ -10,7 +10,7 @@ import contextlib
 from dataclasses import fields
 from pathlib import Path
 
-from packlab.course.cli import author, submissions
+from packlab.course.cli import author, hub, submissions
 from packlab.course.cli.terminal import console, shown
 from packlab.course.manifest import ROOT, load, plain_assignments
 
@@ -561,6 +561,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                          "(default: every exercise)")
     release.set_defaults(run=cmd_release)
     author.add_commands(sub)
+    hub.add_commands(sub)
     gradescope = sub.add_parser(
         "gradescope", help="build a Gradescope autograder zip for one assignment",
         description="Build a Gradescope autograder zip (setup.sh, run_autograder and the course) "

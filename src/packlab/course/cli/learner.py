@@ -20,18 +20,22 @@ def cmd_lab(args: argparse.Namespace) -> int:
     for update in workspace.updates(folder):
         console.print(f"Newer in the course: {shown(update.title)}. Get it with "
                       f"`{shown(update.command)}` (your copy is kept). The start page lists it.")
+    # Spawned by the class's JupyterHub, the server is the hub's single-user server: the hub
+    # gives its address, login and start page in the environment (JUPYTERHUB_*).
+    on_hub = "JUPYTERHUB_API_TOKEN" in os.environ
     command = [
-        sys.executable, "-m", "jupyter", "lab",
+        sys.executable, "-m", *(["jupyterhub.singleuser"] if on_hub else ["jupyter", "lab"]),
         f"--ServerApp.root_dir={folder}",
         f"--LabApp.default_url=/lab/tree/{workspace.START}",
         # nbgrader's formgrader is for instructors; in a learner's workspace it only logs errors.
         '--ServerApp.jpserver_extensions={"nbgrader.server_extensions.formgrader": False}',
-        f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
-        f"--ServerApp.ip={os.environ.get('JUPYTER_IP', '127.0.0.1')}",
     ]
+    if not on_hub:
+        command += [f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
+                    f"--ServerApp.ip={os.environ.get('JUPYTER_IP', '127.0.0.1')}"]
     if "JUPYTER_TOKEN" in os.environ:
         command.append(f"--IdentityProvider.token={os.environ['JUPYTER_TOKEN']}")
-    if not os.environ.get("DISPLAY") and sys.platform != "darwin":
+    if not os.environ.get("DISPLAY") and sys.platform != "darwin" and not on_hub:
         command.append("--no-browser")
     if os.geteuid() == 0:
         command.append("--allow-root")
@@ -39,6 +43,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
                   "Stop with Ctrl-C.")
     # Started in the workspace, so a terminal opened in JupyterLab starts there too (terminado
     # gives a new terminal the server's own folder) and sees the same paths as the file browser.
+    if on_hub:  # the hub stops the server itself: no parent process kept (50 MB a learner)
+        os.chdir(folder)
+        os.execve(command[0], command, workspace.server_environment())
     return serve(command, workspace.server_environment(), cwd=folder)
 
 
