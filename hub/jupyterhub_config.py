@@ -1,6 +1,7 @@
 """The class's JupyterHub (`make hub`): PAM logins for the roster's accounts, each server run as
 its own account, learners in the student install at the course's start page, instructors in the
-course folder with formgrader, nbgrader's shared exchange, and an idle culler.
+course folder with formgrader, nbgrader's shared exchange, and an idle culler,
+and the room's live chart of the learners' checks (packlab.course.room, book/presenters.md).
 
 Its settings come from the environment that `packlab hub serve` sets (packlab.course.hub.layout.
 Hub.environment): the hub's home, the course folder, the roster, the port.
@@ -13,6 +14,7 @@ import sys
 
 from packlab.course.hub.accounts import instructors, learners
 from packlab.course.hub.layout import INSTRUCTORS, PROXY, WORKSPACE, Hub, python_environment
+from packlab.course.room.hub import configure as configure_room
 from packlab.course.workspace import START
 
 c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
@@ -53,6 +55,7 @@ def _role(spawner) -> None:
     home = pwd.getpwnam(name).pw_dir
     env = hub.instructor if _is_instructor(name) else hub.learner
     spawner.environment = {
+        **spawner.environment,  # the room's address (configure_room below)
         "PATH": f"{env / 'bin'}:/usr/local/bin:/usr/bin:/bin",
         "VIRTUAL_ENV": str(env),
         "JUPYTER_CONFIG_PATH": str(hub.jupyter_config),  # the exchange and the course id
@@ -101,3 +104,8 @@ if os.environ.get("PACKLAB_HUB_ADMIN_TOKEN"):
                    "read:services"],
         "services": ["packlab-admin"],
     })
+
+# The room: every learner's check counted on a live chart that the instructors open (names hidden
+# until asked for); learners see that it is on and can opt out with `packlab room off`.
+c.JupyterHub.load_groups["learners"] = {"users": sorted(learners(hub.roster))}
+configure_room(c, db=hub.home / "room.sqlite", port=hub.room_port, presenters="instructors")

@@ -136,7 +136,7 @@ def class_hub(learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
             first = {row["id"]: row["password"] for row in csv.DictReader(given)}
         hub = Hub(home=tmp / "hub", course=course, roster=course / "roster.csv",
                   port=free_port(), ip="127.0.0.1", api_port=free_port(),
-                  proxy_api_port=free_port())
+                  proxy_api_port=free_port(), room_port=free_port())
         token = secrets.token_hex(32)
         log = tmp / "hub.log"
         env = {**os.environ, **hub.environment(), "PACKLAB_HUB_ADMIN_TOKEN": token}

@@ -55,6 +55,7 @@ class Hub:
     ip: str = "0.0.0.0"
     api_port: int = 8081  # the hub's own API, behind the proxy
     proxy_api_port: int = 8001
+    room_port: int = 8002  # the room's service (its live chart), behind the proxy
     idle_timeout: int = 3600  # seconds of inactivity before the culler stops a server
 
     @property
@@ -92,6 +93,7 @@ class Hub:
                 "PACKLAB_HUB_ROSTER": str(self.roster), "HUB_PORT": str(self.port),
                 "PACKLAB_HUB_IP": self.ip, "PACKLAB_HUB_API_PORT": str(self.api_port),
                 "PACKLAB_HUB_PROXY_API_PORT": str(self.proxy_api_port),
+                "PACKLAB_HUB_ROOM_PORT": str(self.room_port),
                 "PACKLAB_HUB_IDLE_TIMEOUT": str(self.idle_timeout)}
 
     @classmethod
@@ -104,6 +106,7 @@ class Hub:
                    ip=env.get("PACKLAB_HUB_IP", "0.0.0.0"),
                    api_port=int(env.get("PACKLAB_HUB_API_PORT", "8081")),
                    proxy_api_port=int(env.get("PACKLAB_HUB_PROXY_API_PORT", "8001")),
+                   room_port=int(env.get("PACKLAB_HUB_ROOM_PORT", "8002")),
                    idle_timeout=int(env.get("PACKLAB_HUB_IDLE_TIMEOUT", "3600")))
 
 

@@ -38,7 +38,8 @@ def configure(c, db: str | Path, port: int, learners: str = "learners",
         {"name": "packlab-room-presenter", "groups": [presenters],
          "scopes": [f"access:services!service={NAME}"]},
     ])
-    c.JupyterHub.load_groups.update({group: {"users": []} for group in (learners, presenters)})
+    for group in (learners, presenters):  # a group the hub's config already fills stays as is
+        c.JupyterHub.load_groups.setdefault(group, {"users": []})
     c.Spawner.environment.update({URL_VARIABLE: url + PREFIX.rstrip("/")})
 
 
