@@ -38,8 +38,10 @@ def configure(c, db: str | Path, port: int, learners: str = "learners",
         {"name": "packlab-room-presenter", "groups": [presenters],
          "scopes": [f"access:services!service={NAME}"]},
     ])
+    groups = c.JupyterHub.load_groups  # a dict once set, else traitlets' lazy value (update only)
     for group in (learners, presenters):  # a group the hub's config already fills stays as is
-        c.JupyterHub.load_groups.setdefault(group, {"users": []})
+        if not isinstance(groups, dict) or group not in groups:
+            c.JupyterHub.load_groups.update({group: {"users": []}})
     c.Spawner.environment.update({URL_VARIABLE: url + PREFIX.rstrip("/")})
 
 
