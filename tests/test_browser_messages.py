@@ -46,5 +46,5 @@ def test_the_visible_check_says_the_starter_is_not_written_yet(tmp_path):
     assert "pack is not written yet: replace raise NotImplementedError with your code." in text
     assert "`" not in text
     assert "stops with an error" not in text
-    assert "packlab hint 02`" in text
+    assert "packlab hint 02" in text
     assert "Traceback" not in text

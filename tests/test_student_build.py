@@ -158,7 +158,7 @@ def test_the_quizzes_are_sealed_and_unseal_to_the_instructors(built, venv, outsi
 def test_instructor_commands_are_not_offered(venv, outside):
     listed = packlab(venv, outside, "--help").stdout
     usage = re.search(r"\{([^}]*)\}", listed).group(1).split(",")
-    assert sorted(usage) == ["check", "hint", "lab", "progress", "reset"], listed
+    assert sorted(usage) == ["check", "hint", "lab", "progress", "reset", "room"], listed
     for command in ("grade", "release", "gradescope", "export", "bundle", "similarity",
                     "student-build", "demo"):
         said = packlab(venv, outside, command, "x")
