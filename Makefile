@@ -5,13 +5,24 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
+PROXY  := hub/node_modules/.ready
+HUB_PORT ?= 8000
 
-.PHONY: lab test lint release bench clean demo slides book student
+.PHONY: lab test lint release bench clean demo slides book student hub
 
 $(READY): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(READY)
+
+# JupyterHub's proxy (configurable-http-proxy) from npm, as hub/package-lock.json pins it.
+$(PROXY): hub/package.json hub/package-lock.json
+	npm ci --prefix hub --no-audit --no-fund --loglevel=error
+	touch $(PROXY)
+
+## The class's JupyterHub on HUB_PORT (default 8000), as root: see docs/jupyterhub.md.
+hub: $(READY) $(PROXY)
+	HUB_PORT=$(HUB_PORT) $(BIN)/packlab hub serve
 
 ## Serve JupyterLab at the course start page (JUPYTER_PORT, JUPYTER_TOKEN honoured).
 lab: $(READY)
@@ -30,7 +41,7 @@ book: $(READY)
 	$(BIN)/python -m packlab.course.book book
 
 ## Lint, then run the whole test suite on every core.
-test: $(READY)
+test: $(READY) $(PROXY)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=25
@@ -43,7 +54,7 @@ release: $(READY)
 student: $(READY)
 	$(BIN)/packlab student-build build/student
 
-## Speed figures for the README (not a test), and the full parity comparison with nbgrader.
+## Speed figures for book/speed.md (not a test), and the full parity comparison with nbgrader.
 bench: $(READY)
 	$(BIN)/python benchmarks/widgets.py
 	$(BIN)/python benchmarks/slider.py

@@ -24,4 +24,7 @@ _feedback = list(GenerateFeedback.class_traits()["preprocessors"].default())
 _feedback.insert(_feedback.index(GetGrades) + 1, "autograder.glue.feedback.HideHiddenTests")
 c.GenerateFeedback.preprocessors = _feedback
 
+# `nbgrader export`: raw_score is the score before packlab's late penalty and overrides, which it
+# writes into the gradebook as extra credit (score stays the total formgrader shows).
+c.ExportApp.plugin_class = "autograder.glue.export.RawScoreExport"
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}

@@ -13,6 +13,12 @@ gets one response line on the response pipe:
 ``{"ok": false, "kind": ..., "detail": ...}``. A call that uses more than ``call_cpu_seconds`` of
 CPU time is stopped by a profiling timer and answered ``{"ok": false, "kind": "timeout", ...}``;
 the trusted side's wall-clock limit covers code that sleeps, blocks or catches the timer.
+
+A plain nbgrader assignment (`autograder.run.plain`) starts with no cells and sends its notebook's
+cells one at a time, ``{"run": source, "number": n}``, each answered as a kernel would have run
+it: ``{"ran": n, "error": "AssertionError: ..." or null, "line": l or null, "stderr": bool,
+"value": repr of the last expression or null}``. Its test cells run here, beside the student's
+code (nbgrader's model): these replies are the student's to forge.
 """
 
 from __future__ import annotations
@@ -187,6 +193,68 @@ def _answer(namespace: dict, request: dict, cpu_seconds: float) -> dict:
         return {"ok": False, "kind": "not-plain", "detail": str(exc)}
 
 
+class _Flagged:
+    """A stream that notes whether anything was written to it, and passes it on."""
+
+    def __init__(self, stream):
+        self.stream, self.written = stream, False
+
+    def write(self, text):
+        self.written = self.written or bool(text)
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
+MAX_VALUE = 200  # characters of a cell's value sent back (nbgrader reads a number from it)
+
+
+def _failing_line(tb, filename: str) -> int | None:
+    """The line of the cell ``filename`` an exception's traceback last passed through."""
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def run_cell(source: str, number: int, namespace: dict) -> dict:
+    """One notebook cell, run as IPython runs it: its statements, then its last expression,
+    whose repr is its value (unless the cell ends with ``;``)."""
+    import ast
+
+    name = f"<cell {number}>"
+    report = {"ran": number, "error": None, "line": None, "stderr": False, "value": None}
+    stderr, sys.stderr = sys.stderr, _Flagged(sys.stderr)
+    flagged = sys.stderr
+    try:
+        tree = ast.parse(source, name)
+        last = tree.body.pop() if tree.body and type(tree.body[-1]) is ast.Expr \
+            and not source.rstrip().endswith(";") else None
+        exec(compile(tree, name, "exec"), namespace)
+        if last is not None:
+            value = eval(compile(ast.Expression(last.value), name, "eval"), namespace)
+            if value is not None:
+                report["value"] = repr(value)[:MAX_VALUE]
+    except SyntaxError as exc:
+        report["error"], report["line"] = f"SyntaxError: {exc.msg}"[:500], exc.lineno
+    except BaseException as exc:  # noqa: BLE001 - a cell may raise anything
+        report["error"] = _describe(exc)
+        report["line"] = _failing_line(exc.__traceback__, name)
+    finally:
+        sys.stderr = stderr
+    report["stderr"] = flagged.written
+    return report
+
+
+def _reply(namespace: dict, request: dict, cpu_seconds: float) -> dict:
+    if "run" in request:
+        return run_cell(request["run"], request["number"], namespace)
+    return _answer(namespace, request, cpu_seconds)
+
+
 def main() -> None:
     requests = os.fdopen(int(sys.argv[1]), "r", encoding="utf-8")
     responses = os.fdopen(int(sys.argv[2]), "w", encoding="utf-8")
@@ -200,7 +268,7 @@ def main() -> None:
     responses.write(json.dumps({"ready": True, "problems": problems}) + "\n")
     responses.flush()
     for line in requests:
-        response = _answer(namespace, json.loads(line), start["call_cpu_seconds"])
+        response = _reply(namespace, json.loads(line), start["call_cpu_seconds"])
         try:
             text = json.dumps(response, allow_nan=False)
         except (ValueError, OverflowError) as exc:

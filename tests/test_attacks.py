@@ -24,13 +24,17 @@ import nbformat
 import pytest
 from as_user import folder, give, leftover_processes, run_as_user
 from conftest import COURSE, submit, with_answer
+from test_escaping import formula_cells
 
-from autograder import outfolder
+from autograder import names, outfolder
 from autograder.checks import gallery
+from autograder.cohort import record
 from autograder.cohort.classroom import grade_class
-from autograder.run import isolation
+from autograder.escape import for_csv
+from autograder.run import footprint, isolation
 from autograder.run.handed_in import NOTEBOOK_BYTES
 from autograder.run.isolation import Limits
+from autograder.term import bundle, lms
 from packlab.course.manifest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ordinary-user")]
@@ -105,7 +109,7 @@ def cell_index(notebook, grade_id: str) -> int:
                 if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
 
-# What each gallery attack must score, and what its feedback must say. Every one gets 0 points.
+# What each gallery attack's feedback must say. Each scores 0, or the points its `# score:` says.
 GALLERY_SAYS = {
     "infinite_loop": (TIMEOUT, "(0.25 s of CPU time, 1 second in all) while calling pack",
                       "not called: earlier in this group"),
@@ -151,6 +155,11 @@ GALLERY_SAYS = {
     "returns_dict": (NOT_A_LIST,),
     "shrinks_the_request_pipe": (INTERFERED, "stopped reading the grader's calls"),
     "closes_the_reply_pipe": (INTERFERED, "closed its pipe to the grader"),
+    "formulas_in_its_error": ("raised ValueError: oops;=HYPERLINK(", NO_FUNCTION),
+    "lies_once": ("did not answer the same way twice",),
+    "memory_bomb_children": (DIED, "it used more than 1024 MiB of memory across its processes"),
+    "hoards_memfds": ("it raised PermissionError",),
+    "hoards_system_v_memory": ("it raised PermissionError",),
 }
 # Nothing of the machine that grades may reach a student: the sandbox's command line, the
 # interpreter's folder, the staging folder, the worker's source.
@@ -165,8 +174,8 @@ def gallery_cases(submitted: Path, out: Path) -> list[Case]:
         assert {"attack", "defence"} <= fields.keys(), f"{path.name}: header incomplete"
         exercise = COURSE.exercise(fields.get("exercise", PACK.name))
         code = attack_code(path, submitted, out)
-        cases.append(Case(path.stem, exercise, released_with(exercise, code), 0,
-                          GALLERY_SAYS[path.stem]))
+        cases.append(Case(path.stem, exercise, released_with(exercise, code),
+                          int(fields.get("score", 0)), GALLERY_SAYS[path.stem]))
     return cases
 
 
@@ -235,6 +244,7 @@ def notebook_cases() -> list[Case]:
         Case("break_untampered", PACK, untampered, 0, ("no `break`",)),
         Case("input_cell", PACK, with_input, PACK.max_score, ("raised EOFError",)),
         *file_cases(),
+        *name_cases(),
         Case("honest", PACK, with_answer(PACK, None), PACK.max_score),
         Case("honest", TOTAL, with_answer(TOTAL, None), TOTAL.max_score),
     ]
@@ -284,6 +294,65 @@ def file_cases() -> list[Case]:
         Case("huge_notebook", PACK, huge, None, reason="the notebook is larger than 16 MB"),
         Case("number_as_source", PACK, json.dumps(numbered), None,
              reason="the notebook is not a valid notebook: cell"),
+        Case("sparse_notebook", PACK, None, None, reason="the notebook is larger than 16 MB "
+             "(4,096 MB): clear its outputs", build=in_place("sparse_notebook", sparse)),
+    ]
+
+
+SPARSE_BYTES = 4 << 30  # a notebook of 4 GiB that takes no room on the disk (truncate)
+UNDECODABLE = os.fsdecode(b"bad\xff")  # a folder name from a cp1252 zip
+LOOK_ALIKE = "honest\u00a0"  # the honest classmate's name and a no-break space
+FAKE_ASSIGNMENT = PACK.name + "\u00a0"  # 02-greedy-pack and a no-break space
+STRAY_FOLDERS = 300
+
+
+def sparse(folder: Path) -> None:
+    """A notebook of `SPARSE_BYTES` that holds nothing (made as `truncate -s 4G` does)."""
+    with (folder / f"{PACK.name}.ipynb").open("wb") as handle:
+        handle.truncate(SPARSE_BYTES)
+
+
+def undecodable(submitted: Path) -> None:
+    """SUBMITTED/bad\\xff/02-greedy-pack/02-greedy-pack.ipynb, a wrong answer."""
+    folder = os.path.join(os.fsencode(submitted), b"bad\xff", os.fsencode(PACK.name))
+    os.makedirs(folder)
+    nbformat.write(with_answer(PACK, "def pack(parts, budget):\n    return []\n"),
+                   os.fsdecode(os.path.join(folder, os.fsencode(f"{PACK.name}.ipynb"))))
+
+
+def fake_assignment(submitted: Path) -> None:
+    """A second, empty-answered 02-greedy-pack whose name ends in a no-break space."""
+    submit(submitted, "fake_assignment", PACK, with_answer(PACK, "def pack(parts, budget):\n"
+                                                                 "    return []\n"))
+    (submitted / "fake_assignment" / PACK.name).rename(
+        submitted / "fake_assignment" / FAKE_ASSIGNMENT)
+    submit(submitted, "fake_assignment", PACK, with_answer(PACK, None))
+
+
+def stray_folders(submitted: Path) -> None:
+    for number in range(STRAY_FOLDERS):
+        (submitted / "many_folders" / f"folder{number:03}").mkdir(parents=True)
+
+
+def name_cases() -> list[Case]:
+    """Folder names that could pass for others, a stray assignment, stray folders and a
+    student id that is a spreadsheet formula: each gets what it deserves, and no classmate
+    loses anything."""
+    right = with_answer(PACK, None)
+    wrong = with_answer(PACK, "def pack(parts, budget):\n    return []\n")
+    return [
+        Case(LOOK_ALIKE, PACK, wrong, None, reason="its name has characters that cannot be "
+             "seen (U+00A0 NO-BREAK SPACE); rename it"),
+        Case(UNDECODABLE, PACK, None, None, reason="its name is not UTF-8 (its byte 0xFF",
+             build=undecodable),
+        Case("fake_assignment", PACK, None, PACK.max_score, build=fake_assignment),
+        Case("many_folders", PACK, right, PACK.max_score, build=stray_folders),
+        Case("semi;=1+1;x", PACK, right, PACK.max_score),
+        Case("formula_notebook_name", PACK, None, None, reason="no notebook called "
+             f"{PACK.name}.ipynb (found =HYPERLINK(1).ipynb, x;",  # then '=cmd| in grades.csv
+             build=in_place("formula_notebook_name", lambda folder: [
+                 nbformat.write(right, folder / name)
+                 for name in ("x;=cmd|' -C calc'!A0.ipynb", "=HYPERLINK(1).ipynb")])),
     ]
 
 
@@ -294,6 +363,9 @@ def grade_as_ordinary_user(submitted: Path, out: Path) -> list[dict]:
     said = done.stdout + done.stderr
     assert done.returncode == 1, said[-3000:]  # 1: two notebooks could not be graded
     assert "Traceback" not in said and "MarkupError" not in said, said[-3000:]
+    # No memory cgroup for an ordinary user: the weaker bound is said before grading.
+    assert "together may hold 1024 MiB of memory, kept by a watchdog" in " ".join(said.split())
+    assert "bounded by a watchdog" in (out / "summary.md").read_text()
     with (out / "grades.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     for row in rows:
@@ -317,8 +389,10 @@ def graded(request):
         if request.param == "ordinary user":
             give(base)
             rows = grade_as_ordinary_user(submitted, out)
-        else:
-            rows = grade_class(submitted, out, jobs=2, limits=LIMITS)
+        else:  # the rows with their names as grades.csv writes them, as the user's are
+            rows = [{**row, "student": for_csv(row["student"]),
+                     "assignment": for_csv(row["assignment"])}
+                    for row in grade_class(submitted, out, jobs=2, limits=LIMITS)]
         time.sleep(1.5)  # time enough for a surviving daemon to forge something
         yield cases, rows, out, leftover_processes()
     finally:
@@ -330,9 +404,10 @@ GALLERY_NAMES = sorted(p.stem for p in ATTACKS.glob("*.py"))
 
 
 def row_of(graded, case: Case) -> dict:
+    """The case's row, its names as grades.csv writes them."""
     _, rows, _, _ = graded
     return next(r for r in rows if (r["student"], r["assignment"]) ==
-                (case.student, case.exercise.name))
+                (for_csv(case.student), case.exercise.name))
 
 
 def case_named(graded, name: str) -> Case:
@@ -347,6 +422,8 @@ def check(graded, case: Case) -> None:
         (files / "results.json").read_text()
     assert len(page_text) < 200_000 and len(results_text) < 200_000
     page = html.unescape(page_text)
+    # The page shows the messages' `code` spans as <code>: read them back as the message wrote them.
+    coded = html.unescape(re.sub(r"</?code>", "`", page_text))
     results = json.loads(results_text)
     if case.score is None:
         assert row["status"] == "not graded" and case.reason in row["reason"], row
@@ -356,7 +433,7 @@ def check(graded, case: Case) -> None:
         assert (row["score"], row["max_score"]) == (case.score, case.exercise.max_score), row
         assert results["score"] == case.score
     for phrase in case.says:
-        assert phrase in page, f"{case.student}: {phrase!r} not in its feedback"
+        assert phrase in page or phrase in coded, f"{case.student}: {phrase!r} not in its feedback"
     assert "Traceback" not in page and "Traceback" not in results_text
     for text in case.never + HOST_DETAILS:
         for told in (page, results_text, row["reason"]):
@@ -372,13 +449,16 @@ def check(graded, case: Case) -> None:
 
 def test_every_submission_has_a_row_and_honest_students_get_full_marks(graded):
     cases, rows, out, _ = graded
-    students = {c.student for c in cases}
-    assert len(rows) == 2 * len(students)  # every student × both assignments seen
+    students = {for_csv(c.student) for c in cases}
+    refused = {for_csv(c.student) for c in cases if names.problem(c.student)}
+    # every student × both assignments of the course; a student's folders that are not
+    # assignments of the course are one row of theirs
+    assert len(rows) == 2 * len(students) + len(["fake_assignment", "many_folders"])
     for case in cases:
         row_of(graded, case)
     assert {(r["student"], r["assignment"]) for r in rows if r["reason"] == "no submission"} == \
-        {(s, a.name) for s in students - {"honest", "links_a_classmate"} for a in (TOTAL, PACK)} - \
-        {(c.student, c.exercise.name) for c in cases}
+        {(s, a.name) for s in students - {"honest", "links_a_classmate"} - refused
+         for a in (TOTAL, PACK)} - {(for_csv(c.student), c.exercise.name) for c in cases}
     linked = [r for r in rows if r["student"] == "links_a_classmate"]
     assert len(linked) == 2 and all(LINKED in r["reason"] for r in linked)
     for case in cases:
@@ -396,8 +476,23 @@ def test_notebook_attack_gets_the_fair_grade(graded, name):
     check(graded, case_named(graded, name))
 
 
+def test_a_memory_bomb_s_row_says_why(graded):
+    row = row_of(graded, case_named(graded, "memory_bomb_children"))
+    assert "used more than 1024 MiB of memory across its processes" in row["reason"], row
+
+
 def test_no_sandbox_process_outlives_grading(graded):
     assert graded[3] == []
+
+
+def test_no_memory_cgroup_outlives_its_grading_process(graded):
+    own = footprint._own_cgroup()
+    if own is None:
+        pytest.skip("no memory cgroups here: the watchdog bounds memory")
+    stale = [folder.name for folder in own.glob(f"{footprint.PREFIX}*-*")
+             if not Path(f"/proc/{folder.name.removeprefix(footprint.PREFIX).split('-')[0]}")
+             .exists()]
+    assert stale == []
 
 
 def test_nothing_forged_survives(graded):
@@ -417,3 +512,57 @@ def test_the_hidden_suite_is_untouched(graded):
     assert SUITE.read_text().count("GROUPS = (") == 1
     for line in SUITE_LINES:  # else "no suite line leaked" would pass whatever leaked
         assert line in SUITE.read_text(), f"SUITE_LINES is out of date: {line!r}"
+
+
+def test_no_csv_cell_starts_a_formula_in_any_locale(graded):
+    """Not in the reason that formulas_in_its_error wrote, nor in any student id, with ``,``,
+    ``;`` or a tab as the spreadsheet's separator."""
+    _, rows, out, _ = graded
+    for name in ("grades.csv", "misconceptions.csv"):
+        assert formula_cells((out / name).read_text(encoding="utf-8")) == [], name
+    with (out / "grades.csv").open(newline="", encoding="utf-8") as handle:
+        written = {(r["student"], r["assignment"]): r for r in csv.DictReader(handle)}
+    reason = written["formulas_in_its_error", PACK.name]["reason"]
+    assert ";'=HYPERLINK(" in reason and "\\t=cmd|" in reason, reason  # what got there
+    assert for_csv("semi;=1+1;x") == "semi;'=1+1;x" in {r["student"] for r in rows}
+
+
+def test_names_that_pass_for_others_are_refused_and_take_nothing(graded, tmp_path):
+    """honest + a no-break space, bad\\xff and 02-greedy-pack + a no-break space are each
+    refused with the reason, on their own rows; the Canvas file and the bundles still give
+    honest its full marks, and the class has no row for the fake assignment."""
+    cases, rows, out, _ = graded
+    fake = [r for r in rows if r["assignment"] == for_csv(FAKE_ASSIGNMENT)]
+    assert [r["student"] for r in fake] == ["fake_assignment"], fake
+    assert "is not an assignment of this course (its name has characters that cannot be " \
+        "seen (U+00A0 NO-BREAK SPACE))" in fake[0]["reason"]
+    many = [r for r in rows if r["student"] == "many_folders"]
+    assert len(many) == 3 and "and 289 more folders" in many[-1]["reason"], many
+    assert len(list((out / outfolder.STUDENTS / "many_folders").iterdir())) == 3
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email\nhonest,Hon Est,h@uni.example\n"
+                      "semi;=1+1;x,Semi Colon,s@uni.example\n", encoding="utf-8")
+    canvas = lms.export(out, roster, "canvas")
+    header, _, *students = list(csv.reader(canvas.text.splitlines()))
+    by_name = {row[0]: dict(zip(header, row, strict=True)) for row in students}
+    assert by_name["Hon Est"][PACK.name] == str(PACK.max_score)
+    assert by_name["Hon Est"][TOTAL.name] == str(TOTAL.max_score)
+    assert by_name["Semi Colon"][PACK.name] == str(PACK.max_score)
+    assert any(line.startswith(for_csv(LOOK_ALIKE) + " is not on the roster")
+               for line in canvas.lost), canvas.lost
+    assert formula_cells(canvas.text) == []
+    bundles = bundle.bundle(out, tmp_path / "bundles")
+    index = (tmp_path / "bundles" / "honest" / "index.html").read_text(encoding="utf-8")
+    assert f"<td>{PACK.max_score} / {PACK.max_score}</td>" in index
+    made = {path.name for path in bundles.written}
+    assert LOOK_ALIKE not in made and UNDECODABLE not in made and "honest" in made
+    assert any(line.startswith(f"{LOOK_ALIKE}: no bundle (its name has characters that "
+                               "cannot be seen") for line in bundles.problems)
+
+
+def test_a_huge_notebook_is_refused_by_its_size_unread(graded):
+    """The 4 GiB sparse notebook is refused from its size: the record holds no hash of it."""
+    _, _, out, _ = graded
+    kept = record.read(out, "sparse_notebook", PACK.name)
+    assert kept is not None and kept.notebook is None
+    assert "larger than 16 MB (4,096 MB)" in kept.result.error

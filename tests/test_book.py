@@ -104,6 +104,9 @@ def test_the_toc_and_the_course_map_follow_the_manifest():
     for exercise in EXERCISES:
         assert f"file: exercises/{exercise.name}/{exercise.name}\n" in toc
         assert f"(exercises/{exercise.name}/{exercise.name}.ipynb)" in table
+    for pages in book.GUIDES.values():
+        for page in pages:
+            assert f"file: {page}\n" in toc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,7 +151,8 @@ def _pages(root: Path) -> list[Path]:
 
 @pytest.mark.slow
 def test_every_lesson_exercise_and_instructor_page_is_built(built):
-    expected = ["index.html", "intro.html", "instructors.html", "docs/jupyterhub.html"]
+    expected = ["index.html", "intro.html"]
+    expected += [f"{page}.html" for pages in book.GUIDES.values() for page in pages]
     expected += [f"lessons/{lesson.slug}.html" for lesson in COURSE.lessons]
     expected += [f"exercises/{e.name}/{e.name}.html" for e in EXERCISES]
     missing = [page for page in expected if not (built / page).is_file()]
@@ -241,8 +245,10 @@ def test_the_intro_links_every_page_and_the_instructors_page_grades(built):
     for exercise in EXERCISES:
         assert f"exercises/{exercise.name}/{exercise.name}.html" in hrefs
     assert refs  # the page has its (local) styles and scripts
-    instructors = _text(built / "instructors.html")
-    for command in ("make release", "packlab grade", "packlab gradescope"):
-        assert command in instructors
+    for page, command in (("setting-up", "packlab release"), ("grading", "packlab grade"),
+                          ("feedback", "packlab gradescope"), ("scale", "--scheduler")):
+        assert command in _text(built / "instructors" / f"{page}.html"), page
     hrefs = re.findall(r'href="([^"#]+)', (built / "instructors.html").read_text(encoding="utf-8"))
     assert "docs/jupyterhub.html" in hrefs
+    for page in book.GUIDES["For instructors"][1:-1]:
+        assert f"{page}.html" in hrefs, page

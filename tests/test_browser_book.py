@@ -491,8 +491,37 @@ PHONE = f"""() => {{
             }}
         }}
     }}
+    // Issue 29: content wider than its box that is cut with no way to scroll it, or that
+    // scrolls with no sign of it (a shadow at the edge, or under a figure a note); and figures
+    // shrunk below the size they were drawn at (their text falls to 6-7 px).
+    const hiddenWide = [];
+    for (const e of main.querySelectorAll('*')) {{
+        // (MathJax's own parts and the footer's ellipsised links are not content; a glyph's
+        // overhang of a few pixels is not a cut)
+        if (e.scrollWidth <= e.clientWidth + 8 || !e.clientWidth || e.closest(
+                '.packlab-zoom, pre.packlab-wrapped, mjx-container *, .prev-next-area')) continue;
+        const s = style(e);
+        if (!['auto', 'scroll'].includes(s.overflowX)) {{
+            if (['hidden', 'clip'].includes(s.overflowX))
+                hiddenWide.push('cut, no scroll: ' + e.tagName + ' ' + e.textContent.slice(0, 40));
+            continue;
+        }}
+        const shadow = /radial-gradient/.test(s.backgroundImage)
+                       && /local/.test(s.backgroundAttachment);
+        const note = e.nextElementSibling;
+        const told = note && note.classList.contains('packlab-scroll-note') && !note.hidden
+                     && note.getBoundingClientRect().height > 0;
+        if (!shadow && !told)
+            hiddenWide.push('scrolls with no sign: ' + e.tagName + '.' + e.className + ' '
+                            + e.textContent.slice(0, 40));
+    }}
+    const shrunk = [...main.querySelectorAll('img')]
+        .filter(img => img.naturalWidth >= 100 && img.getBoundingClientRect().width > 0
+                && img.getBoundingClientRect().width < 0.9 * img.naturalWidth)
+        .map(img => `${{img.alt || img.src.slice(0, 40)}}: drawn ${{img.naturalWidth}} px, shown `
+                    + `${{img.getBoundingClientRect().width.toFixed(0)}} px`);
     return {{width: document.documentElement.scrollWidth, tables: tables,
-             unindented: unindented}};
+             unindented: unindented, hiddenWide: hiddenWide, shrunk: shrunk}};
 }}"""
 
 # The figures a phone shows smaller than they were drawn: at 390 px a figure drawn 688 px wide
@@ -548,6 +577,66 @@ def test_printed_tables_scroll_inside_their_box_on_a_phone(visits, pages, served
             .scroll_into_view_if_needed()
         page.screenshot(path=screenshot_path("issue21-phone-printed-table"))
     assert not bad, "printed tables that wrap or are cut off at 390 px:\n" + report(bad)
+
+
+def test_wide_content_scrolls_visibly_on_a_phone(visits):
+    """Issue 29: at 390 px the BM25 formula was cut at the screen's edge with no sign that it
+    scrolls, and a table header of lesson 08 cut at "not sen": everything wider than its box
+    scrolls, with a shadow on the side where more is (a figure: a note under it)."""
+    bad = {rel: v.phone["hiddenWide"] for rel, v in visits.items() if v.phone["hiddenWide"]}
+    assert not bad, "content wider than its box at 390 px, with no visible way on:\n" + report(bad)
+
+
+def test_figures_keep_their_drawn_size_on_a_phone(visits):
+    """Issue 29: shrunk to 390 px, a figure's text fell to 6-7 px; each is now shown at the size
+    it was drawn at (its text as readable as drawn), in a box that scrolls."""
+    bad = {rel: v.phone["shrunk"] for rel, v in visits.items() if v.phone["shrunk"]}
+    assert not bad, "figures shown smaller than drawn at 390 px:\n" + report(bad)
+
+
+EDGES = """(e) => {
+    for (const child of e.children) child.style.visibility = 'hidden';  // the box's own paint
+    return e.scrollWidth - e.clientWidth;
+}"""
+
+
+def edge_shade(png: bytes) -> tuple[float, float]:
+    """The mean brightness (0-255) of the leftmost and the rightmost 8 pixel columns."""
+    import io
+
+    from PIL import Image, ImageStat
+
+    image = Image.open(io.BytesIO(png)).convert("L")
+    width, height = image.size
+    return (ImageStat.Stat(image.crop((0, 0, 8, height))).mean[0],
+            ImageStat.Stat(image.crop((width - 8, 0, width, height))).mean[0])
+
+
+def test_a_person_sees_that_the_formula_scrolls_on_a_phone(pages, served, one_chromium):
+    """The BM25 formula of exercise 09 at 390 px: with its glyphs hidden, the right edge of its
+    box is shaded (more to see there) and the left is not; scrolled to the end, the other way
+    round. Under a figure wider than the screen, a note says to swipe."""
+    with chromium(one_chromium) as context:
+        page = context.new_page()
+        page.set_viewport_size(NARROW)
+        page.goto(f"{served}/{page_for(pages, COURSE.exercises[8].name)}", wait_until="load")
+        formula = page.locator('main mjx-container[display="true"]').filter(
+            has_text="bm25").first
+        formula.scroll_into_view_if_needed()
+        page.screenshot(path=screenshot_path("issue29-phone-formula"))
+        assert formula.evaluate(EDGES) > 100, "the formula fits: nothing to test"
+        left, right = edge_shade(formula.screenshot())
+        assert right < left - 15, (left, right)
+        formula.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
+        left, right = edge_shade(formula.screenshot())
+        assert left < right - 15, (left, right)
+
+        page.goto(f"{served}/{page_for(pages, COURSE.lessons[1].slug)}", wait_until="load")
+        box = page.locator("main .packlab-scroll").first
+        box.scroll_into_view_if_needed()
+        page.screenshot(path=screenshot_path("issue29-phone-figure"))
+        note = box.locator("xpath=following-sibling::p[1]")
+        assert note.is_visible() and "swipe sideways" in note.inner_text()
 
 
 def test_wrapped_code_keeps_its_indentation_on_a_phone(visits):
@@ -710,3 +799,44 @@ def test_a_lesson_page_has_no_serious_accessibility_violation(pages, served, one
         problems = serious_violations(page)
         page.screenshot(path=screenshot_path("issue20-book-lesson-axe"))
     assert not problems, "axe-core in the book, lesson 02:\n" + "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 29: every answer of every lesson is folded in the book until the reader opens it
+# ---------------------------------------------------------------------------------------------
+
+OPENED = """(box) => box.open && [...box.childNodes].some(node => node.nodeName !== 'SUMMARY'
+    && node.nodeType === Node.ELEMENT_NODE && node.checkVisibility())"""
+
+
+def test_every_answer_is_folded_in_the_book_until_opened(pages, served, one_chromium):
+    """On each lesson page every fold (a %%reveal output, the explanation after it, a widget's
+    answers) is closed and shows only its summary; no sentence a fold hides can be read
+    elsewhere on the page; a click opens a folded explanation."""
+    from folds import expected, folds, problems
+
+    found = {}
+    with chromium(one_chromium) as context:
+        page = context.new_page()
+        for lesson in COURSE.lessons:
+            page.goto(f"{served}/{page_for(pages, lesson.slug)}", wait_until="load")
+            wrong = problems(folds(page, "main", "div.cell"), expected(lesson.path), ran=True)
+            if lesson == COURSE.lessons[0]:  # the check bites: a hidden sentence said in prose
+                hidden = page.evaluate("() => [...document.querySelectorAll('main details "
+                                       "> :not(summary)')].map(e => e.textContent)"
+                                       ".find(t => t.trim().length > 40)")
+                page.evaluate("(t) => document.querySelector('main').insertAdjacentHTML("
+                              "'beforeend', '<p>' + t + '</p>')", hidden)
+                assert folds(page, "main", "div.cell")["leaked"], "the check cannot fail"
+                page.goto(f"{served}/{page_for(pages, lesson.slug)}", wait_until="load")
+            summary = page.locator("main details:not(.packlab-reveal) > summary").first
+            if not wrong:
+                summary.scroll_into_view_if_needed()
+                summary.click()
+                if not page.evaluate(OPENED, summary.locator("xpath=..").element_handle()):
+                    wrong.append("a click on an explanation's summary does not open it")
+            if wrong:
+                page.screenshot(path=screenshot_path(f"issue29-book-{lesson.slug[:2]}"),
+                                full_page=True)
+                found[lesson.slug] = wrong
+    assert not found, "answers not folded in the book:\n" + report(found)

@@ -94,3 +94,32 @@ def test_graded_outputs_stay_out_of_git():
     for path in ("graded/grades.csv", "graded/bundles/ada.zip", "roster.csv",
                  "similarity/similarity.html", "similarity/similarity.csv"):
         assert subprocess.run(["git", "check-ignore", "-q", path], cwd=root).returncode == 0, path
+
+
+def test_look_alike_names_get_no_bundle_and_take_nothing(tmp_path):
+    """`ada` + a no-break space and a fake `02-greedy-pack` + a zero-width space are not
+    bundled (no bundle can pass for a classmate's); two grades.csv rows for one submission
+    are reported, and neither score is shown for it."""
+    out = tmp_path / "out"
+    results = [Result("ada", "02-greedy-pack", score=7, max_score=10),
+               Result("ada", "02-greedy-pack\u200b", error="not an assignment"),
+               Result("ada\u00a0", "02-greedy-pack", score=0, max_score=10),
+               Result("bo", "02-greedy-pack", score=3, max_score=10)]
+    for result in results:
+        report.write_submission(out, result)
+    rows = [{"student": r.student, "assignment": r.assignment, "score": r.score,
+             "max_score": r.max_score, "status": "not graded" if r.error else "graded",
+             "reason": r.error or ""} for r in results]
+    report.write_grades(out, [*rows, {**rows[-1], "score": 9}])
+    made = bundle.bundle(out, tmp_path / "b")
+    assert sorted(p.name for p in made.written) == ["ada", "bo"]
+    assert "<td>7 / 10</td>" in (tmp_path / "b" / "ada" / "index.html").read_text()
+    assert not (tmp_path / "b" / "ada" / "02-greedy-pack\u200b").exists()
+    assert "bo / 02-greedy-pack: grades.csv has more than one row for it, so its score is " \
+        "left out of the student's index" in made.problems
+    assert "grades.csv has more than one row for it" in \
+        (tmp_path / "b" / "bo" / "index.html").read_text()
+    assert any(line.startswith("ada\u00a0: no bundle (its name has characters that cannot be "
+                               "seen (U+00A0 NO-BREAK SPACE)") for line in made.problems)
+    assert "ada / 02-greedy-pack\u200b: not bundled (its name has characters that cannot be " \
+        "seen (U+200B ZERO WIDTH SPACE))" in made.problems

@@ -131,3 +131,31 @@ def test_the_first_failing_check_is_named_for_what_the_mutant_broke(mutant) -> N
     assert failure.misconception.key == mutant.misconception, (
         f"{mutant.key}: first failing check {failure.check!r} points to "
         f"{failure.misconception.key!r}")
+
+
+
+LEFT_ALONE = ("left as it was", "left exactly as it was", "left as they were",
+              "left exactly as they were")
+
+
+def left_alone_checks(suite) -> list:
+    return [check for group in suite.groups for check in group.checks
+            if any(words in check.name for words in LEFT_ALONE)]
+
+
+@pytest.mark.parametrize("mutant", [m for m in MUTANTS if m.misconception != "mutates-input"
+                                    and left_alone_checks(load(m.suite))], ids=lambda m: m.key)
+def test_a_mutant_that_changes_nothing_passes_the_left_alone_checks(mutant) -> None:
+    """Issue 29: returning the parts instead of their ids failed "the parts list is left as it
+    was", though the list was untouched: those checks now judge the arguments only."""
+    suite = load(mutant.suite)
+    scope: dict = {}
+    exec(compile(mutant.code, mutant.key, "exec"), scope)  # noqa: S102 - the course's own gallery
+    call = in_process_caller(scope[suite.function])
+    wrong = []
+    for check in left_alone_checks(suite):
+        try:
+            check.run(call)
+        except CheckFailed as exc:
+            wrong.append(f"{exc.failure.check}: came back {exc.failure.got}")
+    assert not wrong, wrong

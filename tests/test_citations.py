@@ -42,7 +42,13 @@ SOURCES = {
         "LongContextReorder",
     GITHUB + "apache/lucene/blob/0087b0f438d80909c819176e6e5543d2baf1be3d/lucene/core/src/java/"
              "org/apache/lucene/search/similarities/BM25Similarity.java": "Lucene BM25, k1=1.2",
+    GITHUB + "elastic/elasticsearch/blob/f41bfb936cd35b2b356621cb43b95c440560799e/server/src/"
+             "main/java/org/elasticsearch/lucene/similarity/LegacyBM25Similarity.java":
+        "Elasticsearch's own LegacyBM25Similarity (the k1 + 1 factor kept)",
     COOKBOOK: "num_tokens_from_messages and num_tokens_for_tools",
+    COOKBOOK.replace("c81359cdc6744f001e40c08a192604c5113fdab3",
+                     "06d9feb5e21e6fdc85f3ddce7731e05892758cd7"):
+        "an earlier cookbook's rule for gpt-3.5-turbo-0301 (4 per message, -1 for a name)",
     "https://arxiv.org/abs/2307.03172": "Liu et al., Lost in the Middle (TACL 2024)",
     "https://developers.openai.com/api/docs/guides/prompt-caching": "OpenAI prompt caching",
     "https://platform.claude.com/docs/en/build-with-claude/prompt-caching":

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -294,7 +296,16 @@ def test_prepare_copies_every_lesson_and_exercise(tmp_path):
     for original in originals:
         copy = workspace.learner_copy(tmp_path, original)
         assert copy.is_file(), copy
-        assert copy.read_bytes() == original.read_bytes()
+        assert handed_out(copy) == handed_out(original)
+        # What JupyterLab's kernel writes on opening is there already: it opens clean.
+        mine = nbformat.read(copy, as_version=4).metadata
+        assert mine.language_info.version == platform.python_version()
+        assert mine.language_info.name == "python" and mine.kernelspec.name == "python3"
+
+
+def handed_out(path) -> list:
+    """A notebook's cells, as a learner's copy must keep them."""
+    return nbformat.read(path, as_version=4).cells
 
 
 def test_prepare_never_overwrites_the_learners_work(tmp_path):
@@ -312,7 +323,7 @@ def test_prepare_never_overwrites_the_learners_work(tmp_path):
     workspace.prepare(tmp_path)
     assert mine.read_bytes() == changed
     assert lesson.read_bytes() == edited_lesson
-    assert gone.read_bytes() == BY_NUMBER["04"].release.read_bytes(), "a deleted copy comes back"
+    assert handed_out(gone) == handed_out(BY_NUMBER["04"].release), "a deleted copy comes back"
 
 
 def test_prepare_uses_the_environment_folder(tmp_path, monkeypatch):
@@ -335,6 +346,99 @@ def test_start_page_links_to_files_in_the_workspace(tmp_path):
         assert f"lessons/{lesson.slug}.ipynb" in links
     for exercise in EXERCISES:
         assert f"exercises/{exercise.name}/{exercise.name}.ipynb" in links
+
+
+# --- issue 29: reset, a newer course notebook, progress in a notebook -------------------------
+
+def test_reset_hands_out_the_exercise_again_and_keeps_the_learners_version(capsys, tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setenv("PACKLAB_WORKSPACE", str(tmp_path))
+    workspace.prepare()
+    exercise = BY_NUMBER["02"]
+    mine = workspace.learner_copy(tmp_path, exercise.release)
+    nbformat.write(with_answer(exercise, "def pack(parts, budget):\n    return ['mine']\n"), mine)
+    written = mine.read_bytes()
+    run(capsys, "hint", "02")
+    run(capsys, "hint", "02")
+
+    code, out = run(capsys, "reset", "02")
+    assert code == 0
+    assert handed_out(mine) == handed_out(exercise.release)
+    kept = [p for p in mine.parent.glob("*.ipynb") if p != mine]
+    assert len(kept) == 1 and kept[0].read_bytes() == written
+    assert kept[0].name.startswith(f"{exercise.name}.mine-")
+    flat = " ".join(out.split())
+    assert kept[0].name in flat and "Reload Notebook from Disk" in flat
+    _, hint = run(capsys, "hint", "02")
+    assert f"1. {exercise.hints[0]}" in hint and exercise.hints[1] not in hint  # from the first
+    assert "not started" in row(run(capsys, "progress")[1], exercise.name)
+
+
+def test_reset_in_a_cell_and_of_a_lesson(tmp_path, capsys):
+    workspace.prepare(tmp_path)
+    lesson = workspace.learner_copy(tmp_path, COURSE.lessons[2].path)
+    lesson.write_text(lesson.read_text().replace("break", "BREAK"))
+    fresh, kept = workspace.reset("03", tmp_path, lesson=True)
+    assert fresh == lesson and handed_out(lesson) == handed_out(COURSE.lessons[2].path)
+    assert "BREAK" in kept.read_text()
+    assert "is the handed-out lesson" in capsys.readouterr().out
+    with pytest.raises(KeyError, match="No lesson called '99'"):
+        workspace.reset("99", tmp_path, lesson=True)
+    code, out = run(capsys, "reset", "nothing-like-it")
+    assert code == 2 and "No exercise called" in out
+
+
+def test_a_newer_lesson_in_the_course_is_noticed_until_reset(capsys, tmp_path):
+    workspace.prepare(tmp_path)
+    assert not workspace.updates(tmp_path)
+    start = nbformat.read(tmp_path / workspace.START, as_version=4).cells[0].source
+    assert "Updated in the course" not in start
+    # The course's lesson 02 changed after this copy was made (as after a `git pull`).
+    record = tmp_path / workspace.RECORD
+    digests = json.loads(record.read_text())
+    digests[f"lessons/{COURSE.lessons[1].slug}.ipynb"] = "an older version"
+    record.write_text(json.dumps(digests))
+    found = workspace.updates(tmp_path)
+    assert [u.command for u in found] == ["packlab reset --lesson 02"]
+    workspace.prepare(tmp_path)
+    start = nbformat.read(tmp_path / workspace.START, as_version=4).cells[0].source
+    assert "Updated in the course since you copied them" in start
+    assert "`packlab reset --lesson 02`" in start and COURSE.lessons[1].title in start
+    _, out = run(capsys, "progress", "--workspace", str(tmp_path))
+    assert "Newer in the course: Lesson 02" in " ".join(out.split())
+    workspace.reset("02", tmp_path, lesson=True)
+    assert not workspace.updates(tmp_path)
+
+
+def test_a_copy_from_before_the_record_is_compared_by_date(tmp_path):
+    workspace.prepare(tmp_path)
+    (tmp_path / workspace.RECORD).unlink()
+    assert not workspace.updates(tmp_path)  # the copies are newer than the course's files
+    exercise = BY_NUMBER["04"]
+    mine = workspace.learner_copy(tmp_path, exercise.release)
+    os.utime(mine, (0, 0))  # made before the course's exercise last changed
+    assert [u.command for u in workspace.updates(tmp_path)] == ["packlab reset 04"]
+
+
+def test_the_start_page_shows_progress_in_a_cell(tmp_path):
+    """The start page's own cell, run in a real kernel, shows `packlab progress`'s table."""
+    from nbclient import NotebookClient
+
+    workspace.prepare(tmp_path)
+    exercise = BY_NUMBER["01"]
+    nbformat.write(with_answer(exercise, answer_of(exercise)),
+                   workspace.learner_copy(tmp_path, exercise.release))
+    start = nbformat.read(tmp_path / workspace.START, as_version=4)
+    assert start.cells[-1].source == workspace.PROGRESS_CELL
+    NotebookClient(start, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute(
+        env={**os.environ, "PACKLAB_WORKSPACE": str(tmp_path)})
+    shown = "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
+                      for o in start.cells[-1].outputs)
+    assert "Your progress" in shown
+    assert "passes every test" in row(shown, exercise.name)
+    for other in EXERCISES[1:]:
+        assert "not started" in row(shown, other.name)
 
 
 # --- help -------------------------------------------------------------------------------------

@@ -9,20 +9,30 @@ import io
 import json
 import os
 import re
+import unicodedata
 
 import nbformat
 import pytest
 from conftest import EXERCISES, submit, with_answer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from rich.console import Console
 from test_report import check_gradescope
 
-from autograder import outfolder
+from autograder import names, outfolder
 from autograder.checks.suite import Failure, Misconception
 from autograder.cohort import report, summary
 from autograder.cohort.classroom import _results, discover, grade_class, grades_row
 from autograder.cohort.task import Task
-from autograder.escape import FORMULA_STARTS, for_csv, for_markdown, for_terminal, visible
+from autograder.escape import (
+    FORMULA_STARTS,
+    SEPARATORS,
+    for_csv,
+    for_markdown,
+    for_terminal,
+    visible,
+)
 from autograder.run.engine import GroupScore, Result
 from autograder.run.isolation import Limits
 from packlab.course.cli import main
@@ -87,20 +97,31 @@ def test_terminal_takes_any_object():
 # --- for_csv ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", ["=2+5", "+1", "-rf", "@SUM(A1)", "\tx",
-                                   "=HYPERLINK(\"http://e\")"])
+@pytest.mark.parametrize("value", ["=2+5", "+1", "-rf", "@SUM(A1)", "=HYPERLINK(\"http://e\")",
+                                   "\uff1d1+1", " =x", '"=1', "'=already"])
 def test_csv_formulas_become_text(value):
     assert for_csv(value) == "'" + value
 
 
+@pytest.mark.parametrize(("value", "written"), [
+    ("semi;=1+1;x", "semi;'=1+1;x"), ("a,=cmd|' /C calc'!A0", "a,'=cmd|' /C calc'!A0"),
+    ("a; @SUM(1)", "a;' @SUM(1)"), ('x;"=1"', "x;'\"=1\""), ("x\t=1+1", "x\\t=1+1"),
+    ("tab\t-1", "tab\\t-1"), ("ok; fine, really", "ok; fine, really"), ("O'Brien", "O'Brien"),
+    ("f({'id': 'a', 'n': -1})", "f({'id': 'a', 'n': -1})"), ("'x, 'y", "'x, 'y"),
+])
+def test_csv_no_segment_after_a_separator_starts_a_formula(value, written):
+    assert for_csv(value) == written
+
+
 def test_csv_shows_control_characters_visibly():
-    assert for_csv("\rx") == "'\\rx"
+    assert for_csv("\rx") == "\\rx" and for_csv("\tx") == "\\tx"
     assert for_csv("bell\x07") == "bell\\x07" and for_csv("a\x1b[31m") == "a\\x1b[31m"
-    assert for_csv("new\nline\ttab") == "new\nline\ttab"
+    assert for_csv("new\nline\ttab") == "new\\nline\\ttab"  # one line, no raw tab
     assert for_csv(os.fsdecode(b"caf\xe9")) == "caf\\udce9"
+    assert for_csv("honest\u00a0") == "honest\\xa0" and for_csv("a\u200bb") == "a\\u200bb"
 
 
-@pytest.mark.parametrize("value", ["ada", "名前 with space", "", "a=b", " =x", "'=already", 5,
+@pytest.mark.parametrize("value", ["ada", "名前 with space", "", "a=b", "a;b,c", "x-1", 5,
                                    -3, 2.5, 0, None])
 def test_csv_leaves_everything_else_alone(value):
     assert for_csv(value) == value
@@ -111,7 +132,68 @@ def test_csv_cells_round_trip_through_the_csv_module():
     writer = csv.writer(handle)
     writer.writerow([for_csv(v) for v in ["=2+5", "a,b", 'say "hi"', "new\nline", -1]])
     handle.seek(0)
-    assert next(csv.reader(handle)) == ["'=2+5", "a,b", 'say "hi"', "new\nline", "-1"]
+    assert next(csv.reader(handle)) == ["'=2+5", "a,b", 'say "hi"', "new\\nline", "-1"]
+
+
+CSV_TEXT = st.text(st.sampled_from("=+-@;,\t\r\n '\"ab\uff1d\u00a0"), max_size=12)
+
+
+def formula_cells(text: str) -> list[str]:
+    """The cells of a CSV text that start a formula when a spreadsheet reads it with ``,``,
+    ``;`` or a tab as its separator, honouring quotes or splitting naively."""
+    found = [line for line in text.split("\r\n") if "\t" in line or "\r" in line]  # raw
+    for separator in SEPARATORS:
+        cells = [cell for row in csv.reader(io.StringIO(text, newline=""), delimiter=separator)
+                 for cell in row]
+        cells += [cell for line in text.splitlines() for cell in line.split(separator)]
+        found += [cell for cell in cells if cell.lstrip(' "\r\n').startswith(FORMULA_STARTS)]
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(CSV_TEXT, min_size=1, max_size=4))
+def test_no_cell_starts_a_formula_in_any_locale(values):
+    handle = io.StringIO(newline="")
+    csv.writer(handle).writerow([for_csv(v) for v in values])
+    assert formula_cells(handle.getvalue()) == []
+    assert formula_cells('a;=1+1,"b;=2"') != []  # the check can fail
+
+
+@settings(max_examples=300, deadline=None)
+@given(CSV_TEXT, CSV_TEXT)
+def test_escaping_never_makes_two_names_one_cell(a, b):
+    if a != b and names.problem(a) is None and names.problem(b) is None:
+        assert for_csv(a) != for_csv(b)
+
+
+def test_every_invisible_character_is_shown():
+    """`escape.INVISIBLE` covers every format character, every space but U+0020 and the line
+    and paragraph separators of this Python's Unicode database."""
+    for code in range(0x110000):
+        char = chr(code)
+        category = unicodedata.category(char)
+        if category in ("Cf", "Zl", "Zp", "Cc") or (category == "Zs" and char != " "):
+            assert visible(char, keep_lines=False) != char, f"U+{code:04X} is not shown"
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    (os.fsdecode(b"bad\xff"), "is not UTF-8 (its byte 0xFF is not text"),
+    ("honest\u00a0", "U+00A0 NO-BREAK SPACE"), ("02-greedy-pack\u200b", "U+200B ZERO WIDTH SPACE"),
+    ("a\u00adb", "U+00AD SOFT HYPHEN"), ("\ufeffada", "U+FEFF ZERO WIDTH NO-BREAK SPACE"),
+    ("bell\x07", "cannot be seen (U+0007"), ("ada ", "starts or ends with a space"),
+    ("a  b", "two in a row"), ("ada\\x07", "backslash"),
+    ("\uff41da", "U+FF41 FULLWIDTH LATIN SMALL LETTER A"),
+    ("cafe\u0301", "U+0301 COMBINING ACUTE ACCENT"),
+    ("h\u043enest", "mixes Cyrillic and Latin letters, which look alike (U+043E CYRILLIC SMALL"),
+])
+def test_names_that_pass_for_others_are_refused(name, why):
+    assert why in names.problem(name)
+
+
+@pytest.mark.parametrize("name", ["ada", "名前 with space", "Zoë Ñúñez 山田", "Иван", "Ζωή",
+                                  "=2+5", "-rf", "grades.csv", "semi;=1+1;x", "café"])
+def test_names_of_any_script_are_identities(name):
+    assert names.problem(name) is None
 
 
 # --- for_markdown ----------------------------------------------------------------------------
@@ -265,10 +347,13 @@ def test_summary_markdown_escapes_names_and_reasons():
 # --- a class of hostile folder names, graded end to end --------------------------------------
 
 NAMES = ["=2+5", "grades.csv", "-rf", "名前 with space", "[bold red]x", "a[@click=(]", "bell\x07",
-         "new\nline", "summary.md", "students", "\x1b[2Jclear"]
+         "new\nline", "summary.md", "students", "\x1b[2Jclear", "semi;=1+1;x", "ada\u00a0"]
 # "[bold red]x[/]" and "a[/]" cannot be folder names ("/"): rich's markup with a slash is
 # checked through `packlab check` below, where it comes from what the student's code raises.
-EXTRA = "zz\x1b[31m[bold]extra"  # not an assignment: every student's row lists it, by name
+EXTRA = "zz\x1b[31m[bold]extra"  # not an assignment: each student's own row lists it, by name
+UNDECODABLE = os.fsdecode(b"caf\xe9")
+# Names that could pass for others (`autograder.names`): refused, each on rows of its own.
+REFUSED = ["bell\x07", "new\nline", "\x1b[2Jclear", "ada\u00a0", UNDECODABLE]
 
 
 @pytest.fixture(scope="module")
@@ -278,37 +363,46 @@ def hostile_class(tmp_path_factory):
     for name in NAMES:
         submit(submitted, name, EXERCISE, reference)
         (submitted / name / EXTRA).mkdir()
-    undecodable = os.fsdecode(b"caf\xe9")
-    submit(submitted, undecodable, EXERCISE, reference)
+    submit(submitted, UNDECODABLE, EXERCISE, reference)
     (submitted / "a file, not a student").write_text("ignored")
     (submitted / "-rf" / "notes.txt").write_text("ignored too")
     out = submitted.parent / "out"
     rows = grade_class(submitted, out, jobs=2, limits=FAST)
-    return submitted, out, rows, [*NAMES, undecodable]
+    return submitted, out, rows, [*NAMES, UNDECODABLE]
 
 
 def test_every_hostile_name_is_a_student_with_a_row(hostile_class):
-    submitted, out, rows, names = hostile_class
+    submitted, out, rows, students = hostile_class
     assert sorted((r["student"], r["assignment"]) for r in rows) == \
-        sorted((n, a) for n in names for a in (EXERCISE.name, EXTRA))
+        sorted([(n, EXERCISE.name) for n in students] + [(n, EXTRA) for n in NAMES])
     for row in rows:
-        if row["assignment"] == EXERCISE.name:
-            assert (row["status"], row["score"]) == ("graded", EXERCISE.max_score), row
-        else:
+        if row["assignment"] != EXERCISE.name:
             assert "not an assignment of this course" in row["reason"]
+        elif row["student"] in REFUSED:
+            assert row["status"] == "not graded" and "its name" in row["reason"], row
+            assert names.problem(row["student"]) in row["reason"]
+        else:
+            assert (row["status"], row["score"]) == ("graded", EXERCISE.max_score), row
     assert [t.student for t in discover(submitted)].count("=2+5") == 2
 
 
 def test_class_files_and_student_files_do_not_collide(hostile_class):
-    _, out, _, names = hostile_class
+    _, out, _, students = hostile_class
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == \
         ["class.json", "class.png", "grades.csv", "misconceptions.csv", "students", "summary.md"]
     assert (out / "grades.csv").is_file() and (out / "summary.md").is_file()
-    for name in names:
+    for name in students:
         folder = out / "students" / name / EXERCISE.name
         data = json.loads((folder / "results.json").read_text())
         assert data["extra_data"]["student"] == name
-        assert data["score"] == EXERCISE.max_score
+        assert data["score"] == (0 if name in REFUSED else EXERCISE.max_score)
+
+
+def test_feedback_pages_show_invisible_characters_in_names(hostile_class):
+    _, out, _, _ = hostile_class
+    page = (out / "students" / "ada\u00a0" / EXERCISE.name / "feedback.html").read_text()
+    assert "feedback for ada\\xa0</h1>" in page and "\u00a0" not in page
+    assert "U+00A0 NO-BREAK SPACE" in page
 
 
 def test_grades_csv_holds_no_formula(hostile_class):
@@ -317,13 +411,13 @@ def test_grades_csv_holds_no_formula(hostile_class):
         written = list(csv.DictReader(handle))
     assert len(written) == len(rows)
     students = {r["student"] for r in written}
-    assert {"'=2+5", "'-rf", "grades.csv", "名前 with space", "new\nline", "caf\\udce9",
-            "bell\\x07", "\\x1b[2Jclear"} <= students
+    assert {"'=2+5", "'-rf", "grades.csv", "名前 with space", "new\\nline", "caf\\udce9",
+            "bell\\x07", "\\x1b[2Jclear", "semi;'=1+1;x", "ada\\xa0"} <= students
     assert "\x1b" not in (out / "grades.csv").read_text()
+    assert formula_cells((out / "grades.csv").read_text(encoding="utf-8")) == []
     for row in written:
-        assert not row["student"].startswith(FORMULA_STARTS), row
         assert row["sandbox"] == ("bubblewrap" if row["status"] == "graded" else ""), row
-    assert list(written[0]) == report.GRADES_FIELDS
+    assert list(written[0])[:len(report.GRADES_FIELDS)] == report.GRADES_FIELDS
 
 
 def test_summary_md_escapes_the_names(hostile_class):
@@ -347,7 +441,7 @@ def test_grade_command_prints_names_literally(hostile_class, tmp_path, capsys):
                   "bell\\x07", "new\\nline", "caf\\udce9", "\\x1b[2Jclear",
                   "zz\\x1b[31m[bold]extra"):
         assert f"not graded: {shown} / " in flat or f"/ {shown}:" in flat, shown
-    assert f"{len(NAMES) + 1} could not be graded" in flat
+    assert f"{len(NAMES) + len(REFUSED)} could not be graded" in flat  # EXTRA, and REFUSED
 
 
 def test_check_command_prints_what_the_code_raised_literally(tmp_path, capsys):

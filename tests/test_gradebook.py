@@ -15,16 +15,19 @@ from __future__ import annotations
 import csv
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 from conftest import COURSE, submit, with_answer
 from hypothesis import given
 from hypothesis import strategies as st
+from test_escaping import formula_cells
 
 from autograder.checks import gallery
 from packlab.course.release import NBGRADER, nbgrader_env
@@ -248,6 +251,37 @@ def test_a_changed_override_replaces_its_extra_credit_and_a_removed_one_is_named
     assert float(exported["ada"]["score"]) == float(ours["ada"]["score"]) == 3
     assert float(exported["bo"]["score"]) == float(ours["bo"]["score"]) == bo
     assert ours["bo"]["adjustment"] == "" and "Counted in grades.csv" in done.stdout
+
+
+def test_hostile_folder_names_stay_out_of_the_gradebook_and_never_stop_it(course, tmp_path):
+    """On a copy of the graded course, four more students hand in 02: bad\\xff (a folder name
+    from a cp1252 zip, which SQLite cannot store), `semi;=1+1;x`, ada + a no-break space, and
+    dee. dee's scores are written; the other three are left out, each with its reason; and
+    `nbgrader export` then writes no cell that starts a formula, in any locale."""
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    submitted = copy / "submitted"
+    right = with_answer(EXERCISE, None)
+    for student in ("semi;=1+1;x", "ada\u00a0", "dee"):
+        submit(submitted, student, EXERCISE, right)
+    undecodable = os.path.join(os.fsencode(submitted), b"bad\xff", os.fsencode(EXERCISE.name))
+    os.makedirs(undecodable)
+    nbformat.write(right, os.fsdecode(os.path.join(undecodable,
+                                                   os.fsencode(f"{EXERCISE.name}.ipynb"))))
+    done = packlab("grade", str(submitted), "--out", str(copy / "graded"), cwd=tmp_path)
+    said = " ".join(done.stdout.split())
+    assert "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+    with gradebook(copy) as gb:
+        assert {student.id for student in gb.students} == {"ada", "bo", "cy", "dee"}
+        assert gb.find_submission(EXERCISE.name, "dee").score == EXERCISE.max_score
+        assert gb.find_submission(EXERCISE.name, "ada").score == EXERCISE.max_score - 1
+    for shown, why in (("'semi;=1+1;x'", "`nbgrader export` writes ids unquoted"),
+                       ("'bad\\udcff'", "its name is not UTF-8"),
+                       ("'ada\\xa0'", "its name has characters that cannot be seen")):
+        assert f"student folder {shown} left out of the gradebook: {why}" in said, said
+    nbgrader("export", cwd=copy)
+    exported = (copy / "grades.csv").read_text(encoding="utf-8")
+    assert formula_cells(exported) == [] and ",dee," in exported
 
 
 def test_an_override_on_a_late_submission_shows_the_same_total_in_formgrader(course, tmp_path):

@@ -13,6 +13,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -52,8 +54,9 @@ def source(bundle, tmp_path_factory) -> Path:
 
 
 def run_autograder(source: Path, files: dict[str, str | nbformat.NotebookNode],
-                   python: str = sys.executable) -> dict:
-    """A fresh submission/ and results/, run_autograder, and the results.json it left."""
+                   python: str = sys.executable, path_first: Path | None = None) -> dict:
+    """A fresh submission/ and results/, run_autograder, and the results.json it left
+    (``path_first``: a folder put first on its PATH)."""
     base = source.parent
     for name in ("submission", "results"):
         shutil.rmtree(base / name, ignore_errors=True)
@@ -65,8 +68,10 @@ def run_autograder(source: Path, files: dict[str, str | nbformat.NotebookNode],
             path.write_text(content)
         else:
             nbformat.write(content, path)
+    first = [str(path_first)] if path_first else []
     env = {**os.environ, "PACKLAB_AUTOGRADER_DIR": str(base), "PACKLAB_PYTHON": python,
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+           "PATH": os.pathsep.join([*first, str(Path(sys.executable).parent),
+                                    os.environ.get("PATH", "")])}
     env.pop("PYTHONPATH", None)
     done = subprocess.run([str(base / "run_autograder")], cwd=base, env=env,
                           capture_output=True, text=True, timeout=300)
@@ -99,6 +104,13 @@ def test_the_zip_holds_the_scripts_and_the_course_only(bundle):
         == {EXERCISE.name}
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")
                 or ".egg-info" in n or n.startswith((".venv", "tests/", "solutions/"))]
+    # Only what the trusted side runs for this assignment: no gallery of whole answers, no
+    # recorder of the reference, no other exercise's hidden tests.
+    assert not [n for n in names if n.startswith(("autograder/checks/attacks/",
+                                                  "autograder/checks/mutants/"))]
+    assert "autograder/checks/reference/record.py" not in names
+    assert {n for n in names if n.startswith("autograder/checks/hidden/")} == {
+        "autograder/checks/hidden/__init__.py", f"autograder/checks/hidden/{EXERCISE.suite}.py"}
     run = zipfile.ZipFile(bundle).read("run_autograder").decode()
     assert f"ASSIGNMENT={EXERCISE.name}" in run and "/autograder" in run
     setup = zipfile.ZipFile(bundle).read("setup.sh").decode()
@@ -173,3 +185,80 @@ def test_a_grader_that_cannot_start_still_leaves_results(source):
     data = run_autograder(source, {NOTEBOOK: with_answer(EXERCISE, None)}, python="/bin/false")
     assert data["score"] == 0 and data["tests"] == []
     assert "could not run" in data["output"] and "not a problem with your" in data["output"]
+
+
+REFUSING_BWRAP = """#!/bin/sh
+echo "bwrap: No permissions to creating new namespace, likely because the kernel does not allow \
+non-privileged user namespaces." >&2
+exit 1
+"""
+
+
+@pytest.fixture
+def refusing_bwrap():
+    """A folder holding a bwrap that fails as Docker's seccomp profile makes it fail (not under
+    /tmp, which root's grader hides when it starts bubblewrap)."""
+    folder = Path(tempfile.mkdtemp(dir="/var/tmp" if Path("/var/tmp").is_dir() else None))
+    folder.chmod(0o755)  # root runs bubblewrap as a user of its own
+    (folder / "bwrap").write_text(REFUSING_BWRAP)
+    (folder / "bwrap").chmod(0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
+def test_without_a_working_sandbox_nothing_is_graded_and_both_sides_are_told_why(
+        source, refusing_bwrap):
+    """As in a Docker container whose seccomp profile refuses user namespaces: bubblewrap is
+    there and fails. The right answer is not graded: score 0, the reason and the fix."""
+    data = run_autograder(source, {NOTEBOOK: with_answer(EXERCISE, None)},
+                          path_first=refusing_bwrap)
+    assert data["score"] == 0 and data["tests"] == []
+    said = " ".join(data["output"].split())
+    assert "could not start its sandbox" in said and "not a problem with your submission" in said
+    assert "No permissions to creating new namespace" in said  # the instructor's why
+    assert "seccomp" in said and "CLONE_NEWUSER" in said  # and what to change
+    assert data["extra_data"]["sandbox"] == ""  # nothing ran, with a sandbox or without
+
+
+def attack(name: str, **filled: Path) -> str:
+    text = (gallery.ATTACKS / f"{name}.py").read_text()
+    for key, value in filled.items():
+        text = text.replace(f"{{{key}}}", str(value))
+    return text
+
+
+@pytest.mark.parametrize("name, says", [("imports_the_reference", "ModuleNotFoundError"),
+                                        ("reads_hidden_tests", "FileNotFoundError")])
+def test_the_unzipped_course_is_out_of_the_submissions_reach(source, name, says):
+    data = run_autograder(source, {NOTEBOOK: with_answer(EXERCISE, attack(name, root=source))})
+    assert data["score"] == 0, data["output"]
+    assert says in json.dumps(data)
+    assert "MIDDLE_MISS" not in json.dumps(data)  # a line of the hidden tests
+    for path in source.rglob("*"):  # and root's alone, should a sandbox ever see it
+        assert not path.stat().st_mode & 0o077, path
+
+
+def test_a_daemon_dies_with_the_sandbox_and_forges_nothing(source):
+    from as_user import leftover_processes
+
+    results = source.parent / "results"
+    code = attack("daemon_rewrites_results", out=results)
+    data = run_autograder(source, {NOTEBOOK: with_answer(EXERCISE, code)})
+    time.sleep(1.5)  # time enough for a surviving daemon to rewrite results.json
+    after = json.loads((results / "results.json").read_text())
+    assert after == data and after["score"] == 0 and "FORGED" not in json.dumps(after)
+    assert leftover_processes() == []
+
+
+def test_setup_says_loudly_when_the_container_cannot_run_the_sandbox(refusing_bwrap):
+    env = {**os.environ, "PATH": f"{refusing_bwrap}{os.pathsep}{os.environ.get('PATH', '')}"}
+    check = [sys.executable, "-c",
+             "import autograder.glue.gradescope as g, sys; sys.exit(g.check_sandbox())"]
+    refused = subprocess.run(check, env=env, capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 1
+    said = " ".join(refused.stderr.split())
+    assert "WARNING: packlab cannot start its sandbox here" in said and "score 0" in said
+    assert "CLONE_NEWUSER" in said
+    works = subprocess.run(check, capture_output=True, text=True, timeout=120)
+    assert works.returncode == 0 and "the sandbox works here" in works.stderr
+    assert "of memory" in works.stderr  # and how memory is bounded

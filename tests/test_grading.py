@@ -10,9 +10,11 @@ import pytest
 from conftest import EXERCISES, submit, with_answer
 
 from autograder.checks import gallery
+from autograder.cohort import report
 from autograder.cohort.classroom import grade_class
 from autograder.run.engine import grade_notebook
 from autograder.run.isolation import Limits
+from autograder.term import bundle, lms
 from packlab.course.cli import main
 
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
@@ -61,7 +63,9 @@ def test_a_class_with_broken_submissions_is_graded_in_full(tmp_path):
 
     rows = grade_class(submitted, out, jobs=2, limits=FAST)
     table = {(r["student"], r["assignment"]): r for r in rows}
-    assert len(rows) == 4 * 3  # 4 students × 3 assignment folders seen, every pair has a row
+    # 4 students × the 2 assignments of the course handed in, every pair has a row; dee's
+    # folder that is not an assignment is one row of dee's, not work for the class
+    assert len(rows) == 4 * 2 + 1
     assert table["ada", first.name]["score"] == first.max_score
     assert table["ada", second.name]["score"] == second.max_score
     assert table["bo", first.name]["score"] == 0
@@ -72,10 +76,34 @@ def test_a_class_with_broken_submissions_is_graded_in_full(tmp_path):
 
     with open(out / "grades.csv", newline="") as handle:
         assert len(list(csv.DictReader(handle))) == len(rows)
+    _per_group_columns_add_up(out, [("ada", first), ("ada", second), ("bo", first)], tmp_path)
     loop = json.loads((out / "students" / "bo" / first.name / "results.json").read_text())
     assert "endless loop" in loop["tests"][0]["output"]
     page = (out / "students" / "bo" / first.name / "feedback.html").read_text()
     assert "did not return within" in page and "run_tests" not in page
+
+
+def _per_group_columns_add_up(out, graded, tmp_path):
+    """grades.csv: the fixed columns first, then each test group's points (item analysis),
+    which add up to the score; the LMS export and the bundles read it as before."""
+    with open(out / "grades.csv", newline="") as handle:
+        table = list(csv.DictReader(handle))
+    groups = ["points_visible", "points_edge-cases", "points_properties"]
+    assert list(table[0]) == [*report.GRADES_FIELDS, *groups]
+    by_key = {(row["student"], row["assignment"]): row for row in table}
+    for student, exercise in graded:
+        row = by_key[student, exercise.name]
+        tests = json.loads((out / "students" / student / exercise.name / "results.json"
+                            ).read_text())["tests"]
+        assert [float(row[g]) for g in groups] == [t["score"] for t in tests]
+        assert sum(float(row[g]) for g in groups) == float(row["score"])
+    assert all(row[g] == "" for row in table if row["status"] != "graded" for g in groups)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email\nada,Ada,ada@uni.example\nbo,Bo,bo@uni.example\n")
+    header = next(csv.reader(lms.export(out, roster, "moodle").text.splitlines()))
+    assert not any(g in cell for g in groups for cell in header)
+    bundled = bundle.bundle(out, tmp_path / "bundles")
+    assert any("ada" in str(path) for path in bundled.written)
 
 
 def test_rerun_resumes_and_force_regrades(tmp_path):
@@ -96,7 +124,12 @@ def test_grade_command_reports_and_exits(tmp_path, capsys):
     exercise = EXERCISES[0]
     submit(tmp_path / "sub", "ada", exercise, with_answer(exercise, None))
     assert main(["grade", str(tmp_path / "sub"), "--out", str(tmp_path / "out")]) == 0
-    assert "Graded 1 of 1" in capsys.readouterr().out
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "Graded 1 of 1" in printed
+    # after the progress bar, each slow step says what it does before it starts
+    steps = ["Reading the results of 1 submission", "Writing grades.csv, summary.md",
+             "Graded 1 of 1"]
+    assert [printed.index(step) for step in steps] == sorted(printed.index(s) for s in steps)
     submit(tmp_path / "sub", "bo", exercise, "")
     assert main(["grade", str(tmp_path / "sub"), "--out", str(tmp_path / "out")]) == 1
     assert "not graded: bo" in capsys.readouterr().out

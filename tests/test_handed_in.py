@@ -231,3 +231,51 @@ def test_the_autograded_notebook_reads_the_submission_as_the_grader_does(tmp_pat
                      below=submitted)
     assert "**Not graded:** the notebook could not be read" in out.read_text()
     assert "return_two" not in out.read_text()
+
+
+def test_a_4_gib_notebook_is_refused_from_its_size_alone(tmp_path, monkeypatch):
+    """A sparse 4 GiB notebook (as `truncate -s 4G` makes it) is refused by discovery from
+    its size: nothing opens it, and the grader's record never hashes it."""
+    import hashlib
+
+    from autograder.cohort import record
+
+    exercise = COURSE.exercise("02-greedy-pack")
+    submitted = tmp_path / "submitted"
+    folder = submitted / "ann" / exercise.name
+    folder.mkdir(parents=True)
+    with (folder / f"{exercise.name}.ipynb").open("wb") as handle:
+        handle.truncate(4 << 30)
+    opened, hashed = [], []
+    real_opened, real_sha256 = handed_in.opened, hashlib.sha256
+    monkeypatch.setattr(handed_in, "opened",
+                        lambda *args, **kw: opened.append(args) or real_opened(*args, **kw))
+    monkeypatch.setattr(record.hashlib, "sha256",
+                        lambda *args: hashed.append(args) or real_sha256(*args))
+    (task,) = discover(submitted)
+    assert task.problem == ("the notebook is larger than 16 MB (4,096 MB): clear its outputs "
+                            "(Edit, Clear Outputs of All Cells), save it and hand it in again")
+    assert task.notebook is None and record.digest(task.notebook, submitted) is None
+    assert opened == [] and hashed == []
+    # Handed the file itself, the digest opens it, sees its size and reads none of it.
+    assert record.digest(folder / f"{exercise.name}.ipynb", submitted) is None
+    assert len(opened) == 1 and hashed == []
+    assert record.digest(exercise.release) is not None and len(hashed) == 1  # can hash
+
+
+def test_packlab_check_refuses_a_4_gib_notebook_without_reading_it(tmp_path, monkeypatch,
+                                                                  capsys):
+    """The learner's `packlab check` sizes the notebook before it reads it to find which
+    exercise it is: a sparse 4 GiB file is refused, never parsed."""
+    from packlab.course.cli import main
+
+    path = tmp_path / "02-greedy-pack.ipynb"
+    with path.open("wb") as handle:
+        handle.truncate(4 << 30)
+    parsed, real_read = [], nbformat.read
+    monkeypatch.setattr(nbformat, "read", lambda source, *args, **kw: (
+        parsed.append(source) or real_read(source, *args, **kw)))
+    assert main(["check", str(path)]) == 1
+    said = " ".join(capsys.readouterr().out.split())
+    assert "the notebook is larger than 16 MB (4,096 MB)" in said, said
+    assert Path(path) not in map(Path, parsed)

@@ -162,3 +162,29 @@ def test_export_command(graded, tmp_path, capsys):
     assert rows(target.read_text(encoding="utf-8"))[0][0] == "Student"
     assert cli.main(["export", str(out), "--roster", str(roster), "--lms", "moodle",
                      "--to", str(target), "--canvas-id", "nonsense"]) == 2
+
+
+def test_names_are_read_exactly_and_two_rows_for_one_cell_are_reported(tmp_path):
+    """A grades.csv row for `ada` + a no-break space (as a hand-made grades.csv may hold it)
+    or `02-greedy-pack` + a no-break space is not ada's nor 02's: nothing is stripped. Two
+    rows for one student and assignment leave the cell empty, loudly."""
+    out = tmp_path / "out"
+    out.mkdir()
+    table = [["student", "assignment", "score", "max_score", "status", "reason"],
+            ["ada", A2, "5", "10", "graded", ""], ["ada\u00a0", A2, "0", "10", "graded", ""],
+            [" ada", A2, "0", "10", "graded", ""], ["ada", A2 + "\u00a0", "0", "10", "graded", ""],
+            ["bo", A2, "7", "10", "graded", ""], ["bo", A2, "2", "10", "graded", ""]]
+    with (out / "grades.csv").open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(table)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email\nada,Ada,ada@uni.example\nbo,Bo,bo@uni.example\n",
+                      encoding="utf-8")
+    result = lms.export(out, roster, "canvas")
+    header, _, ada, bo = written = rows(result.text)
+    assert header[5:] == [A2] and (ada[0], ada[5]) == ("Ada", "5") and (bo[0], bo[5]) == ("Bo", "")
+    assert any(line.startswith(f"bo / {A2}: grades.csv has 2 rows for it") for line in result.lost)
+    assert "ada\u00a0 is not on the roster: their 1 row(s) of grades.csv are left out" in \
+        result.lost and " ada is not on the roster: their 1 row(s) of grades.csv are left " \
+        "out" in result.lost
+    assert f"{A2}\u00a0: not an assignment of this course, left out" in result.notes
+    no_formulas(written)

@@ -205,6 +205,7 @@ def test_nbgrader_and_packlab_give_the_same_scores(parity, exercise):
         edge = next(g for g in result.groups if g.name == "edge-cases")
         notebook = course_dir / "autograded" / student / exercise.name / f"{exercise.name}.ipynb"
         shown = "\n".join(str(out.get("evalue", "")) + str(out.get("text", ""))
+                           + str(out.get("data", {}).get("text/plain", ""))
                            for cell in nbformat.read(notebook, as_version=4).cells
                            for out in cell.get("outputs", []))
         for failure in (f for f in edge.failures if not unwritten.is_unwritten(f)):

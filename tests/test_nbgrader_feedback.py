@@ -104,7 +104,8 @@ def test_feedback_hides_hidden_tests_and_keeps_messages(tmp_path, released_greed
 
     breaker = pages["breaker"]
     assert "the call:" in breaker and "came back:" in breaker and "expected:" in breaker
-    assert "no `break`" in breaker  # the misconception, in the learner's words
+    # the misconception, in the learner's words, its code set as code (no raw backticks)
+    assert "no break" in breaker and "no `break`" not in breaker
     assert "03-the-early-stop-trap" in breaker
     # The visible test cell is public: its code stays.
     assert f'run_tests("{EXERCISE.name}", pack, "visible")' in breaker

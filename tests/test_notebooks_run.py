@@ -37,18 +37,29 @@ def test_notebook_runs_top_to_bottom(path: Path):
     assert not errors(notebook)
 
 
-def test_a_failing_test_cell_shows_its_message_not_a_traceback():
-    """What a learner sees when a check fails: the message, as an error output nbgrader counts."""
+def test_a_failing_test_cell_says_why_and_run_all_goes_on():
+    """What a learner sees when a check fails: the message in words (its code spans as code),
+    then a line on stderr, which nbgrader scores 0; no error, so the cells below run too (the
+    slider on the learner's own answer)."""
+    from packlab.course.check import FAILED_NOTE
+
     exercise = EXERCISES[1]
     notebook = nbformat.read(exercise.release, as_version=4)
-    NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True,
+    NotebookClient(notebook, timeout=120, kernel_name="python3",  # no allow_errors
                    resources={"metadata": {"path": str(exercise.release.parent)}}).execute()
     grade_id = exercise.grade_id("visible")
     visible = next(c for c in notebook.cells
                    if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
-    errors = [o for o in visible.outputs if o.output_type == "error"]
-    assert len(errors) == 1, visible.outputs
-    shown = "\n".join(errors[0].traceback)
+    assert not errors(notebook)
+    kinds = [(o.output_type, o.get("name")) for o in visible.outputs]
+    assert kinds == [("display_data", None), ("stream", "stderr")], kinds
+    report, note = visible.outputs
+    assert note.text.strip() == FAILED_NOTE
+    shown = report.data["text/plain"]
     assert f"`{exercise.function}` is not written yet: replace `raise NotImplementedError`" in shown
     assert f"packlab hint {exercise.name[:2]}`" in shown
     assert "Traceback" not in shown and "site-packages" not in shown
+    page = report.data["text/html"]
+    assert f"<code>{exercise.function}</code> is not written yet" in page and "`" not in page
+    slider = notebook.cells[-1]
+    assert "budget_slider" in slider.source and slider.outputs, "the cells below did not run"

@@ -4,7 +4,9 @@ cell, which is what nbgrader reads."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import re
 
 import pytest
@@ -57,14 +59,15 @@ def test_a_course_wide_default_and_an_exercise_of_its_own(tmp_path):
 
 
 def cell_points(exercise, group: str, func, monkeypatch) -> float:
-    """What nbgrader gives the test cell `run_tests(...)`: its value when it shows one, no
-    points when it raises, else every point."""
+    """What nbgrader gives the test cell `run_tests(...)`: no points when it writes to stderr,
+    its value when it shows one, else every point (`nbgrader.utils.determine_grade`)."""
     course = dataclasses.replace(COURSE, exercises=tuple(
         exercise if e.name == exercise.name else e for e in COURSE.exercises))
     monkeypatch.setattr(check, "load_course", lambda: course)
-    try:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
         value = check.run_tests(exercise.name, func, group)
-    except check.TestsFailed:
+    if err.getvalue():
         return 0
     return exercise.points[group] if value is None else float(value)
 

@@ -74,11 +74,15 @@ def quiz_ids(path: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+
+
 def test_no_lesson_cell_gives_a_quiz_away(path):
     assert not giveaways(path)
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+
+
 def test_each_lesson_asks_its_own_quiz_by_id(path):
     ids = quiz_ids(path)
     assert len(ids) == 1, f"expected one quiz(...) cell, found {ids}"
@@ -100,6 +104,8 @@ def test_every_option_explains_itself_without_a_verdict():
 
 
 @pytest.mark.parametrize("quiz_id", sorted(questions()))
+
+
 def test_check_says_right_once_and_explains_the_pick(quiz_id):
     view = quiz(quiz_id)
     assert view.feedback == ""
@@ -198,3 +204,60 @@ def test_quiz_text_and_feedback_are_markdown():
     hostile = MultipleChoice(Question("x", "Is <script>alert(1)</script> *fine*?",
                                       questions()["02-skip-or-stop"].options), key="k")
     assert "<script>" not in hostile.question_html and "<em>fine</em>" in hostile.question_html
+
+
+# --- issue 29: quizzes 07, 08 and 10, each claim recomputed --------------------------------------
+
+def option_text(quiz_id: str) -> str:
+    """A quiz's question, options and explanations, spaces collapsed."""
+    question = questions()[quiz_id]
+    parts = [question.question] + [o.text + " " + o.why for o in question.options]
+    return " ".join(" ".join(parts).split())
+
+
+def test_quiz_10_asks_about_a_turn_the_lesson_does_not_show_and_its_answer_is_right():
+    """Quiz 10 asked about L10's own walk (63 tokens left, user-2), which section 4 answers."""
+    from packlab.packing.conversation import assemble_turn
+
+    text = option_text("10-history-cut")
+    assert "63 tokens" not in text and "user-2" not in text
+    lesson_10 = next(path for path in LESSONS if path.name.startswith("10-"))
+    lesson = "\n".join(cell.source for cell in nbformat.read(lesson_10, as_version=4).cells)
+    assert "user-5" not in lesson and "assistant-4" not in lesson
+    history = [{"id": "call-3", "role": "assistant", "tokens": 10, "call_id": "c3"},
+               {"id": "result-3", "role": "tool", "tokens": 15, "call_id": "c3"},
+               {"id": "user-4", "role": "user", "tokens": 12},
+               {"id": "assistant-4", "role": "assistant", "tokens": 70},
+               {"id": "user-5", "role": "user", "tokens": 30}]
+    got = assemble_turn({"id": "sys", "tokens": 50}, [], history, [], {"id": "ask", "tokens": 10},
+                        150)  # 150 - 60 required = 90 for the history
+    assert got["order"] == ["sys", "user-5", "ask"]
+    assert {d["id"]: d["reason"] for d in got["dropped"]} == {
+        "assistant-4": "history-over-budget", "user-4": "history-cut",
+        "call-3": "history-cut", "result-3": "history-cut"}
+    right = [o for o in questions()["10-history-cut"].options if o.right]
+    assert right[0].text.startswith("Only user-5")
+    assert "assemble_turn raises a ValueError" not in text
+
+
+def test_quiz_07_counts_a_part_the_size_of_the_budget_as_fitting():
+    from packlab.packing.reasons import pack_with_reasons
+
+    assert pack_with_reasons([{"id": "manual-chapter-3", "tokens": 850, "priority": 1}],
+                             850)["included"] == ["manual-chapter-3"]
+    text = option_text("07-too-large-to-fit")
+    assert "above 850" not in text and "a budget of at least 850 tokens" in text
+
+
+def test_quiz_08_distractor_is_a_plausible_misreading_and_its_claim_holds():
+    """"Remove an earlier, lower-scored chunk" contradicted itself in a best-first walk; the new
+    wrong option reads min_span as a length to cut to, and the packer sends nothing instead."""
+    from packlab.packing.evidence import pack_evidence
+
+    text = option_text("08-less-than-min-span")
+    assert "Remove an earlier, lower-scored chunk" not in text
+    assert "Cut it to 80 characters, min_span" in text
+    chunks = [{"id": "faq", "text": "f" * 60, "score": 0.95},
+              {"id": "policy", "text": "p" * 300, "score": 0.91}]
+    sent = pack_evidence(chunks, 100, min_span=80)
+    assert [(item["id"], len(item["text"])) for item in sent] == [("faq", 60)]

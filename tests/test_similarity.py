@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import base64
 import csv
 import io
+import zlib
 
 import nbformat
 import pytest
+from conftest import COURSE, submit, with_answer
 
 from autograder.cohort import similarity
 from packlab.course.cli import main
 from packlab.course.manifest import ROOT
-from tests.conftest import COURSE, submit, with_answer
 
 # The module's fixtures are built once only if its tests share one xdist worker.
 pytestmark = pytest.mark.xdist_group("similarity")
@@ -92,7 +94,8 @@ GINA = '''def pack(parts: list[dict], budget: int) -> list[str]:
     return ids
 '''
 
-HOSTILE = '=HYPERLINK("x")[red]\n<script>alert(1)'  # a folder name: anything but a slash
+# A folder name: anything but a slash (and what `autograder.names` refuses: a line break...).
+HOSTILE = '=HYPERLINK("x")[red] <script>alert(1)'
 SCRIPT = "</pre><script>alert(2)</script>"
 HOSTILE_CODE = ALICE.replace('"""Does this part still fit?"""', f'"{SCRIPT}"  # {SCRIPT}')
 
@@ -141,16 +144,16 @@ def test_honest_different_answers_are_not_flagged(found):
 
 
 def test_the_course_s_own_answer_is_not_evidence(found):
-    """The reference is boilerplate: the lesson's loop, written by two learners, is no copy."""
+    """The lesson's loop, written by two learners, is the reference (names set aside): no copy."""
     assert frozenset(("carol", "gina")) not in _pairs(found)
-    why = dict(found.not_compared)
-    assert "reference answer" in why["carol"] and "reference answer" in why["gina"]
+    said = {k.student: k.what for k in found.known}
+    assert said["carol"] == said["gina"] == similarity.REFERENCE
 
 
 def test_untouched_starters_are_not_alike(found):
     assert frozenset(("erin", "frank")) not in _pairs(found)
-    why = dict(found.not_compared)
-    assert "nothing of its own" in why["erin"] and "nothing of its own" in why["frank"]
+    said = {k.student: k.what for k in found.known}
+    assert said["erin"] == said["frank"] == similarity.STARTER
 
 
 def test_a_broken_notebook_is_listed_and_the_rest_compared(found):
@@ -178,9 +181,11 @@ def test_the_command_writes_both_reports_and_leaves_grades_alone(written):
     assert (out / "grades.csv").read_bytes() == grades
     page = (out / "similarity.html").read_text(encoding="utf-8")
     assert "share" in page and "<mark>" in page and "side by side" in page
-    assert "2 more pairs were flagged" in page  # alice-bob shown; alice and bob with HOSTILE cut
+    assert page.count("Cluster ") == 1  # alice, bob and HOSTILE: one cluster, listed once
     assert "Not compared" in page and "broken" in page
-    assert "02-greedy-pack: 4 compared, 3 pairs to look at" in printed
+    assert "02-greedy-pack: 4 compared, 1 cluster to look at" in printed
+    assert len((out / "similarity.csv").read_text().splitlines()) == 2  # --max-pairs 1
+    assert "similarity.csv lists the 1 most alike pairs; 2 more were found" in page
 
 
 def test_hostile_names_and_code_are_escaped(written, submitted, tmp_path, capsys):
@@ -195,12 +200,12 @@ def test_hostile_names_and_code_are_escaped(written, submitted, tmp_path, capsys
     page = (second / "similarity.html").read_text(encoding="utf-8")
     assert "<script>" not in page and "</pre><script>" not in page
     assert "&lt;/pre&gt;&lt;script&gt;alert(2)&lt;/script&gt;" in page
-    assert "=HYPERLINK(&quot;x&quot;)[red]\\n&lt;script&gt;alert(1)" in page
+    assert "=HYPERLINK(&quot;x&quot;)[red] &lt;script&gt;alert(1)" in page
     rows = list(csv.DictReader((second / "similarity.csv").open(encoding="utf-8")))
     hostile = [r for r in rows if HOSTILE in (r["student_a"][1:], r["student_b"][1:])]
     assert hostile and all(r["student_a"].startswith("'=") or r["student_b"].startswith("'=")
                            for r in hostile)
-    assert "[red]" in printed and "\\n<script>" in printed  # literal, not rich markup
+    assert "[red] <script>" in printed  # literal, not rich markup
 
 
 def test_long_answers_are_cut_and_say_so(tmp_path, monkeypatch):
@@ -236,6 +241,12 @@ def _answer_of(exercise) -> str:
                 if cell.metadata.get("nbgrader", {}).get("solution"))
 
 
+def _packed(code: str) -> str:
+    """A classmate's answer, compressed and encoded, run from the string."""
+    packed = base64.b64encode(zlib.compress(code.encode())).decode()
+    return f"import base64, zlib\n\nexec(zlib.decompress(base64.b64decode({packed!r})))\n"
+
+
 @pytest.fixture(scope="module")
 def pasted(tmp_path_factory):
     root = tmp_path_factory.mktemp("pasted")
@@ -243,7 +254,7 @@ def pasted(tmp_path_factory):
                                      "sam": None, "ida": _reference_module("fitting.py")}),
                               (EVIDENCE, {"pia": _packing_module("evidence.py"),
                                           "ida": _reference_module("evidence.py")}),
-                              (PACK, {"gina": GINA, "dave": DAVE})):
+                              (PACK, {"gina": GINA, "dave": DAVE, "hugo": _packed(DAVE)})):
         for student, code in answers.items():
             notebook = (nbformat.read(exercise.release, as_version=4) if code is None
                         else with_answer(exercise, code))
@@ -253,9 +264,10 @@ def pasted(tmp_path_factory):
 
 def test_an_answer_that_is_shipped_code_or_the_reference_is_listed(pasted):
     fit = {m.student: m for m in pasted[FIT.name].given}
-    assert sorted(fit) == ["ida", "pia", "rex"]
+    assert sorted(fit) == ["ida", "pia"]
     assert fit["pia"].source.startswith("packlab/packing/fitting.py")
-    assert fit["rex"].source == "the course's reference answer"
+    assert {k.student: k.what for k in pasted[FIT.name].known} == {
+        "rex": similarity.REFERENCE, "sam": similarity.STARTER}
     evidence = {m.student: m.source for m in pasted[EVIDENCE.name].given}
     assert sorted(evidence) == ["ida", "pia"]
     assert evidence["pia"].startswith("packlab/packing/evidence.py")
@@ -277,3 +289,99 @@ def test_the_report_lists_them(pasted, tmp_path):
     assert "Answers that are code the course gave out" in page.read_text()
     said = "\n".join(similarity.summary(list(pasted.values()), similarity.THRESHOLD))
     assert "pia:" in said and "packlab/packing/fitting.py" in said
+
+
+def test_an_answer_that_runs_packed_code_is_listed_on_its_own(pasted, tmp_path):
+    """hugo runs dave's answer out of a compressed, encoded string: no pair can show it."""
+    entry = pasted[PACK.name]
+    assert not [p for p in entry.pairs if "hugo" in (p.a.student, p.b.student)]
+    assert entry.runs == [similarity.Runs("hugo", ("exec",))]  # the honest ones are not listed
+    page = similarity.write_html(tmp_path, list(pasted.values()), similarity.THRESHOLD)
+    assert "Answers that run code they build while they run" in page.read_text()
+    said = "\n".join(similarity.summary(list(pasted.values()), similarity.THRESHOLD))
+    assert "hugo: calls exec" in said and "1 that run code built while they run" in said
+
+
+# --- a class of twelve: one real copy among answers that are the course's own ------------------
+
+FIX = COURSE.exercise("03-fix-the-break")
+
+
+def _starter(exercise) -> str:
+    notebook = nbformat.read(exercise.release, as_version=4)
+    return next(cell.source for cell in notebook.cells
+                if cell.metadata.get("nbgrader", {}).get("solution"))
+
+
+# The reference as learners write it from the lesson: other parameter names, no type hints.
+RENAMED = '''def pack(items, limit):
+    # keep what fits
+    total = 0
+    out = []
+    for item in items:
+        if total + item["tokens"] <= limit:
+            out.append(item["id"])
+            total += item["tokens"]
+    return out
+'''
+
+
+def twelve() -> dict[str, str]:
+    """Exercise 03 as a class hands it in: who wrote what."""
+    starter = _starter(FIX)
+    return {
+        "ada": _answer_of(FIX),  # the reference itself
+        "ben": RENAMED,
+        "cy": RENAMED.replace("items", "ps").replace("limit", "cap").replace("out", "ids"),
+        "di": starter.replace("break", "continue"),  # the lesson's one-word fix
+        "ed": starter.replace("break", "continue").replace("parts", "xs"),
+        "flo": starter.replace("break", "continue").replace("    else:\n", "    else:  # skip\n"),
+        "gus": RENAMED.replace("<=", "<"),  # one classic mistake
+        "hal": RENAMED.replace("<=", "<").replace("total", "spent"),
+        "ivy": starter,  # untouched
+        "alice": ALICE,
+        "bob": BOB,  # alice's answer, every name changed and comments added
+        "dave": DAVE,
+    }
+
+
+@pytest.fixture(scope="module")
+def term(tmp_path_factory):
+    root = tmp_path_factory.mktemp("term")
+    for student, code in twelve().items():
+        submit(root, student, FIX, with_answer(FIX, code))
+    (entry,) = similarity.find(root)
+    out = tmp_path_factory.mktemp("term-out")
+    similarity.write_html(out, [entry], similarity.THRESHOLD)
+    return entry, (out / "similarity.html").read_text(encoding="utf-8")
+
+
+def test_one_real_copy_is_the_one_cluster(term):
+    entry, _ = term
+    assert [c.students for c in entry.clusters] == [["alice", "bob"]]
+    assert [frozenset(p.students) for p in entry.pairs] == [frozenset(("alice", "bob"))]
+
+
+def test_answers_that_are_the_course_s_own_are_shown_as_what_they_are(term):
+    entry, _ = term
+    said = {k.student: k.what for k in entry.known}
+    assert said["ada"] == said["ben"] == said["cy"] == similarity.REFERENCE
+    for student in ("di", "ed", "flo"):
+        assert said[student] == f"{similarity.STARTER} with one word changed (`break` → " \
+                                "`continue`)", student
+    for student in ("gus", "hal"):
+        assert said[student].endswith("with one word changed (`<=` → `<`)"), student
+    assert said["ivy"] == similarity.STARTER
+    assert set(said) == set(twelve()) - {"alice", "bob", "dave"}
+
+
+def test_the_copy_comes_first_side_by_side(term):
+    _, page = term
+    cluster = page.index("Cluster 1: alice, bob")
+    assert cluster < page.index("Answers that are code the course gave out")
+    assert page.count("Cluster ") == 1
+    sides = page[cluster:page.index("</section>", cluster)]
+    assert "<h4>alice</h4>" in sides and "<h4>bob</h4>" in sides and "<mark>" in sides
+    assert "remember the id, report the cost" in sides  # bob's own code, as handed in
+    assert "ada: the course&#x27;s reference answer" in page \
+        or "ada: the course's reference answer" in page

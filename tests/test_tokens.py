@@ -10,6 +10,7 @@ import pytest
 from autograder.checks.reference.tokens import wrapped_cost
 from packlab.packing.tokens import (
     OFFLINE_ENCODINGS,
+    REPLY_PRIMING,
     SAMPLES,
     ceil_estimate,
     chat_breakdown,
@@ -94,7 +95,11 @@ def test_chat_tokens_adds_the_framing():
     named = [{"role": "user", "name": "ada", "content": "Hi"}]
     assert chat_tokens(named) == chat_tokens(one) + count_tokens("ada") + 1
     rows = chat_breakdown(named)
-    assert sum(row["text"] + row["framing"] for row in rows) == chat_tokens(named)
+    assert [row["content"] for row in rows] == [count_tokens("Hi")]
+    framing = 3 + count_tokens("user") + count_tokens("ada") + 1  # role and name are framing
+    assert [row["framing"] for row in rows] == [framing]
+    total = sum(row["content"] + row["framing"] for row in rows)
+    assert total + REPLY_PRIMING == chat_tokens(named)
 
 
 def test_chat_tokens_matches_openais_published_count():

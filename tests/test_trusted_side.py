@@ -2,8 +2,8 @@
 
 Replies on the worker's pipe are hostile input: each malformed, forged, nested or oversized reply
 is the student's failure ("your code interfered with the grader"), never a crash. An answer that
-is merely inconsistent keeps the points it earned and is told so. Exercise 06's warning is
-graded as its instructions state it.
+is merely inconsistent keeps the points it earned and is told so; a wrong reply always counts.
+Exercise 06's warning is graded as its instructions state it.
 """
 
 from __future__ import annotations
@@ -108,6 +108,21 @@ def test_an_inconsistent_answer_keeps_its_points_and_is_told_why(tmp_path):
     assert "Flaky" not in messages
     earned = sum(g.max_points for g in result.groups if not g.failures)
     assert result.score == earned
+
+
+def test_a_wrong_answer_given_once_counts_though_it_is_right_when_asked_again(tmp_path):
+    """Wrong on the first generated input of the hidden properties, right on every call after:
+    the search cannot reproduce it, and the wrong reply still fails its check."""
+    exercise = COURSE.exercise("02")
+    code = gallery.ATTACKS.joinpath("lies_once.py").read_text()
+    path = submit(tmp_path, "liar", exercise, with_answer(exercise, code))
+    result = grade_notebook(path, exercise, "liar", FAST)
+    scores = {g.name: g.points for g in result.groups}
+    assert scores == {"visible": 1, "edge-cases": 2, "properties": 0}, scores
+    failures = [f for g in result.groups for f in g.failures]
+    assert len(failures) == 1 and failures[0].misconception.key == "nondeterministic"
+    assert "did not answer the same way twice" in failures[0].message()
+    assert "'tool'" in failures[0].call  # the input it lied on, which is shown
 
 
 @pytest.mark.parametrize("name", ["never_warns", "warns_per_item"])

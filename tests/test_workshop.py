@@ -186,7 +186,7 @@ def test_the_demo_leaves_the_learners_workspace_alone(tmp_path, monkeypatch):
 
 def projected() -> str:
     """The presenter's notebook as the room sees it, without its speaker notes."""
-    return nbformat.writes(notes.without_notes(presenter())) + "\n"
+    return nbformat.writes(workspace.learner_notebook(notes.without_notes(presenter()))) + "\n"
 
 
 def test_the_room_sees_no_notes_and_the_presenter_gets_them_on_a_page_of_their_own(tmp_path):
@@ -288,6 +288,8 @@ def test_packlab_demo_serves_the_notebook_with_big_fonts(tmp_path):
             assert json.load(answer)["type"] == "notebook"
         with urllib.request.urlopen(f"{base}/?token={token}", timeout=10) as page:
             assert f"/lab/tree/{workshop.NOTEBOOK}" in page.url
+        assert room_sees(base, token) == {"START.ipynb", "lessons", "exercises", "workshop",
+                                          workshop.NOTEBOOK} | lesson_and_exercise_paths()
         projected_and_presenter_views(Lab(base, token, tmp_path / "demo", log))
         assert not (tmp_path / "ws").exists(), "the demo wrote into the learner's workspace"
     finally:
@@ -300,6 +302,40 @@ def test_packlab_demo_serves_the_notebook_with_big_fonts(tmp_path):
                 break
             except subprocess.TimeoutExpired:
                 continue
+
+
+def room_sees(base: str, token: str, path: str = "") -> set[str]:
+    """Every path the room's file browser can list, from the server's contents API (which, as
+    the browser, leaves hidden files and folders out)."""
+    with urllib.request.urlopen(f"{base}/api/contents/{path}?token={token}", timeout=10) as got:
+        listing = json.load(got)["content"]
+    found = set()
+    for item in listing:
+        found.add(item["path"])
+        if item["type"] == "directory":
+            found |= room_sees(base, token, item["path"])
+    return found
+
+
+def lesson_and_exercise_paths() -> set[str]:
+    course = load()
+    exercises = {f"exercises/{e.name}" for e in course.exercises}
+    return ({f"lessons/{lesson.slug}.ipynb" for lesson in course.lessons} | exercises
+            | {f"{folder}/{folder.split('/')[1]}.ipynb" for folder in exercises})
+
+
+def test_the_speaker_notes_are_not_in_the_rooms_folder(tmp_path):
+    """Issue 29: speaker-notes.html sat beside the presenter's notebook, in the folder the
+    room's file browser shows; it now lives in the demo's hidden folder (and an old one goes)."""
+    folder = tmp_path / "demo"
+    (folder / workshop.OLD_NOTES_PAGE).parent.mkdir(parents=True)
+    (folder / workshop.OLD_NOTES_PAGE).write_text("<p>old notes</p>")
+    workshop.prepare(folder)
+    assert (folder / workshop.NOTES_PAGE).is_file()
+    listed = [p for p in folder.rglob("*")
+              if not any(part.startswith(".") for part in p.relative_to(folder).parts)]
+    assert not [p for p in listed if "notes" in p.name], listed
+    assert sorted(p.name for p in (folder / "workshop").iterdir()) == ["presenter.ipynb"]
 
 
 def smallest_label_px(figure) -> float:
@@ -369,6 +405,9 @@ def projected_and_presenter_views(lab: Lab) -> None:
         page.goto(lab.url(f"/lab/tree/{workshop.NOTEBOOK}"))
         page.wait_for_function("/\\| Idle/.test(document.querySelector('.jp-StatusBar-Widget')"
                                "?.textContent || '')", timeout=180_000)  # a loaded machine: slow
+        page.wait_for_timeout(1500)  # the kernel's info reaches the notebook's model
+        # Issue 29: the presenter's copy opened with the unsaved dot ("Save changes?" on close).
+        assert not page.evaluate("() => document.querySelectorAll('.jp-mod-dirty').length")
         run_all_cells(page, page.locator(".jp-Notebook").first)
         page.wait_for_function(RUN_ALL_DONE, timeout=180_000)
         shown = " ".join(page.locator(".jp-Notebook").first.evaluate(
@@ -384,7 +423,7 @@ def projected_and_presenter_views(lab: Lab) -> None:
 
         notes_page = context.new_page()
         notes_page.set_viewport_size({"width": 1280, "height": 720})
-        notes_page.goto(lab.url(f"/files/{workshop.NOTES_PAGE}"))
+        notes_page.goto((lab.folder / workshop.NOTES_PAGE).as_uri())  # opened from disk
         text = " ".join(notes_page.locator("body").inner_text().split())
         missing = [line for line in note_text if line not in text]
         assert not missing, f"notes missing from the presenter's page: {missing[:3]}"
@@ -464,7 +503,8 @@ def test_one_idea_per_slide_answers_after_the_question_and_notes_off_screen():
         ("markdown", "subslide"), ("markdown", "-"), ("code", "-"),  # the rest: a new screen
         ("markdown", "slide"), ("markdown", "-"),  # heading, then "The order:" with its list
         ("code", "-"), ("code", "subslide"),  # the question; its answer on the next screen
-        ("markdown", "notes"), ("code", "subslide"), ("markdown", "slide")]
+        ("markdown", "notes"), ("code", "subslide"),  # 30 lines: cut in two screens
+        ("code", "subslide"), ("markdown", "slide")]
     assert notebook.cells[7].source == "The order:\n\n- one\n- two"
     assert not notebook.cells[8].outputs and notebook.cells[9].outputs
     assert notebook.cells[9].metadata["transient"]["remove_source"]
@@ -691,7 +731,7 @@ ROOM = """() => {
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
             const parent = node.parentElement;
             const text = node.textContent.trim();
-            if (!text || parent.closest('pre, aside, mjx-container, .jp-InputArea')) continue;
+            if (!text || parent.closest('aside, mjx-container')) continue;  // code too
             const px = parseFloat(getComputedStyle(parent).fontSize);
             if (px < 24) found.push(`${where}: "${text.slice(0, 30)}" is ${px} px`);
         }
@@ -725,8 +765,9 @@ ROOM = """() => {
 @pytest.mark.xdist_group("slides")
 def test_slides_are_for_a_room_and_every_slide_has_speaker_notes(built):
     """Chromium at 1280×720: every slide of every deck has speaker notes; every picture is at
-    least 80 % of the slide's width; text outside code is at least 24 px; printed output wraps
-    between words, never inside one. Pressing S opens the speaker view with the slide's note."""
+    least 80 % of the slide's width; text, code included, is at least 24 px; printed output wraps
+    between words, never inside one; no deck shows its setup cell. Pressing S opens the speaker
+    view with the slide's note."""
     from browser import chromium, screenshot_path
 
     _, paths = built
@@ -739,6 +780,8 @@ def test_slides_are_for_a_room_and_every_slide_has_speaker_notes(built):
             page.wait_for_function("typeof Reveal !== 'undefined' && Reveal.isReady()")
             page.add_style_tag(content=".reveal .slides section { display: block !important; }")
             found += [f"{path.name} {problem}" for problem in page.evaluate(ROOM)]
+            if "%load_ext" in page.locator(".reveal .slides").inner_text():
+                found.append(f"{path.name}: the setup cell is on a slide")
         deck = paths[-1]  # the presenter's deck
         page.goto(f"{deck.as_uri()}#/1")
         page.wait_for_function("typeof Reveal !== 'undefined' && Reveal.isReady()")
@@ -756,6 +799,40 @@ def test_slides_are_for_a_room_and_every_slide_has_speaker_notes(built):
         speaker.screenshot(path=screenshot_path("issue21-slides-speaker-view"))
         assert note[:60] in shown, (note[:60], shown[:200])
     assert not found, f"{len(found)} problem(s):\n" + "\n".join(found[:60])
+
+
+@pytest.mark.parametrize("path", [lesson.path for lesson in load().lessons] + [workshop.PRESENTER],
+                         ids=lambda path: path.stem)
+def test_no_deck_shows_its_setup_cell(path):
+    """Issue 29: every deck's third slide was the setup cell (imports, %load_ext): its code is
+    left out (what it prints stays, without the code), and every other line of code stays."""
+    notebook = nbformat.read(path, as_version=4)
+    setup = slides.setup_cell(notebook)
+    assert setup is not None and "import" in notebook.cells[setup].source
+    code = [c.source for i, c in enumerate(notebook.cells) if c.cell_type == "code" and i != setup]
+    shown = [c.source for c in slides.slide_cells(copy_of(notebook)) if c.cell_type == "code"]
+    assert "\n".join(shown).split() == "\n".join(code).split()
+    printed = copy_of(notebook)
+    printed.cells[setup].outputs = [nbformat.v4.new_output("stream", name="stdout", text="41\n")]
+    kept = [c for c in slides.slide_cells(printed) if c.get("outputs")
+            and c.outputs[0].get("text") == "41\n"]
+    assert len(kept) == 1 and kept[0].metadata["transient"] == {"remove_source": True}
+
+
+def copy_of(notebook):
+    return nbformat.from_dict(json.loads(json.dumps(notebook)))
+
+
+def test_code_taller_than_a_slide_is_cut_at_a_blank_line():
+    long = "\n".join(f"a{i} = {i}" for i in range(14)) + "\n\n" + "\n".join(
+        f"b{i} = {i}" for i in range(14))
+    cell = nbformat.v4.new_code_cell(long)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="done\n")]
+    first, second = slides.split_source(cell)
+    assert first.source.split() + second.source.split() == long.split()
+    assert not first.outputs and second.outputs[0].text == "done\n"
+    short = nbformat.v4.new_code_cell("x = 1")
+    assert slides.split_source(short) == [short]
 
 
 def test_each_slide_of_a_section_gets_its_note():

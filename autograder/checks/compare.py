@@ -113,6 +113,29 @@ class Unchanged:
                        misconception)
 
 
+# The misconception keys every judge names on its own (an error or a missing function, a call
+# that changed its arguments): a suite's table must hold each one.
+REQUIRED = {
+    "crash": "the function raised an error, never returned, or crashed",
+    "missing": "there is no function of that name",
+    "mutates-input": "a call changed the arguments it was given",
+}
+
+
+class MissingMisconception(KeyError):
+    """A suite's misconception table lacks a key the judge needs."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def missing_keys(misconceptions: dict[str, Misconception]) -> list[str]:
+    """The keys of `REQUIRED` that ``misconceptions`` lacks, each said in words."""
+    return [f"the misconception table has no {key!r} entry, which the grader names when {why} "
+            f"(add \"{key}\": Misconception(\"{key}\", \"<what the learner did wrong>\", LESSON))"
+            for key, why in REQUIRED.items() if key not in misconceptions]
+
+
 @dataclass(frozen=True, kw_only=True)
 class _Judge:
     """What both kinds share: the function's name, its misconceptions, what it must not change."""
@@ -123,6 +146,11 @@ class _Judge:
     # How a hidden edge case's arguments vary per student (`autograder.checks.suite.seeded`): a new
     # example that tests the same idea. None: the examples are run as written.
     vary: Callable[[random.Random, list], list] | None = None
+
+    def __post_init__(self) -> None:
+        lacking = missing_keys(self.misconceptions)
+        if lacking:
+            raise MissingMisconception(f"{self.function}'s suite: " + "; ".join(lacking) + ".")
 
     def varied(self, args: list, draw: Draw | None = None) -> list:
         """``args``, or under the current seed a variation of them: the example ``draw`` makes,
@@ -165,8 +193,9 @@ class _Judge:
         """The failure of a property that does not hold for the answer ``got``."""
         raise NotImplementedError
 
-    def returned(self, call: Caller, check: str, args: list) -> Any:
-        """Call on input the function must answer; what came back (``value``, ``args_after``)."""
+    def called(self, call: Caller, check: str, args: list) -> Any:
+        """Call, judging nothing but a crash or a missing function: what came back
+        (``value``, ``args_after``), whatever its shape."""
         raise NotImplementedError
 
     def case(self, name: str, *args: Any, draw: Draw | None = None) -> Check:
@@ -208,12 +237,13 @@ class _Judge:
         return self.shows(name, _holds, *args)
 
     def left_alone(self, name: str, *args: Any) -> Check:
-        """One side of a named example: the call leaves its arguments as they were."""
+        """One side of a named example: the call leaves its arguments as they were (whatever
+        it returns: a wrong answer is the other sides' to say)."""
         written = list(args)
 
         def run(call: Caller) -> None:
             arguments = self.varied(written)
-            got = self.returned(call, name, arguments)
+            got = self.called(call, name, arguments)
             self.require_unchanged(name, arguments, got.value, got.args_after)
 
         return Check(name, run)
@@ -281,8 +311,9 @@ class Compare(_Judge):
     def value(self, call: Caller, check: str, args: list) -> Any:
         return self.ask(call, check, args).value
 
-    def returned(self, call: Caller, check: str, args: list) -> Outcome:
-        return self.ask(call, check, args)
+    def called(self, call: Caller, check: str, args: list) -> Outcome:
+        return call_or_fail(call, check, self.function, args, lambda: self.text(args),
+                            self.misconceptions)
 
     def check(self, call: Caller, check: str, args: list) -> None:
         """The course's answer exactly, and the arguments left as they were."""
@@ -309,11 +340,12 @@ class Compare(_Judge):
 
     def leaves_alone(self, name: str, strategy: st.SearchStrategy,
                      max_examples: int = 60) -> Check:
-        """On generated arguments, a call leaves its arguments as they were."""
+        """On generated arguments, a call leaves its arguments as they were (whatever it
+        returns, as `left_alone`)."""
 
         def body(call: Caller, example: Any) -> None:
             args = list(example)
-            outcome = self.ask(call, name, args)
+            outcome = self.called(call, name, args)
             self.require_unchanged(name, args, outcome.value, outcome.args_after)
 
         return property_check(name, strategy, body, max_examples)
@@ -412,6 +444,9 @@ class CompareOrRaise(_Judge):
                 got.value != expected if exact else self.malformed(got.value)):
             raise self.wrong(check, args, got, expected)
         return got
+
+    def called(self, call: Caller, check: str, args: list) -> Answer:
+        return self.ask(call, check, args, lambda: self.text(args))
 
     def value(self, call: Caller, check: str, args: list) -> Any:
         return self.returned(call, check, args).value

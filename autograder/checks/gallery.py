@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GALLERY = Path(__file__).resolve().parent / "mutants"
+ATTACKS = Path(__file__).resolve().parent / "attacks"  # the attack gallery (tests/test_attacks.py)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,10 @@ class Misconception:
     lesson: str
 
 
+TIMED_OUT = "it did not return within"  # how a timeout's failure begins (`StudentError.describe`)
+SKIPPED = "not called: earlier in this group"  # ... and a call not made after it
+
+
 class StudentError(Exception):
     """The student's function did not return plain data.
 
@@ -59,10 +63,10 @@ class StudentError(Exception):
         """What came back, in a learner's words."""
         return {
             "raised": f"it raised {self.detail}",
-            "timeout": f"it did not return within {self.detail} (an endless loop?)",
+            "timeout": f"{TIMED_OUT} {self.detail} (an endless loop?)",
             "crashed": f"the Python process running it died ({self.detail})",
             "not-plain": f"it returned {self.detail}, not plain Python data",
-            "skipped": f"not called: earlier in this group {self.detail}",
+            "skipped": f"{SKIPPED} {self.detail}",
             "interfered": f"your code interfered with the grader (it sent {self.detail})",
             "missing": f"there is no function called `{self.detail}` "
                        "(was the cell run, or renamed?)",
@@ -93,13 +97,14 @@ class Failure:
     misconception: Misconception
 
     def message(self) -> str:
+        lesson = self.misconception.lesson  # "" for an exercise that goes with no lesson
         return "\n".join([
             f"✗ {self.check}",
             f"    the call:      {self.call}",
             f"    came back:     {self.got}",
             f"    expected:      {self.expected}",
             f"    this suggests: {self.misconception.text}",
-            f"    revisit:       lessons/{self.misconception.lesson}.ipynb",
+            *([f"    revisit:       lessons/{lesson}.ipynb"] if lesson else []),
         ])
 
 
@@ -470,11 +475,19 @@ def wrong_kind(detail: str) -> bool:
 
 
 NONDETERMINISTIC = (
-    "your function gave different answers for the same input: called again with exactly "
-    "this input, it answered differently. A packer must be deterministic — same parts, same "
+    "your function gave different answers for the same input: it did not answer the same way "
+    "twice, and the wrong answer counts. A packer must be deterministic — same parts, same "
     "budget, same answer. Look for state kept between calls (a global counter, a list that "
     "grows, random choices). Before that: "
 )
+
+
+def answered_differently(first: Failure) -> Failure:
+    """``first``, a wrong answer the function did not give again for the same input: it counts,
+    told as an answer that changes from call to call."""
+    wrong = first.misconception
+    return Failure(first.check, first.call, first.got, first.expected,
+                   Misconception("nondeterministic", NONDETERMINISTIC + wrong.text, wrong.lesson))
 
 
 def nondeterministic(flaky: Flaky) -> Failure:
@@ -486,10 +499,7 @@ def nondeterministic(flaky: Flaky) -> Failure:
                        "different answers for the same input", "the same answer every time",
                        Misconception("nondeterministic", NONDETERMINISTIC.removesuffix(
                            " Before that: "), lesson))
-    first = found[0].failure
-    wrong = first.misconception
-    return Failure(first.check, first.call, first.got, first.expected,
-                   Misconception("nondeterministic", NONDETERMINISTIC + wrong.text, wrong.lesson))
+    return answered_differently(found[0].failure)
 
 
 class Transcript:
@@ -612,6 +622,10 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
 
     When an earlier check of the group has failed (the group's points are lost already), a
     failing answer is shown the smallest of the replayed examples it fails, without a search.
+
+    A wrong answer always counts: when the replay found one and the search then finds none (the
+    function answered right when asked again), the check fails on the replay's example, told
+    that the function did not answer the same way twice.
     """
     failed_searches: list[tuple[list[tuple[str, str]], Failure]] = []  # most recent first
 
@@ -712,5 +726,8 @@ def property_check(name: str, strategy: st.SearchStrategy, body: Callable[[Calle
         if failure is not None:
             raise CheckFailed(failure)
         search(call, failed[0][0])
+        # The search found nothing: asked again, the function answered right. Its wrong answer
+        # in the replay still counts.
+        raise CheckFailed(answered_differently(failed[0][1]))
 
     return Check(name, run, examples)

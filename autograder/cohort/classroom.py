@@ -22,22 +22,24 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 
-from autograder import outfolder
+from autograder import names, outfolder
 from autograder.checks import example_cache
 from autograder.cohort import cluster, record, report, summary
 from autograder.cohort.record import Graded
 from autograder.cohort.task import Task, grade_one, max_score
-from autograder.run import handed_in, isolation
+from autograder.run import handed_in, isolation, submission
 from autograder.run.engine import Result, confinement
 from autograder.run.isolation import Limits
-from autograder.term import late
+from autograder.run.plain import TRUST
+from autograder.term import counts, late
 from autograder.term.corrections import Corrections, Marks, number
+from autograder.term.counts import Attempt, Counted
 from autograder.term.overrides import Key, Override
-from packlab.course.manifest import Exercise, load
+from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
 
 SHOWN_NOTEBOOKS = 10  # a problem names at most this many of the notebooks found
 
@@ -78,7 +80,8 @@ LINKED = "is a link to another folder, and links are never followed: hand in the
 def _problem(submitted: Path, student: str, assignment: str, student_linked: bool,
              assignments: dict[str, bool] | None) -> str | None:
     """Why the submission SUBMITTED/``student``/``assignment`` cannot be graded (links and odd
-    files refused, at every name below SUBMITTED), or None."""
+    files refused, at every name below SUBMITTED; a notebook over the size limit refused from
+    its size alone, before a byte of it is read or hashed), or None."""
     if student_linked:
         return f"the student's folder {LINKED}"
     if assignments is None:
@@ -92,9 +95,9 @@ def _problem(submitted: Path, student: str, assignment: str, student_linked: boo
         found = handed_in.kind_at(expected, folder)
         if found is None:
             return f"no notebook called {expected}" + _notebooks(folder)
-    if found != "a file":
-        return f"{expected} is {found}; only regular files are graded"
-    return None
+        if found == "a file":
+            return submission.too_large(handed_in.size_at(expected, folder))
+    return f"{expected} is {found}; only regular files are graded"
 
 
 def _notebooks(folder: int) -> str:
@@ -111,18 +114,65 @@ def _notebooks(folder: int) -> str:
             + (f" and {more:,} more" if more > 0 else "") + ")")
 
 
-def discover(submitted: Path) -> list[Task]:
-    """One task per student × assignment seen anywhere in SUBMITTED, problems included.
+def assignment_names() -> set[str]:
+    """The names of the course's assignments: the only folders of a student's that are graded
+    (its exercises, and the plain nbgrader assignments of solutions/)."""
+    return {e.name for e in load().exercises} | set(plain_assignments())
 
-    Students and assignments are the folders found (files are ignored), whatever their names:
-    spaces, unicode, newlines, leading dashes, markup or `grades.csv` are all just names. A
-    folder that cannot be read, a link to a folder (never followed: it could be a classmate's)
-    and a notebook that is not a regular file get their rows with the reason; discovery itself
-    never fails on a submission (only when SUBMITTED cannot be listed at all). Every folder
-    below SUBMITTED is opened with no link followed (`handed_in.inside`), so a folder swapped
-    for a link after it was listed is refused too.
+
+def _not_ours(folders: list[str]) -> str:
+    """The problem of a student's folders that are not assignments of the course (one row)."""
+    first, rest = folders[0], folders[1:]
+    why = names.problem(first)
+    said = f"`{first}` is not an assignment of this course" + \
+        (f" (its name {why})" if why else "")
+    if rest:
+        more = len(rest) - SHOWN_NOTEBOOKS
+        said += (f"; nor {'is' if len(rest) == 1 else 'are'} "
+                 + ", ".join(f"`{name}`" for name in rest[:SHOWN_NOTEBOOKS])
+                 + (f" and {more:,} more folders" if more > 0 else ""))
+    return said
+
+
+def _tasks(submitted: Path, student: str, linked: bool, found: dict[str, bool] | None,
+           course: list[str], known: set[str]) -> list[Task]:
+    """One student's tasks: one per assignment of the course that the class handed in, and one
+    for all of their folders that are not assignments of the course."""
+    refused = names.problem(student)
+    tasks = []
+    for assignment in course:
+        try:
+            problem = f"the student's folder is not graded: its name {refused}; rename it " \
+                "and grade again" if refused else \
+                _problem(submitted, student, assignment, linked, found)
+        except handed_in.Refused as exc:  # a folder swapped for a link since it was listed
+            problem = str(exc)
+        except OSError as exc:  # e.g. a folder that may be listed but not entered
+            problem = f"the submission could not be read ({type(exc).__name__})"
+        notebook = None if problem else submitted / student / assignment / f"{assignment}.ipynb"
+        tasks.append(Task(student, assignment, notebook, problem, submitted))
+    others = sorted(name for name in found or {} if name not in known)
+    if others:
+        tasks.append(Task(student, others[0], None, _not_ours(others), submitted))
+    return tasks
+
+
+def discover(submitted: Path) -> list[Task]:
+    """One task per student × assignment of the course handed in by anyone, problems included,
+    and one per student for all of their other folders.
+
+    Students and assignments are the folders found (files are ignored), used exactly as named:
+    spaces, unicode, leading dashes, markup or `grades.csv` are all just names. A name that
+    could pass for another (`autograder.names`: not UTF-8, invisible characters, look-alikes)
+    is refused with its reason, never cleaned up: a student's rows say why, and a folder that
+    is not exactly an assignment of the course is not one. A folder that cannot be read, a
+    link to a folder (never followed: it could be a classmate's) and a notebook that is not a
+    regular file or is too large get their rows with the reason; discovery itself never fails
+    on a submission (only when SUBMITTED cannot be listed at all). Every folder below
+    SUBMITTED is opened with no link followed (`handed_in.inside`), so a folder swapped for a
+    link after it was listed is refused too.
     """
-    known = {e.name for e in load().exercises}
+    known = assignment_names()
     try:
         with handed_in.inside(submitted) as root:
             students = _folders(root)
@@ -132,21 +182,9 @@ def discover(submitted: Path) -> list[Task]:
         students = None
     if students is None:
         raise OSError(f"cannot list the folders in {submitted}")
-    assignments = sorted({a for found in seen.values() if found for a in found})
-    tasks = []
-    for student in students:
-        for assignment in assignments:
-            try:
-                problem = f"`{assignment}` is not an assignment of this course" \
-                    if assignment not in known else _problem(submitted, student, assignment,
-                                                             students[student], seen[student])
-            except handed_in.Refused as exc:  # a folder swapped for a link since it was listed
-                problem = str(exc)
-            except OSError as exc:  # e.g. a folder that may be listed but not entered
-                problem = f"the submission could not be read ({type(exc).__name__})"
-            notebook = None if problem else submitted / student / assignment / f"{assignment}.ipynb"
-            tasks.append(Task(student, assignment, notebook, problem, submitted))
-    return tasks
+    course = sorted({a for found in seen.values() if found for a in found if a in known})
+    return [task for student, linked in students.items()
+            for task in _tasks(submitted, student, linked, seen[student], course, known)]
 
 
 @dataclass(frozen=True)
@@ -193,14 +231,15 @@ def grades_row(data: dict) -> dict:
     adjustment = extra.get("adjustment") or {}
     marks = Marks.from_dict(extra.get("marks"))
     raw = extra.get("raw_score", data["score"])
-    after_late = number(max(0, raw - lateness.get("penalty", 0)))
+    after_late = extra.get("after_late", number(max(0, raw - lateness.get("penalty", 0))))
     corrected = extra.get("corrected_score", data["score"])
     days = lateness.get("late_days")
     return {"student": extra["student"], "assignment": extra["assignment"],
             "score": data["score"], "max_score": extra["max_score"],
             "status": "not graded" if extra["error"] else "graded",
-            "reason": extra["error"] or extra.get("problem") or "",
-            "sandbox": extra.get("sandbox", "bubblewrap"),
+            "reason": extra["error"] or "; ".join(filter(None, [extra.get("problem"),
+                                                                 _trust(extra["assignment"])])),
+            "sandbox": extra.get("sandbox", "bubblewrap"), "memory": extra.get("memory", ""),
             "raw_score": raw, "submitted_at": lateness.get("submitted_at", ""),
             "due": lateness.get("due", ""), "late_days": "" if days is None else days,
             "late_penalty": lateness.get("penalty", 0), "late_note": lateness.get("note", ""),
@@ -208,7 +247,22 @@ def grades_row(data: dict) -> dict:
             "adjustment": number(corrected - after_late) if adjustment else "",
             "adjustment_reason": adjustment.get("reason", ""),
             "manual": number(marks.manual) if marks else "",
-            "extra_credit": number(marks.extra_credit) if marks else ""}
+            "extra_credit": number(marks.extra_credit) if marks else "",
+            "free_late_days": lateness.get("free_days", 0),
+            **_group_points(extra)}
+
+
+def _group_points(extra: dict) -> dict:
+    """grades.csv's per-group cells (`report.GROUP_COLUMN` + group): the points each test group
+    earned (none from an older results.json, which did not keep them)."""
+    return {report.GROUP_COLUMN + str(g["group"]): number(g["points"])
+            for g in extra.get("groups") or [] if isinstance(g, dict)
+            and isinstance(g.get("points"), int | float) and not isinstance(g["points"], bool)}
+
+
+def _trust(assignment: str) -> str:
+    """grades.csv's reason for a graded plain nbgrader assignment: the trust it was graded at."""
+    return f"graded as {TRUST}" if assignment in plain_assignments() else ""
 
 
 def _unwritten(task: Task, sandboxed: bool) -> dict:
@@ -224,15 +278,18 @@ class Dates:
     """What dates and corrections are judged by: the course's exercises, the gradebook's due
     dates and the overrides."""
 
-    exercises: dict[str, Exercise]
+    exercises: dict[str, Exercise | PlainAssignment]
     gradebook: late.GradebookDates
     overrides: dict[Key, Override] | None  # None: keep each submission's last override
     marks: dict[Key, Marks] | None = None  # the gradebook's; None: keep each one's last
+    choices: dict[Key, str] = dataclasses.field(default_factory=dict)  # `packlab counts`
+    free: dict[Key, int] = dataclasses.field(default_factory=dict)  # free late days left
 
     def corrections(self, task: Task, result: Result, stored: dict | None,
-                    graded_at: str = "") -> Corrections:
-        """The late penalty, override and gradebook marks of one graded task (``graded_at``:
-        when it was graded, the time a submission without a timestamp may count as)."""
+                    graded_at: str = "", graded: Graded | None = None) -> Corrections:
+        """The late penalty, override, gradebook marks and counted submission of one graded
+        task (``graded_at``: when it was graded, the time a submission without a timestamp may
+        count as; ``graded``: its record, whose history holds the earlier submissions)."""
         exercise = self.exercises.get(task.assignment)
         if exercise is None:
             lateness = late.Lateness()
@@ -246,7 +303,8 @@ class Dates:
             folder = task.notebook.parent if task.notebook else None
             lateness = late.assess(folder, due, source, exercise.late_policy,
                                    0 if result.error else result.score, result.max_score,
-                                   _when(graded_at), task.submitted)
+                                   _when(graded_at), task.submitted,
+                                   self.free.get((task.student, task.assignment), 0))
         if self.overrides is not None:
             override = self.overrides.get((task.student, task.assignment))
         else:
@@ -255,7 +313,46 @@ class Dates:
             marks = self.marks.get((task.student, task.assignment))
         else:
             marks = Marks.from_dict((stored or {}).get("extra_data", {}).get("marks"))
-        return Corrections(lateness, override, marks)
+        return Corrections(lateness, override, marks,
+                           self._counted(task, result, lateness, graded, graded_at))
+
+    def due(self, task: Task) -> datetime | None:
+        """The task's due date, with the student's extension."""
+        exercise = self.exercises.get(task.assignment)
+        if exercise is None:
+            return None
+        due = self.gradebook.due.get(exercise.name, exercise.due)
+        return late.extended(due, self.gradebook.extensions.get((task.student, task.assignment)))
+
+    def free_days(self, tasks: list[Task], budget: int) -> dict[Key, int]:
+        """Each task's free late days left (course.toml's ``free_late_days``), used up by each
+        student's late submissions in the order of their due dates."""
+        if not budget:
+            return {}
+        last = datetime.max.replace(tzinfo=UTC)
+        left: dict[str, int] = {}
+        free = {}
+        for task in sorted(tasks, key=lambda t: (self.due(t) or last, t.assignment)):
+            exercise = self.exercises.get(task.assignment)
+            now = left.get(task.student, budget)
+            free[task.student, task.assignment] = now
+            if exercise is not None and task.notebook is not None:
+                days = late.days_late(task.notebook.parent, self.due(task), exercise.late_policy,
+                                      below=task.submitted)
+                left[task.student] = now - min(now, days)
+        return free
+
+    def _counted(self, task: Task, result: Result, lateness: late.Lateness,
+                 graded: Graded | None, graded_at: str) -> Counted:
+        """Which of the task's submissions counts (`autograder.term.counts`)."""
+        exercise = self.exercises.get(task.assignment)
+        policy = self.choices.get((task.student, task.assignment)) \
+            or getattr(exercise, "counts", "latest")
+        current = Attempt(graded_at, lateness.submitted_at, 0 if result.error else result.score,
+                          lateness.penalty, lateness.late_days, result.error)
+        tried = counts.attempts(graded.history, graded.notebook, current) if graded \
+            else (current,)
+        return Counted(policy, tried, counts.choose(policy, tried))
 
 
 def _when(iso: str) -> datetime | None:
@@ -285,7 +382,7 @@ def _stored(data: dict | None) -> dict | None:
         return None
     extra = data["extra_data"]
     return {"late": extra.get("late"), "adjustment": extra.get("adjustment"),
-            "marks": extra.get("marks")}
+            "marks": extra.get("marks"), "counted": extra.get("counted")}
 
 
 def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool = False,
@@ -294,7 +391,8 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
                 sandboxed: bool = True, regrade: Regrade = Regrade(),
                 overrides: dict[Key, Override] | None = None,
                 gradebook: str | None = None, course_id: str = "",
-                scheduler: str | None = None, book: Book | None = None) -> list[dict]:
+                scheduler: str | None = None, book: Book | None = None,
+                said: Callable[[str], None] | None = None) -> list[dict]:
     """Grade everything under ``submitted`` into ``out``; return the grades.csv rows.
 
     With ``sandboxed`` (the default) grading refuses to start (`isolation.SandboxUnavailable`)
@@ -310,12 +408,13 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
     feedback page and row then totals them as `nbgrader export` does.
 
     Also writes the class's summary.md, class.json and class.png; `summary.summary(rows)` is
-    the text to print.
+    the text to print. ``said`` is told, in a line, each step after the grading itself (on a
+    class of hundreds they take a while, with nothing else to show).
     """
     limits = limits or Limits()
     with _grader(jobs, scheduler, sandboxed) as start:
         return _grade_class(start, submitted, out, force, limits, progress, sandboxed, regrade,
-                            overrides, gradebook, course_id, book)
+                            overrides, gradebook, course_id, book, said or (lambda _: None))
 
 
 Start = Callable[..., Future]  # start grading (task, limits, sandboxed, groups)
@@ -363,7 +462,7 @@ def _correct(out: Path, tasks: list[Task], records: dict[Task, Graded | None],
     for task in tasks:
         graded, stored = records[task], _results(out, task)
         if graded is not None and stored is not None:
-            fixes = dates.corrections(task, graded.result, stored, graded.graded_at)
+            fixes = dates.corrections(task, graded.result, stored, graded.graded_at, graded)
             if fixes.to_dict() != _stored(stored):
                 report.write_submission(out, graded.result, fixes, graded.cells)
 
@@ -395,16 +494,24 @@ def _why(task: Task, old: Graded | None, digest: str | None, has_results: bool,
     return record.stale(old, digest, task.problem)
 
 
+def _dated() -> dict:
+    """What has a due date and a late policy: the course's exercises and its plain nbgrader
+    assignments (course.toml's [[plain]] entries)."""
+    return {**plain_assignments(), **{e.name: e for e in load().exercises}}
+
+
 def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: Limits,
                  progress: Callable[[Iterator, int], Iterator] | None, sandboxed: bool,
                  regrade: Regrade, overrides: dict[Key, Override] | None,
-                 gradebook: str | None, course_id: str, book: Book | None) -> list[dict]:
+                 gradebook: str | None, course_id: str, book: Book | None,
+                 said: Callable[[str], None]) -> list[dict]:
     tasks = discover(submitted)
-    dates = Dates({e.name: e for e in load().exercises}, _due_dates(gradebook, course_id),
-                  overrides)
+    dates = Dates(_dated(), _due_dates(gradebook, course_id),
+                  overrides, choices=counts.read_choices(out))
+    dates = dataclasses.replace(dates, free=dates.free_days(tasks, load().free_late_days))
     outfolder.remove_partial(out)  # what a killed run was writing when it died
     records = {t: record.read(out, t.student, t.assignment) for t in tasks}
-    digests = {t: record.digest(t.notebook) for t in tasks}
+    digests = {t: record.digest(t.notebook, t.submitted) for t in tasks}
     why = {t: _why(t, records[t], digests[t], _results(out, t) is not None, force, regrade)
            for t in tasks}
     todo = [t for t in tasks if why[t] is not None]
@@ -427,19 +534,24 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
         graded = future.result()
         if groups(task) and not graded.result.error:
             graded = record.merged(records[task], graded)
-        graded = record.stamped(graded, digests[task], records[task],
-                                None if why[task] == "new" else why[task])
         stored = _results(out, task)
+        graded = record.stamped(graded, digests[task], records[task],
+                                None if why[task] == "new" else why[task],
+                                (stored or {}).get("extra_data", {}).get("late"))
         record.write(out, graded)
         records[task] = graded
         report.write_submission(out, graded.result, dates.corrections(
-            task, graded.result, stored, graded.graded_at), graded.cells)
+            task, graded.result, stored, graded.graded_at, graded), graded.cells)
+    said(f"Reading the results of {len(tasks):,} submission{'s' * (len(tasks) != 1)} (and "
+         "writing again those whose dates or corrections changed)…")
     _correct(out, [t for t in tasks if t not in futures.values()], records, dates)
     results, rows = _rows(out, tasks, why, sandboxed)
     marks = book(rows) if book is not None else None
     if marks is not None:  # the gradebook's manual grades and extra credit, on every row
+        said("Totalling what graders gave in nbgrader's gradebook on every result…")
         _correct(out, tasks, records, dataclasses.replace(dates, marks=marks))
         results, rows = _rows(out, tasks, why, sandboxed)
+    said("Writing grades.csv, summary.md, misconceptions.csv and the class picture class.png…")
     report.write_grades(out, rows)
     summary.write_class(out, rows, results)  # summary.md, class.*
     return rows

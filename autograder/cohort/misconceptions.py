@@ -14,6 +14,7 @@ shown per exercise, never a student's name; names go only into misconceptions.cs
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 from collections.abc import Iterable
@@ -21,15 +22,22 @@ from functools import cache
 from importlib import import_module
 
 from autograder.checks import unwritten
-from autograder.checks.suite import NONDETERMINISTIC, Failure, Misconception
+from autograder.checks.suite import NONDETERMINISTIC, SKIPPED, TIMED_OUT, Failure, Misconception
 from autograder.escape import NAME_CHARS, cut, for_csv, for_markdown
 from autograder.run.engine import RAN, Result
 from autograder.run.submission import UNTOUCHED
 
-# Every suite's "it stopped with an error" / "it is not there" / "it is still the starter".
-GENERIC = {"crash", "missing", unwritten.KEY}
+# A "crash" whose call did not return in time: what happened is named, not "it stopped".
+TIMEOUT = "ran-out-of-time"
+RAN_OUT = ("a call ran out of time: it did not return within the time one call (or the notebook's "
+           "cells) may take, an endless loop most likely. Run this very call in a cell and "
+           "interrupt it to see where it loops.")
+# Every suite's "it stopped with an error" / "it ran out of time" / "it is not there" / "it is
+# still the starter".
+GENERIC = {"crash", TIMEOUT, "missing", unwritten.KEY}
 # `GENERIC` keys are no idea to re-teach: counted, but kept apart from the teachable ones.
-GENERIC_WORDS = "crashed or looped, had no function by that name, or was not written yet"
+GENERIC_WORDS = ("crashed, ran out of time (an endless loop?), had no function by that name, or "
+                 "was not written yet")
 FIELDS = ("key", "text", "lesson", "example")
 EXAMPLE_CHARS = 300  # an example call, as stored and shown
 TEXT_CHARS = 1_000  # what a misconception means, as stored and shown
@@ -42,25 +50,56 @@ CSV_NAME = "misconceptions.csv"
 # --- one submission ----------------------------------------------------------------------------
 
 
+def degenerate(call: str) -> bool:
+    """Does this example call pass an empty or zero argument (``pack([], 0)``)? Such a call
+    makes a poor warm-up: the smallest call with something in every argument shows more."""
+    try:
+        node = ast.parse(call, mode="eval").body
+        values = [ast.literal_eval(a) for a in [*node.args, *(k.value for k in node.keywords)]]
+    except (SyntaxError, ValueError, TypeError, AttributeError, RecursionError, MemoryError):
+        return False  # not a call of literals (a cut one, say): judged by its length alone
+    return any((type(v) in (int, float) and v == 0) or (isinstance(v, list | dict | str | tuple)
+                                                         and not v) for v in values)
+
+
+def _example_order(call: str) -> tuple[bool, int, str]:
+    """How example calls are chosen: a non-degenerate one first, then the shortest, then by
+    text (so reruns pick the same)."""
+    return degenerate(call), len(call), call
+
+
 def _shortest(failures: Iterable[Failure]) -> Failure:
-    """The failure with the shortest call (ties: by the call's text), so reruns pick the same."""
-    return min(failures, key=lambda f: (len(f.call), f.call, f.misconception.text))
+    """The failure whose call makes the best example (`_example_order`)."""
+    return min(failures, key=lambda f: (*_example_order(f.call), f.misconception.text))
+
+
+def _key(failure: Failure, timed_out: bool) -> str:
+    """The failure's misconception; a crash that was a timeout is `TIMEOUT`, and so is a call
+    not made after one (``timed_out``: the submission had a timeout)."""
+    if failure.misconception.key != "crash":
+        return failure.misconception.key
+    if failure.got.startswith(TIMED_OUT) or (timed_out and failure.got.startswith(SKIPPED)):
+        return TIMEOUT
+    return "crash"
 
 
 def found(result: Result) -> list[dict]:
     """Each misconception ``result``'s failing checks point to: key, text, lesson, example call.
 
     From the whole result (cutting texts for the feedback must not change what is counted); the
-    example is the shortest failing call with that misconception.
+    example is the shortest failing call with that misconception that passes no empty or zero
+    argument, if there is one (`degenerate`). A crash that was a timeout is `TIMEOUT`.
     """
+    failures = [failure for group in result.groups for failure in group.failures]
+    timed_out = any(f.got.startswith(TIMED_OUT) for f in failures)
     by_key: dict[str, list[Failure]] = {}
-    for group in result.groups:
-        for failure in group.failures:
-            by_key.setdefault(failure.misconception.key, []).append(failure)
+    for failure in failures:
+        by_key.setdefault(_key(failure, timed_out), []).append(failure)
     listed = []
     for key in sorted(by_key):
         example = _shortest(by_key[key])
-        listed.append({"key": key, "text": cut(example.misconception.text, TEXT_CHARS),
+        text = RAN_OUT if key == TIMEOUT else example.misconception.text
+        listed.append({"key": key, "text": cut(text, TEXT_CHARS),
                        "lesson": example.misconception.lesson,
                        "example": cut(example.call, EXAMPLE_CHARS)})
     return listed
@@ -73,7 +112,7 @@ def _suite_misconceptions(assignment: str) -> tuple[dict[str, Misconception], st
 
     exercise = load().exercise(assignment)
     module = import_module(f"autograder.checks.suites.{exercise.suite}")
-    return module.MISCONCEPTIONS, exercise.function, exercise.lesson
+    return module.MISCONCEPTIONS, exercise.function, exercise.lesson or ""
 
 
 def from_suite(assignment: str, key: str) -> dict:
@@ -81,6 +120,8 @@ def from_suite(assignment: str, key: str) -> dict:
     known, function, lesson = _suite_misconceptions(assignment)
     if key == unwritten.KEY:
         said = Misconception(key, unwritten.sentence(function), lesson)
+    elif key == TIMEOUT:
+        said = Misconception(key, RAN_OUT, lesson)
     elif key == "nondeterministic":  # every suite's, when a search's failure did not repeat
         said = Misconception(key, NONDETERMINISTIC.removesuffix(" Before that: "), lesson)
     else:
@@ -152,7 +193,7 @@ def tally(submissions: list[list[dict]]) -> dict[str, dict]:
     counted = {}
     for key, entries in sorted(seen.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         shown = [e for e in entries if e["example"]] or entries
-        best = min(shown, key=lambda e: (len(e["example"]), e["example"], e["text"], e["lesson"]))
+        best = min(shown, key=lambda e: (*_example_order(e["example"]), e["text"], e["lesson"]))
         counted[key] = {"students": len(entries), "text": best["text"], "lesson": best["lesson"],
                         "title": lesson_title(best["lesson"]), "example": best["example"],
                         "generic": key in GENERIC}
@@ -246,12 +287,18 @@ def picture_rows(data: dict) -> list[tuple[str, str, int, str]]:
             if students:
                 rows.append(("generic", key, students,
                              f"{students} ({_share(students, graded)})  {key}"))
+        timed_out = entry.get("ran_out_of_time", 0)
+        if timed_out:
+            rows.append(("generic", "ran out of time", timed_out,
+                         f"{timed_out} ({_share(timed_out, graded)})  a call did not return in "
+                         "time (an endless loop?): no idea to re-teach"))
         generic = entry["crashed_or_missing"]
         if generic:
-            rows.append(("generic", "did not run / not written", generic,
+            rows.append(("generic", "crashed / not written", generic,
                          f"{generic} ({_share(generic, graded)})  crashed, no such function "
                          "or not written yet: no idea to re-teach"))
-        if not teach and not generic and not any(entry.get("states", {}).values()):
+        if not teach and not generic and not timed_out \
+                and not any(entry.get("states", {}).values()):
             rows.append(("none", "", 0, "no misconception found" if graded else "nothing graded"))
     return rows
 
@@ -261,7 +308,8 @@ COLOURS = {"teach": "#d1495b", "generic": "#aaaaaa"}
 
 def draw(axes, data: dict) -> None:
     """Per exercise, bars of how many students hold its top teachable misconceptions, with the
-    lesson to re-teach, and one grey bar for code that did not run or was not written."""
+    lesson to re-teach, and grey bars for code that ran out of time, crashed or was not
+    written."""
     from matplotlib.ticker import MaxNLocator
 
     rows = picture_rows(data)

@@ -17,7 +17,6 @@ import hashlib
 import inspect
 import json
 import os
-import stat
 from datetime import UTC, datetime
 from functools import cache
 from importlib import import_module
@@ -27,9 +26,13 @@ from types import ModuleType
 from autograder import outfolder
 from autograder.checks.suite import Failure, Misconception
 from autograder.cohort import report
+from autograder.run import handed_in
+from autograder.run import plain as plain_grading
 from autograder.run.engine import GroupScore, Result
+from autograder.run.handed_in import NOTEBOOK_BYTES
+from autograder.run.sandbox import WORKER_SOURCE
 from autograder.run.submission import CellProblem
-from packlab.course.manifest import load
+from packlab.course.manifest import load, plain_assignments
 
 RECORD = "graded.json"
 HISTORY = 50  # earlier results kept per submission (the newest)
@@ -46,18 +49,24 @@ class Graded:
     history: tuple[dict, ...] = ()  # earlier results: score, error, graded_at, notebook, why
 
 
-def digest(path: Path | None) -> str | None:
-    """The SHA-256 of a regular file's bytes (no symlink followed, no FIFO opened), or None."""
+def digest(path: Path | None, below: Path | None = None) -> str | None:
+    """The SHA-256 of a notebook's bytes, or None: no file, not a regular file (no link
+    followed, down from ``below``, SUBMITTED; no FIFO opened), or larger than
+    `NOTEBOOK_BYTES`, which is checked before a byte is read (such a notebook is refused)."""
     if path is None:
         return None
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
+        handle = handed_in.opened(path, below=below)
+    except (OSError, handed_in.Refused):
         return None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+    with handle:
+        if os.fstat(handle.fileno()).st_size > NOTEBOOK_BYTES:
             return None
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        hasher, left = hashlib.sha256(), NOTEBOOK_BYTES + 1
+        while left > 0 and (chunk := handle.read(min(left, 1 << 20))):
+            hasher.update(chunk)
+            left -= len(chunk)
+    return None if left <= 0 else hasher.hexdigest()  # None: it grew past the limit
 
 
 def _modules(module: ModuleType) -> set[ModuleType]:
@@ -75,6 +84,12 @@ def grader_fingerprint(assignment: str) -> str:
     """What decides an assignment's scores: its points and partial credit in course.toml, and
     the source of its suite, its hidden tests and the course's modules they use ("" for an
     assignment the course does not have)."""
+    plain = plain_assignments().get(assignment)
+    if plain is not None:  # its notebooks (the tests, the release's checksums) and their grader
+        hasher = hashlib.sha256((inspect.getsource(plain_grading) + WORKER_SOURCE).encode())
+        for path in (plain.source, plain.release):
+            hasher.update(path.read_bytes() if path.is_file() else b"\0")
+        return hasher.hexdigest()[:16]
     exercise = next((e for e in load().exercises if e.name == assignment), None)
     if exercise is None:
         return ""
@@ -111,14 +126,18 @@ def now() -> str:
 
 
 def stamped(graded: Graded, notebook: str | None, earlier: Graded | None,
-            why: str | None) -> Graded:
+            why: str | None, late: dict | None = None) -> Graded:
     """``graded`` with what it graded (``notebook``'s digest, this grader, now) and, when it
-    replaces an ``earlier`` record, that one's result in its history (``why`` it was redone)."""
+    replaces an ``earlier`` record, that one's result in its history (``why`` it was redone;
+    ``late``: its results' lateness, when it was handed in and the penalty it had)."""
     history = earlier.history if earlier else ()
     if earlier is not None and why is not None:
+        late = late if isinstance(late, dict) else {}
         history = (*history, {"score": earlier.result.score, "error": earlier.result.error,
                               "graded_at": earlier.graded_at, "notebook": earlier.notebook,
-                              "why": why})[-HISTORY:]
+                              "why": why, "submitted_at": late.get("submitted_at", ""),
+                              "late_penalty": late.get("penalty", 0),
+                              "late_days": late.get("late_days")})[-HISTORY:]
     return dataclasses.replace(graded, notebook=notebook, graded_at=now(), history=history,
                                grader=grader_fingerprint(graded.result.assignment))
 

@@ -18,7 +18,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from autograder.escape import NAME_CHARS, cut, for_csv
+from autograder.escape import NAME_CHARS, cut, for_csv, for_html, message_html
 from autograder.outfolder import submission_folder, write_atomically
 from autograder.run.engine import RAN, GroupScore, Result
 from autograder.run.submission import CellProblem
@@ -145,7 +145,8 @@ def gradescope(result: Result, corrections: Corrections | None = None) -> dict:
     # and misconceptions.csv say, so a resumed run needs nothing but the results.json files.
     # (From the whole result: cutting failure texts must not change the class's counts.)
     held = found(result)
-    groups = [{"group": g.name, "passed": not g.failures,
+    groups = [{"group": g.name, "passed": not g.failures, "points": g.points,
+               "max_points": g.max_points,
                "misconceptions": list(dict.fromkeys(f.misconception.key for f in g.failures))}
               for g in result.groups]
     fixes = corrections or Corrections()
@@ -168,8 +169,10 @@ def gradescope(result: Result, corrections: Corrections | None = None) -> dict:
                 "extra_data": {"student": shown.student, "assignment": shown.assignment,
                                "max_score": shown.max_score, "error": shown.error,
                                "notes": shown.notes, "sandbox": shown.sandbox,
+                               "memory": shown.memory,
                                "groups": groups, "misconceptions": held,
-                               "raw_score": scored.raw, "corrected_score": scored.corrected,
+                               "raw_score": scored.raw, "after_late": scored.after_late,
+                               "corrected_score": scored.corrected,
                                "problem": problem(shown) or None, **fixes.to_dict()}}
 
     return _fitted(render, result, "(These results were cut to 200 KB.)")
@@ -206,7 +209,7 @@ def _code(cell: CellProblem) -> str:
 def _page(result: Result, cut: str | None, corrections: Corrections | None = None,
           cells: list[CellProblem] | tuple = ()) -> str:
     esc = html.escape
-    parts = [f"<h1>{esc(result.assignment)} — feedback for {esc(result.student)}</h1>"]
+    parts = [f"<h1>{for_html(result.assignment)} — feedback for {for_html(result.student)}</h1>"]
     if result.sandbox == "none":
         parts.append(f"<p><b>{esc(NO_SANDBOX)}</b></p>")
     parts += [f"<p>{esc(line)}</p>" for line in summary_lines(result, corrections)
@@ -225,9 +228,10 @@ def _page(result: Result, cut: str | None, corrections: Corrections | None = Non
                 f"<dt>The call</dt><dd><code>{esc(failure.call)}</code></dd>"
                 f"<dt>Came back</dt><dd><code>{esc(failure.got)}</code></dd>"
                 f"<dt>Expected</dt><dd><code>{esc(failure.expected)}</code></dd>"
-                f"<dt>This suggests</dt><dd>{esc(failure.misconception.text)}</dd>"
-                f"<dt>Revisit</dt><dd>lessons/{esc(failure.misconception.lesson)}.ipynb</dd>"
-                "</dl></li>")
+                f"<dt>This suggests</dt><dd>{message_html(failure.misconception.text)}</dd>"
+                + (f"<dt>Revisit</dt><dd>lessons/{esc(failure.misconception.lesson)}.ipynb</dd>"
+                   if failure.misconception.lesson else "")  # a plain assignment's has none
+                + "</dl></li>")
         parts.append("</ul>")
     if result.output.strip():
         parts.append(f"<h2>What your code printed (last lines)</h2><pre>{esc(result.output)}</pre>")
@@ -236,7 +240,7 @@ def _page(result: Result, cut: str | None, corrections: Corrections | None = Non
     style = ("body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.4}"
              "dt{font-weight:bold}code{background:#f3f3f3}"
              "pre.code{background:#f6f6f6;padding:.5em}.bad{background:#fdd;font-weight:bold}")
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(result.assignment)}"
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{for_html(result.assignment)}"
             f"</title><style>{style}</style></head><body>{''.join(parts)}</body></html>\n")
 
 
@@ -255,25 +259,40 @@ GRADES_FIELDS = ["student", "assignment", "score", "max_score", "status", "reaso
                  "raw_score", "submitted_at", "due", "late_days", "late_penalty", "late_note",
                  "timestamp_flag", "adjustment", "adjustment_reason",
                  # nbgrader's gradebook: what graders gave there (score includes it)
-                 "manual", "extra_credit"]
+                 "manual", "extra_credit",
+                 # free late days this submission used (course.toml's free_late_days)
+                 "free_late_days"]
+# Then one column per test group of any assignment (item analysis): the points it earned.
+GROUP_COLUMN = "points_"  # + the group's name: points_visible, points_edge-cases, ...
+GROUP_ORDER = ("visible", "edge-cases", "properties")  # packlab's groups; any other by name
+
+
+def group_columns(rows: list[dict]) -> list[str]:
+    """The per-group columns of ``rows`` (keys `GROUP_COLUMN` + group), packlab's groups first."""
+    groups = {key.removeprefix(GROUP_COLUMN) for row in rows for key in row
+              if key.startswith(GROUP_COLUMN)}
+    order = {name: number for number, name in enumerate(GROUP_ORDER)}
+    return [GROUP_COLUMN + g for g in sorted(groups, key=lambda g: (order.get(g, len(order)), g))]
 
 
 def write_grades(out: Path, rows: list[dict]) -> None:
     """grades.csv: one row per student and assignment, with the reason when ungraded.
 
-    Every text cell goes through `for_csv` (no formulas). The last column, ``sandbox``, is
+    Every text cell goes through `for_csv` (no formulas), the header's too. ``sandbox`` is
     ``bubblewrap``, or ``none (graded WITHOUT a sandbox)`` when the instructor graded with
-    --no-sandbox.
+    --no-sandbox. After `GRADES_FIELDS`, one column per test group (`group_columns`): the
+    points the submission earned in it, blank where its assignment has no such group.
     """
+    fields = GRADES_FIELDS + group_columns(rows)
     with tempfile.SpooledTemporaryFile(mode="w+", newline="", encoding="utf-8",
                                        errors="backslashreplace") as handle:
-        writer = csv.DictWriter(handle, fieldnames=GRADES_FIELDS, extrasaction="ignore")
-        writer.writeheader()
+        writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")
+        writer.writerow({key: for_csv(key) for key in fields})
         for row in sorted(rows, key=lambda r: (r["student"], r["assignment"])):
             cells = {**row, "sandbox": row.get("sandbox", "bubblewrap")}
             if cells["sandbox"] == "none":
                 cells["sandbox"] = "none (graded WITHOUT a sandbox)"
-            writer.writerow({key: for_csv(cells.get(key, "")) for key in GRADES_FIELDS})
+            writer.writerow({key: for_csv(cells.get(key, "")) for key in fields})
         handle.seek(0)
         text = handle.read()
     write_atomically(out / "grades.csv", text)

@@ -15,7 +15,7 @@ from pathlib import Path
 from autograder.cohort import misconceptions
 from autograder.escape import for_markdown
 from autograder.outfolder import NO_SUBMISSION, write_atomically
-from packlab.course.manifest import load
+from packlab.course.manifest import load, plain_assignments
 
 GROUP_SHORT = {"visible": "visible", "edge-cases": "edge cases", "properties": "properties"}
 
@@ -53,6 +53,18 @@ def _summary(rows: list[dict], name=_one_line) -> tuple[list[str], list[str]]:
                      f"{unsandboxed} of {len(ran)} submissions were")
                     + " graded WITHOUT a sandbox (--no-sandbox): the students' code was not "
                     "isolated from this machine.")
+    plain = sorted({r["assignment"] for r in graded} & set(plain_assignments()))
+    if plain:
+        head.append(f"Plain nbgrader assignment{'s' * (len(plain) != 1)} "
+                    f"{', '.join(map(name, plain))}: graded at nbgrader's trust level (the test "
+                    "cells ran in each student's own process, so a student's code could forge "
+                    "its results, as under nbgrader).")
+    watched = sum(r.get("memory") == "watchdog" for r in ran if r.get("sandbox") != "none")
+    if watched:
+        head.append(f"{watched} submission{'s' * (watched != 1)} had the memory of all their "
+                    "processes bounded by a watchdog that reads it every 50 ms, not by a memory "
+                    "cgroup (which needs root and cgroup v1's memory controller): a fast "
+                    "allocator may pass the bound by what it takes in that time.")
     listed = [f"not graded: {name(r['student'])} / {name(r['assignment'])}: {name(r['reason'])}"
               for r in failed]
     return head, listed
@@ -76,7 +88,7 @@ def class_data(results: list[dict]) -> dict:
     misconception counts each student once per assignment: ``found`` says what each means and
     how many hold it (`misconceptions.tally`), ``misconceptions`` maps its key to that number.
     """
-    order = [e.name for e in load().exercises]
+    order = [e.name for e in load().exercises] + list(plain_assignments())
     assignments: dict[str, dict] = {}
     for data in results:
         extra = data["extra_data"]
@@ -103,8 +115,11 @@ def class_data(results: list[dict]) -> dict:
         entry["found"] = misconceptions.tally(held)
         entry["misconceptions"] = {key: found["students"]
                                    for key, found in entry["found"].items()}
-        entry["crashed_or_missing"] = sum(any(e["key"] in misconceptions.GENERIC for e in listed)
-                                          for listed in held)
+        entry["ran_out_of_time"] = sum(any(e["key"] == misconceptions.TIMEOUT for e in listed)
+                                       for listed in held)
+        entry["crashed_or_missing"] = sum(
+            any(e["key"] in misconceptions.GENERIC - {misconceptions.TIMEOUT} for e in listed)
+            and not any(e["key"] == misconceptions.TIMEOUT for e in listed) for listed in held)
     return {name: assignments[name] for name in order if name in assignments}
 
 
@@ -211,7 +226,7 @@ def write_class(out: Path, rows: list[dict], results: list[dict]) -> dict:
     the class data."""
     data = class_data(results)
     write_atomically(out / "summary.md", summary_markdown(rows, data))
-    order = [e.name for e in load().exercises]
+    order = [e.name for e in load().exercises] + list(plain_assignments())
     write_atomically(out / misconceptions.CSV_NAME, misconceptions.csv_text(results, order))
     write_atomically(out / "class.json", json.dumps(data, indent=2) + "\n")
     if data:

@@ -12,7 +12,8 @@ from pathlib import Path
 from autograder.cohort.record import Graded
 from autograder.run.engine import Result, confinement, grade_submission
 from autograder.run.isolation import Limits
-from packlab.course.manifest import load
+from autograder.run.plain import grade_plain
+from packlab.course.manifest import load, plain_assignments
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,9 @@ def grade_one(task: Task, limits: Limits, sandboxed: bool = True,
               groups: tuple[str, ...] | None = None) -> Graded:
     """`grade_task`, with each of the student's cells that failed to run named by its place in
     the notebook and its first line ("cell 3 (`def pack(parts, budget)`)"), its code kept."""
+    plain = plain_assignments().get(task.assignment) if task.problem is None else None
+    if plain is not None:
+        return _graded_plain(task, plain, limits, sandboxed)
     exercise = load().exercise(task.assignment) if task.problem is None else None
     if exercise is None:  # nothing to run: no sandbox to name
         return Graded(Result(task.student, task.assignment, error=task.problem,
@@ -49,6 +53,21 @@ def grade_one(task: Task, limits: Limits, sandboxed: bool = True,
     return Graded(result, cells)
 
 
-def max_score(assignment: str) -> int:
+def _graded_plain(task: Task, plain, limits: Limits, sandboxed: bool) -> Graded:
+    """`grade_one` for a plain nbgrader assignment (`autograder.run.plain`)."""
+    try:
+        result, cells = grade_plain(task.notebook, plain, task.student, limits, sandboxed,
+                                    below=task.submitted)
+    except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the class
+        return Graded(Result(task.student, task.assignment, max_score=plain.max_score,
+                             error=f"the grader failed on this submission ({type(exc).__name__})",
+                             sandbox=confinement(sandboxed)), [])
+    return Graded(result, cells)
+
+
+def max_score(assignment: str) -> int | float:
     """The most an assignment of the course can score (0 for one it does not have)."""
+    plain = plain_assignments().get(assignment)
+    if plain is not None:
+        return plain.max_score
     return next((e.max_score for e in load().exercises if e.name == assignment), 0)

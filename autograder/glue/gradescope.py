@@ -5,6 +5,13 @@
 submission; that script calls ``python -m autograder.glue.gradescope run`` (`run`), which grades the
 one notebook in ``/autograder/submission`` exactly as ``packlab grade`` does — in the sandbox, never
 trusting what the student's code printed — and writes ``/autograder/results/results.json``.
+Where bubblewrap cannot build a sandbox (Docker's default seccomp profile refuses the user
+namespaces it needs) it grades nothing: the results say so, score 0, with the reason and the
+container settings that fix it (`CONTAINER_FIX`).
+
+The zip holds what the trusted side runs for this one assignment (`course_files`): no attack or
+mutant gallery, no other exercise's hidden tests. setup.sh makes the unzipped course readable by
+root alone, and the sandbox's filesystem holds none of it either.
 
 The course is laid out in the zip as in this repository, so `packlab.course.ROOT` is the unzipped
 ``source`` folder at run time. The base folder (default ``/autograder``) can be moved with
@@ -26,15 +33,31 @@ from pathlib import Path
 
 BASE_ENV = "PACKLAB_AUTOGRADER_DIR"
 DEFAULT_BASE = "/autograder"
-NO_SANDBOX_NOTE = ("Why: bubblewrap could not build a sandbox in this Gradescope container "
-                   "(user namespaces are not allowed there), so Gradescope's own container was "
-                   "the only isolation.")
+NO_SANDBOX = ("The autograder could not start its sandbox on this Gradescope machine, so your "
+              "code was not run and this score of 0 is not a grade. This is not a problem with "
+              "your submission: your instructor can see why below and will regrade it.")
+CONTAINER_FIX = (
+    "For the instructor: packlab grades only inside its bubblewrap sandbox, and bubblewrap needs "
+    "unprivileged user namespaces, which Docker's default seccomp profile refuses. Let the "
+    "grading container create them: run it with a seccomp profile that allows clone/unshare "
+    "with CLONE_NEWUSER (docker run --security-opt seccomp=<that profile.json>, or "
+    "seccomp=unconfined), on a host where the kernel allows unprivileged user namespaces "
+    "(sysctl kernel.unprivileged_userns_clone=1 on Debian kernels, "
+    "kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04). Where Gradescope's "
+    "container cannot be changed, grade with `packlab grade` on a machine where bubblewrap works "
+    "and upload the scores.")
 VENV = "/opt/packlab-venv"
 STUDENT = "student"
 # What a graded run needs from the course, besides the assignment's release (exercises/<name>/).
 # The reference answers (solutions/) are not needed at run time, so they stay out of the zip.
 COURSE_FILES = ("pyproject.toml", "README.md", "course.toml")
 COURSE_TREES = ("src", "autograder")
+# What only the instructor's tools use: the attack and mutant galleries (whole answers, some
+# right), and the script that records the reference's answers. The hidden tests of other
+# exercises are left out too (`_wanted`).
+LEFT_OUT = ("autograder/checks/attacks", "autograder/checks/mutants",
+            "autograder/checks/reference/record.py")
+HIDDEN = "autograder/checks/hidden"
 SKIPPED = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis"}
 SKIPPED_SUFFIXES = (".pyc", ".egg-info")
 
@@ -64,8 +87,9 @@ if [ -z "$PYTHON" ]; then
     apt-get install -y python3 python3-venv python3-pip
     PYTHON="$(good_python || true)"
 fi
-# packlab's sandbox (bubblewrap); where the container forbids user namespaces the grader says
-# so in every result.
+# packlab's sandbox (bubblewrap). It needs unprivileged user namespaces, which Docker's default
+# seccomp profile refuses: where the container forbids them, every submission gets score 0 and
+# the reason (nothing is graded without the sandbox), until the container allows them.
 command -v bwrap >/dev/null 2>&1 || { apt-get update && apt-get install -y bubblewrap; } || true
 if [ -z "$PYTHON" ]; then
     apt-get install -y python3.11 python3.11-venv
@@ -83,6 +107,11 @@ fi
 # from there): fail the setup now rather than every submission later.
 PYTHONPATH="$SOURCE/src:$SOURCE" "$VENV/bin/python" -c \
     "import autograder.glue.gradescope as g, sys; sys.exit(g.check_root('$SOURCE'))"
+# The course (its hidden tests and reference answers) is root's alone.
+chmod -R go-rwx "$SOURCE"
+# Say now, loudly, if this container cannot run the sandbox.
+PYTHONPATH="$SOURCE/src:$SOURCE" "$VENV/bin/python" -c \
+    "import autograder.glue.gradescope as g, sys; sys.exit(g.check_sandbox())" || true
 """
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash
@@ -101,6 +130,7 @@ fi
 
 mkdir -p "$BASE/results"
 rm -f "$RESULTS"
+chmod -R go-rwx "$SOURCE" 2>/dev/null  # the course is root's alone (setup.sh does it too)
 cd "$SOURCE"  # if it is missing, the grader fails below and says so
 # Import the course from the unzipped source folder, whatever else is installed.
 PYTHONPATH="$SOURCE/src:$SOURCE" PACKLAB_AUTOGRADER_DIR="$BASE" \
@@ -131,11 +161,22 @@ def _tree(root: Path, top: Path) -> list[Path]:
     return files
 
 
-def course_files(root: Path, assignment: str) -> list[Path]:
-    """The course files the zip holds, relative to ``root``."""
+def _wanted(path: Path, suite: str) -> bool:
+    """Whether the zip of an exercise graded by ``suite`` needs this course file."""
+    name = path.as_posix()
+    if any(name == left or name.startswith(f"{left}/") for left in LEFT_OUT):
+        return False
+    if name.startswith(f"{HIDDEN}/"):
+        return path.name in ("__init__.py", f"{suite}.py")
+    return True
+
+
+def course_files(root: Path, assignment: str, suite: str) -> list[Path]:
+    """The course files the zip holds, relative to ``root``: what grading ``assignment`` (whose
+    tests are ``suite``'s) runs on the trusted side, nothing more."""
     files = [Path(name) for name in COURSE_FILES]
     for top in (*COURSE_TREES, f"exercises/{assignment}"):
-        files += _tree(root, root / top)
+        files += [path for path in _tree(root, root / top) if _wanted(path, suite)]
     missing = [str(f) for f in files if not (root / f).is_file()]
     if missing:
         raise FileNotFoundError(f"the course is missing {', '.join(missing)}")
@@ -173,7 +214,7 @@ def build(assignment: str, out: Path, root: Path | None = None) -> list[str]:
         for name, text in scripts(exercise.name).items():
             _add(archive, name, text.encode(), executable=True)
             names.append(name)
-        for path in course_files(root, exercise.name):
+        for path in course_files(root, exercise.name, exercise.suite):
             _add(archive, path.as_posix(), (root / path).read_bytes())
             names.append(path.as_posix())
     return names
@@ -189,6 +230,24 @@ def check_root(source: str) -> int:
     if ROOT.resolve() == Path(source).resolve():
         return 0
     print(f"packlab is imported from {ROOT}, not from {source}", file=sys.stderr)
+    return 1
+
+
+def check_sandbox() -> int:
+    """0 when bubblewrap builds a sandbox in this container; else say why, loudly (setup.sh).
+    Either way, say how a submission's memory is bounded here."""
+    from autograder.run import footprint, isolation
+    from autograder.run.isolation import Limits
+
+    problem = isolation.sandbox_problem()
+    if problem is None:
+        print(f"packlab: the sandbox works here. {footprint.describe(Limits().footprint_bytes)}",
+              file=sys.stderr)
+        return 0
+    banner = "!" * 78
+    print(f"{banner}\nWARNING: packlab cannot start its sandbox here: {problem}.\nEvery "
+          f"submission will score 0 with this reason until it can.\n{CONTAINER_FIX}\n{banner}",
+          file=sys.stderr)
     return 1
 
 
@@ -239,12 +298,16 @@ def grade_submission(assignment: str, base: Path) -> dict:
             copy = submitted / STUDENT / exercise.name / f"{exercise.name}.ipynb"
             copy.parent.mkdir(parents=True)
             shutil.copyfile(notebook, copy)
-            sandboxed = isolation.sandbox_works()
-            result = grade_task(Task(STUDENT, exercise.name, copy), Limits(), sandboxed)
-            if not sandboxed:  # Gradescope's container is then the only wall: say so
-                result.notes.insert(0, NO_SANDBOX_NOTE)
-            if note:
-                result.notes.insert(0, note)
+            problem = isolation.sandbox_problem()
+            if problem is None:
+                result = grade_task(Task(STUDENT, exercise.name, copy), Limits())
+                if note:
+                    result.notes.insert(0, note)
+            else:  # fail closed: no sandbox, no grading
+                print(f"packlab: not grading: {problem}. {CONTAINER_FIX}", file=sys.stderr)
+                result = Result(STUDENT, exercise.name, max_score=exercise.max_score,
+                                error=f"{NO_SANDBOX}\n\nWhy: {problem}.\n\n{CONTAINER_FIX}",
+                                sandbox="")  # nothing ran: no sandbox to name
         # The same writer as `packlab grade`: its results.json is what Gradescope gets.
         report.write_submission(graded, result)
         folder = outfolder.submission_folder(graded, STUDENT, exercise.name)

@@ -10,7 +10,7 @@ from autograder.checks import example_cache
 from autograder.checks.suite import Failure, Suite, passed_shown, run_group, seed_key
 from autograder.checks.suites import NOT_INSTALLED
 from autograder.checks.suites import load as load_suite
-from autograder.run import submission
+from autograder.run import footprint, submission
 from autograder.run.isolation import Limits
 from autograder.run.sandbox import Sandbox
 from packlab.course.manifest import Exercise
@@ -40,6 +40,7 @@ class Result:
     error: str | None = None
     output: str = ""
     sandbox: str = "bubblewrap"  # how the student's code was confined: see `confinement`
+    memory: str = ""  # how its processes' memory was bounded together: `footprint.kind`
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -106,6 +107,7 @@ def grade_submission(path, exercise: Exercise, student: str, limits: Limits | No
                         f"({limits.submission_seconds:g} s)")
         return result, []
     result.notes = code.notes
+    result.memory = footprint.kind()
     with Sandbox(code.cells, limits, sandboxed=sandboxed, started=started) as box:
         caller = box.caller(suite.function)
         result.output = box.output_tail()
@@ -122,6 +124,9 @@ def grade_submission(path, exercise: Exercise, student: str, limits: Limits | No
             if group.visible:  # what the code prints during hidden groups shows their inputs
                 result.output = box.output_tail()
         result.notes += [f"{RAN}{p}." for p in box.problems]
+        if box.over_memory:  # said where each check failed, and here for the student's row
+            result.notes.append(f"{RAN}{footprint.too_much(limits.footprint_bytes)}, so the "
+                                "grader ended it.")
     result.score = round(sum(g.points for g in result.groups), 2)
     if code.untouched and result.score < result.max_score:
         result.notes.insert(0, submission.UNTOUCHED)

@@ -110,12 +110,22 @@ def read(path: Path, limit: int, name: str = "the file", below: Path | None = No
     with opened(path, name, below) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > limit:
-            shown = _size(size) if _size(size) != _size(limit) else f"{size:,} bytes"
-            raise TooLarge(f"{name} is larger than {_size(limit)} ({shown})")
+            raise TooLarge(larger_than(size, limit, name))
         data = handle.read(limit + 1)
     if len(data) > limit:  # it grew after fstat
         raise TooLarge(f"{name} is larger than {_size(limit)}")
     return data
+
+
+def larger_than(size: int, limit: int, name: str = "the file") -> str:
+    """What a refusal of a file of ``size`` bytes, over ``limit``, says."""
+    shown = _size(size) if _size(size) != _size(limit) else f"{size:,} bytes"
+    return f"{name} is larger than {_size(limit)} ({shown})"
+
+
+def size_at(name: str, folder: int) -> int:
+    """The size in bytes of ``name`` in the open ``folder`` (no link followed), nothing read."""
+    return os.lstat(name, dir_fd=folder).st_size
 
 
 def _size(count: int) -> str:

@@ -3,9 +3,11 @@
 Every worker process gets a sandbox of its own (`Plan.command`): new user, PID, mount, network,
 IPC and UTS namespaces; uid 1000 inside; a filesystem of nothing but the interpreter and its
 standard library and the system's shared libraries (read-only, every site-packages folder
-hidden), an empty writable working folder and private, size-limited /tmp and /dev/shm. No copy of
+hidden), an empty writable working folder and private, size-limited /tmp and /dev/shm; a seccomp
+filter that refuses the calls making memory no process maps (`seccomp_program`). No copy of
 the course, no class, no other sandbox and no other process can be seen from inside. The whole
 PID namespace dies with the worker's bubblewrap, and bubblewrap dies with the grading process.
+All its processes together are held to `Limits.footprint_bytes` (`autograder.run.footprint`).
 
 As an ordinary user bubblewrap runs as that user. As root it runs as a user of its own
 (`FIRST_UID` + the grading process's pid), so limits on processes hold and nothing it does is
@@ -24,13 +26,16 @@ import ctypes
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from autograder.run import footprint
 from packlab.course.manifest import ROOT
 
 CLONE_NEWNS = 0x00020000
@@ -65,6 +70,7 @@ class Limits:
     file_bytes: int = 16 << 20
     open_files: int = 64
     scratch_bytes: int = 64 << 20
+    footprint_bytes: int = 1 << 30  # all its processes together (`autograder.run.footprint`)
     restarts: int = 3
 
 
@@ -77,6 +83,13 @@ class Plan:
     grader: int  # the grading process that starts the workers (its pid)
     uid: int | None = None  # as root: the user bubblewrap runs as
     prefix: str | None = None  # as root: the interpreter's folder, staged at STAGE
+
+    def argv(self, seccomp_fd: int | None) -> list[str]:
+        """The command, bubblewrap told to read its seccomp filter from ``seccomp_fd`` (an fd
+        passed to it, holding `seccomp_program`)."""
+        if not self.sandboxed:
+            return list(self.command)
+        return [self.command[0], "--seccomp", str(seccomp_fd), *self.command[1:]]
 
     def preexec(self) -> None:
         """Runs in the child between fork and exec of bubblewrap (or the bare worker)."""
@@ -119,6 +132,53 @@ def _stage_interpreter(prefix: str) -> None:
     _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k")
     os.mkdir(STAGE, 0o755)
     _mount(prefix, STAGE, None, MS_BIND | MS_REC, None)
+
+
+# --- what the sandbox may not do: its seccomp filter ------------------------------------------
+
+# Calls that would make memory no process maps and no folder holds, which only a cgroup could
+# count: memfd_create, memfd_secret and shmget (System V shared memory). Refused with EPERM.
+AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+REFUSED_CALLS = {"x86_64": (319, 447, 29), "aarch64": (279, 447, 194)}
+X32_CALLS = 0x40000000  # x86_64's x32 numbering: refused altogether
+BPF_LD_W_ABS, BPF_JEQ_K, BPF_JGE_K, BPF_RET_K = 0x20, 0x15, 0x35, 0x06
+SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO, EPERM = 0x7FFF0000, 0x00050000, 1
+
+
+@cache
+def seccomp_program() -> bytes:
+    """The sandbox's seccomp filter as a classic BPF program (what `bwrap --seccomp` reads): the
+    calls of `REFUSED_CALLS` fail with EPERM, and so does every call of another architecture."""
+    machine = os.uname().machine
+    if machine not in AUDIT_ARCH:
+        raise SandboxUnavailable(f"no seccomp filter is written for {machine} machines")
+    calls = REFUSED_CALLS[machine]
+    count = len(calls)
+    code = [(BPF_LD_W_ABS, 0, 0, 4),  # the architecture
+            (BPF_JEQ_K, 0, 3 + count, AUDIT_ARCH[machine]),  # another one: refuse
+            (BPF_LD_W_ABS, 0, 0, 0),  # the call's number
+            (BPF_JGE_K, count + 1, 0, X32_CALLS)]
+    code += [(BPF_JEQ_K, count - i, 0, number) for i, number in enumerate(calls)]
+    code += [(BPF_RET_K, 0, 0, SECCOMP_RET_ALLOW), (BPF_RET_K, 0, 0, SECCOMP_RET_ERRNO | EPERM)]
+    return b"".join(struct.pack("=HBBI", *instruction) for instruction in code)
+
+
+@contextlib.contextmanager
+def seccomp_pipe(plan: Plan) -> Iterator[int | None]:
+    """A pipe's reading end holding the filter, for bubblewrap (None without a sandbox)."""
+    if not plan.sandboxed:
+        yield None
+        return
+    read, write = os.pipe()
+    try:
+        os.write(write, seccomp_program())  # a few hundred bytes: the pipe holds them
+        os.close(write)
+        write = None
+        yield read
+    finally:
+        os.close(read)
+        if write is not None:
+            os.close(write)
 
 
 # --- what the sandbox holds -------------------------------------------------------------------
@@ -231,31 +291,33 @@ PYTHON_FLAGS = ("-I", "-S", "-u")  # no environment, no site-packages, unbuffere
 
 def require_sandbox() -> None:
     """Fail closed: raise `SandboxUnavailable`, naming the fix, unless a sandbox works here."""
-    problem = _sandbox_problem()
+    problem = sandbox_problem()
     if problem:
         raise SandboxUnavailable(f"Cannot grade safely: {problem}. {INSTALL_HINT}")
 
 
 @cache
-def _sandbox_problem() -> str | None:
+def sandbox_problem() -> str | None:
+    """Why bubblewrap cannot build a sandbox here (None: it can), tried once per process."""
     if shutil.which("bwrap") is None:
         return "bubblewrap (`bwrap`) is not installed"
     try:
         chosen = plan()
-        done = subprocess.run([*chosen.command, *PYTHON_FLAGS, "-c", "print('ok')"],
-                              capture_output=True, timeout=30, preexec_fn=chosen.preexec,
-                              stdin=subprocess.DEVNULL)
+        with seccomp_pipe(chosen) as fd:
+            done = subprocess.run([*chosen.argv(fd), *PYTHON_FLAGS, "-c", "print('ok')"],
+                                  capture_output=True, timeout=30, preexec_fn=chosen.preexec,
+                                  stdin=subprocess.DEVNULL, pass_fds=(fd,))
     except (OSError, subprocess.SubprocessError, SandboxUnavailable) as exc:
         return f"bubblewrap could not be started ({exc})"
     if done.returncode != 0 or done.stdout.strip() != b"ok":
         said = (done.stderr or done.stdout).decode("utf-8", "replace").strip()[:300]
         return f"bubblewrap could not build a sandbox here ({said or done.returncode})"
-    return None
+    return footprint.problem()
 
 
 def sandbox_works() -> bool:
     """Whether `require_sandbox` would pass (for `packlab check`, which may go without)."""
-    return _sandbox_problem() is None
+    return sandbox_problem() is None
 
 
 def kill(process: subprocess.Popen) -> None:

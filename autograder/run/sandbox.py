@@ -26,7 +26,7 @@ from pathlib import Path
 
 from autograder import worker
 from autograder.checks.suite import Outcome, StudentError
-from autograder.run import isolation
+from autograder.run import footprint, isolation
 from autograder.run.isolation import Limits
 from autograder.worker import NotPlain, to_plain
 
@@ -99,7 +99,9 @@ class Sandbox:
         self.plan = isolation.plan(sandboxed, self.limits)
         self._deadline = (started or time.monotonic()) + self.limits.submission_seconds
         self.problems: list[str] = []
+        self.over_memory = False  # a sandbox of this submission reached `Limits.footprint_bytes`
         self._process: subprocess.Popen | None = None
+        self._guard: footprint.Guard | None = None
         self._folder: str | None = None
         self._buffer = b""
         self._broken: StudentError | None = None
@@ -122,18 +124,22 @@ class Sandbox:
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close(); unreachable from the sandbox
         if not self.plan.sandboxed:
             self._folder = isolation.scratch_folder()
-        self._process = subprocess.Popen(
-            [*self.plan.command, *isolation.PYTHON_FLAGS, "-c", WORKER_SOURCE,
-             str(request_read), str(response_write)],
-            cwd=self._folder,
-            stdin=subprocess.DEVNULL,
-            stdout=self._output,
-            stderr=subprocess.STDOUT,
-            pass_fds=(request_read, response_write),
-            start_new_session=True,
-            preexec_fn=self.plan.preexec,
-            env={"PATH": "/usr/bin:/bin", "HOME": self._folder or "/", "PYTHONHASHSEED": "0"},
-        )
+        self._guard = footprint.Guard(self.limits.footprint_bytes, self.plan.sandboxed)
+        with isolation.seccomp_pipe(self.plan) as seccomp:
+            self._process = subprocess.Popen(
+                [*self.plan.argv(seccomp), *isolation.PYTHON_FLAGS, "-c", WORKER_SOURCE,
+                 str(request_read), str(response_write)],
+                cwd=self._folder,
+                stdin=subprocess.DEVNULL,
+                stdout=self._output,
+                stderr=subprocess.STDOUT,
+                pass_fds=(request_read, response_write, *([seccomp] if seccomp else [])),
+                start_new_session=True,
+                preexec_fn=self._preexec,
+                env={"PATH": "/usr/bin:/bin", "HOME": self._folder or "/",
+                     "PYTHONHASHSEED": "0"},
+            )
+        self._guard.watch(self._process)
         os.close(request_read)
         os.close(response_write)
         os.set_blocking(self._request, False)
@@ -149,11 +155,18 @@ class Sandbox:
         except StudentError as exc:
             raise self._fatal(exc.kind, exc.detail) from None
 
+    def _preexec(self) -> None:
+        """In the new process: enter the sandbox's cgroup (as root), then the plan's own."""
+        self._guard.join()
+        self.plan.preexec()
+
     def close(self) -> None:
         """End the worker and everything it started; remove its folder."""
         self._ahead.clear()
         if self._process is not None:
+            self._guard.stop()
             isolation.kill(self._process)
+            self._guard.release()
             for fd in (self._request, self._response):
                 with contextlib.suppress(OSError):
                     os.close(fd)
@@ -269,7 +282,11 @@ class Sandbox:
         return f"{name}, {hints.get(name, 'ended by a signal')}"
 
     def _fatal(self, kind: str, detail: str, clock: str = "") -> StudentError:
-        """Stop this worker; the next call may start a fresh one."""
+        """Stop this worker; the next call may start a fresh one. One whose processes reached
+        their memory bound is told so, whatever else went wrong as it was stopped."""
+        if self._guard is not None and self._guard.exceeded:
+            kind, detail, clock = "crashed", footprint.too_much(self.limits.footprint_bytes), ""
+            self.over_memory = True
         error = StudentError(kind, detail, clock)
         self._last_fatal = error
         self.close()
@@ -359,6 +376,15 @@ class Sandbox:
             if exc.kind == "interfered":
                 raise self._fatal(exc.kind, exc.detail) from None
             raise
+
+    def run_cell(self, source: str, number: int):
+        """Run one notebook cell in the worker (a plain nbgrader assignment's; see
+        `autograder.worker.run_cell`) and return its reply, parsed but not yet believed
+        (`autograder.run.plain` checks it); `StudentError` when none came."""
+        self._ensure_started()
+        late = f"{_seconds(self.limits.setup_seconds)} while running the notebook's cell {number}"
+        self._write(_line({"run": source, "number": number}), self.limits.setup_seconds, late)
+        return self._receive(self.limits.setup_seconds, late)
 
     def _call_limit(self, function: str) -> str:
         """A call's time limit in words: the same whichever clock stops it, so that a loaded

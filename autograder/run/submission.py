@@ -126,6 +126,14 @@ class Cell:
 
 
 REHAND = "open it in Jupyter, save it and hand it in again"
+CLEAR_OUTPUTS = "clear its outputs (Edit, Clear Outputs of All Cells), save it and hand it in again"
+
+
+def too_large(size: int) -> str | None:
+    """Why a notebook of ``size`` bytes is not read (over `NOTEBOOK_BYTES`), or None."""
+    if size <= NOTEBOOK_BYTES:
+        return None
+    return f"{handed_in.larger_than(size, NOTEBOOK_BYTES, 'the notebook')}: {CLEAR_OUTPUTS}"
 
 
 def _cell(position: int, cell) -> Cell:
@@ -164,8 +172,7 @@ def notebook_cells(path: Path, below: Path | None = None) -> list[Cell]:
     try:
         data = handed_in.read(path, NOTEBOOK_BYTES, "the notebook", below)
     except handed_in.TooLarge as exc:
-        raise Ungradable(f"{exc}: clear its outputs (Edit, Clear Outputs of All Cells), save it "
-                         "and hand it in again") from None
+        raise Ungradable(f"{exc}: {CLEAR_OUTPUTS}") from None
     except handed_in.Refused as exc:
         raise Ungradable(str(exc)) from None
     except OSError as exc:

@@ -23,8 +23,6 @@ from autograder.escape import for_markdown
 from autograder.outfolder import write_atomically
 from autograder.run import handed_in
 from autograder.run.submission import Cell, Ungradable, notebook_cells
-from autograder.term.corrections import override_line
-from autograder.term.overrides import Override
 from packlab.course.manifest import Exercise
 
 MAX_CELLS = 500  # of the student's cells, at most this many are kept
@@ -75,11 +73,12 @@ def merged(released: list, submitted: list[Cell]) -> list:
 
 
 def write(path: Path, exercise: Exercise, submitted: Path, row: dict,
-          tests: list[dict], override: Override | None = None, below: Path | None = None) -> None:
+          tests: list[dict], said: list[str] = (), below: Path | None = None) -> None:
     """Write the autograded notebook of one grades.csv ``row``; ``tests`` are its results.json
-    tests (each with its ``group``), none when it was not graded; the instructor's ``override``
-    and its reason go on top (its points are extra credit in the gradebook). ``below``:
-    SUBMITTED, which ``submitted`` (the notebook) is in."""
+    tests (each with its ``group``), none when it was not graded; ``said``, what the student
+    is told about dates and corrections (`corrections.nbgrader_lines`: the late penalty and the
+    override, which the gradebook holds as extra credit), goes on top, one paragraph a line.
+    ``below``: SUBMITTED, which ``submitted`` (the notebook) is in."""
     notebook = nbformat.read(exercise.release, as_version=4)
     cells = _student_cells(submitted, below) if tests else None
     if cells is None:
@@ -87,8 +86,9 @@ def write(path: Path, exercise: Exercise, submitted: Path, row: dict,
         notebook.cells.insert(0, new_markdown_cell(f"**Not graded:** {for_markdown(reason)}"))
     else:
         notebook.cells = merged(notebook.cells, cells)
-    if override is not None:
-        notebook.cells.insert(0, new_markdown_cell(for_markdown(override_line(override))))
+    if said:
+        notebook.cells.insert(0, new_markdown_cell("\n\n".join(for_markdown(line)
+                                                                 for line in said)))
     messages = {exercise.grade_id(test["group"]): test["output"] for test in tests}
     for cell in notebook.cells:
         if _grade_id(cell) in messages:

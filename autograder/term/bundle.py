@@ -6,10 +6,15 @@ which lists the assignments with their scores from OUT/grades.csv; or, zipped,
 FOLDER/<student>.zip holding the same (index.html at its top).
 
 Student and assignment names are hostile: each stays one path component (as
-`outfolder.submission_folder` checks), is escaped in the index (`html.escape`) and quoted in its
+`outfolder.submission_folder` checks), is escaped in the index (`for_html`) and quoted in its
 links. Inside a bundle an assignment name becomes a folder on the student's own machine, so a
 name that cannot be a folder everywhere (Windows forbids ``\\ : * ? " < > |`` and control
-characters) is not bundled, and is reported; nothing else is lost.
+characters) is not bundled, and is reported. Names are identities (`autograder.names`): a
+student or assignment whose name could pass for another (a no-break space after it, a
+zero-width character, a Cyrillic look-alike) is not bundled either, and is reported, so no
+bundle can pass for a classmate's; each index looks its scores up in grades.csv by the exact
+names (as grades.csv writes them, `for_csv`, which is one-to-one), and two rows of grades.csv
+for one student and assignment are reported, never one silently taken over the other.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from autograder.escape import for_csv
+from autograder import names
+from autograder.escape import for_csv, for_html
 from autograder.outfolder import STUDENTS, submission_folder, write_atomically
 from autograder.term.lms import InputError, read_grades
 
@@ -47,12 +53,27 @@ def _folders(path: Path) -> list[str]:
 
 
 def _portable(name: str) -> bool:
-    """Whether ``name`` can be a folder on any system the student unpacks the bundle on."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
+    """Whether ``name`` (an identity, `names.problem`) can be a folder on any system the
+    student unpacks the bundle on."""
     return not NOT_PORTABLE.search(name) and name.strip(" .") != ""
+
+
+TWICE = "grades.csv has more than one row for it"
+
+
+def _grades(out: Path, problems: list[str]) -> dict[tuple[str, str], dict | None]:
+    """grades.csv's rows by (student, assignment) cell, exactly as written; None for a pair
+    that has more than one row (reported: neither row is taken over the other)."""
+    rows: dict[tuple[str, str], dict | None] = {}
+    for row in read_grades(out):
+        key = (row["student"], row["assignment"])
+        if key in rows and rows[key] is not None:
+            problems.append(f"{key[0]} / {key[1]}: {TWICE}, so its score is left out of the "
+                            "student's index")
+            rows[key] = None
+        elif key not in rows:
+            rows[key] = row
+    return rows
 
 
 def _score(row: dict | None) -> str:
@@ -63,16 +84,22 @@ def _score(row: dict | None) -> str:
     return f"{row['score']} / {row['max_score']}"  # with the gradebook's manual grades
 
 
+def _scored(grades: dict, student: str, assignment: str) -> str:
+    key = (for_csv(student), for_csv(assignment))
+    return TWICE if key in grades and grades[key] is None else _score(grades.get(key))
+
+
 def index_html(student: str, entries: list[tuple[str, str]]) -> str:
     """The student's index page: each (assignment, score) linked to its feedback page."""
     esc = html.escape
     items = "".join(f"<tr><td><a href='./{esc(quote(name, safe=''))}/feedback.html'>"
-                    f"{esc(name)}</a></td><td>{esc(score)}</td></tr>" for name, score in entries)
+                    f"{for_html(name)}</a></td><td>{esc(score)}</td></tr>"
+                    for name, score in entries)
     style = ("body{font-family:sans-serif;max-width:50em;margin:2em auto;line-height:1.4}"
              "td,th{padding:.3em 1em;text-align:left}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>Feedback for "
-            f"{esc(student)}</title><style>{style}</style></head><body>"
-            f"<h1>Feedback for {esc(student)}</h1><table><tr><th>assignment</th>"
+            f"{for_html(student)}</title><style>{style}</style></head><body>"
+            f"<h1>Feedback for {for_html(student)}</h1><table><tr><th>assignment</th>"
             f"<th>score</th></tr>{items}</table></body></html>\n")
 
 
@@ -84,7 +111,10 @@ def _student_files(out: Path, student: str, problems: list[str]) -> dict[str, li
         files = [folder / name for name in FILES
                  if (folder / name).is_file() and not (folder / name).is_symlink()]
         where = f"{student} / {assignment}"
-        if not _portable(assignment):
+        why = names.problem(assignment)
+        if why:
+            problems.append(f"{where}: not bundled (its name {why})")
+        elif not _portable(assignment):
             problems.append(f"{where}: not bundled (its name cannot be a folder on every "
                             "system)")
         elif not files:
@@ -127,17 +157,21 @@ def bundle(out: Path, to: Path, zipped: bool = False) -> Bundles:
     """
     if not (out / STUDENTS).is_dir():
         raise InputError(f"{out} has no {STUDENTS}/ folder: grade first (packlab grade)")
-    grades = {(row["student"], row["assignment"]): row for row in read_grades(out)}
-    to.mkdir(parents=True, exist_ok=True)
     result = Bundles()
+    grades = _grades(out, result.problems)
+    to.mkdir(parents=True, exist_ok=True)
     for student in _folders(out / STUDENTS):
+        why = names.problem(student)
+        if why:
+            result.problems.append(f"{student}: no bundle (its name {why}; the student's "
+                                   "rows in grades.csv say so)")
+            continue
         try:
             files = _student_files(out, student, result.problems)
             if not files:
                 result.problems.append(f"{student}: no bundle (nothing to put in it)")
                 continue
-            index = index_html(student, [(a, _score(grades.get((for_csv(student),
-                                                                 for_csv(a))))) for a in files])
+            index = index_html(student, [(a, _scored(grades, student, a)) for a in files])
             result.written.append(_write_zip(to / f"{student}.zip", index, files) if zipped
                                   else _write_folder(to / student, index, files))
         except OSError as exc:

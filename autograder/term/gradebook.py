@@ -3,25 +3,30 @@
 The gradebook is the one truth for the term. `packlab grade` on the submitted/ folder of an
 nbgrader course (a folder holding nbgrader_config.py), or given ``--gradebook URL``, records
 each graded test cell's auto score and the submission's timestamp (nbgrader's timestamp.txt) as
-`nbgrader autograde` would: the student is created when missing, and manual scores and comments
-are never touched. packlab's corrections (the late penalty and the instructor's override) are
+`nbgrader autograde` would: the student is created when missing, and what a person did in
+formgrader is never undone (manual scores, comments, and the manual-grading queue: a rerun does
+not flag a hand-graded cell again, as nbgrader's autograde does, unless its auto score changed).
+packlab's corrections (the late penalty, the override, an earlier submission that counts) are
 extra credit on the submission's first test cell, added to whatever extra credit a grader gave
 there, and nbgrader's own late penalty is left at 0: formgrader, which shows no late penalty,
 then shows the same total as `nbgrader export`. Then it reads back what graders gave (`Marks`:
-manual scores and extra credit), so grades.csv, the feedback, the bundles and the Canvas and
-Moodle files all total auto + manual + extra credit - late as `nbgrader export` does.
+manual scores, extra credit and written comments), so grades.csv, the feedback, the bundles and
+the Canvas and Moodle files all total auto + manual + extra credit - late as `nbgrader export`
+does.
 A submission that could not be graded gets 0 in every cell (its reason is in grades.csv).
 In a course folder it also writes the autograded folders `nbgrader generate_feedback` and
 `release_feedback` use (`autograder.term.autograded`: the notebook, with the submission's
 timestamp.txt and submission_secret.txt as `nbgrader autograde` copies them).
 
 `roster` puts a class list's names and emails into the gradebook (formgrader lists them);
-`extend` gives one student a later due date (nbgrader's extension, which `packlab grade` and
-formgrader both read).
+`extend` gives one student a later due date (nbgrader's extension, which `packlab grade` reads;
+formgrader shows none): a student the course does not know is refused, the close ids named.
 """
 
 from __future__ import annotations
 
+import contextlib
+import difflib
 import json
 import os
 import re
@@ -31,13 +36,20 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SAWarning
+from sqlalchemy.exc import SAWarning, SQLAlchemyError
 
-from autograder import outfolder
+from autograder import names, outfolder
+from autograder.escape import for_csv
 from autograder.term import autograded, late
-from autograder.term.corrections import Marks, marks_line, number
-from autograder.term.overrides import Override
-from packlab.course.manifest import Exercise, load
+from autograder.term.corrections import (
+    Marks,
+    comments,
+    from_results,
+    marks_line,
+    nbgrader_lines,
+    number,
+)
+from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
 
 CONFIG = "nbgrader_config.py"
 
@@ -179,9 +191,9 @@ def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
         notebook.late_submission_penalty = None  # in the extra credit: formgrader shows it
         for grade in notebook.grades:
             if scores and grade.name not in scores:
+                _flag_manual(exercise, grade)
                 continue  # not one of packlab's test cells: left as it is
-            grade.auto_score = scores.get(grade.name, 0.0)
-            grade.needs_manual_grade = grade.manual_score is not None  # as nbgrader's autograde
+            _score(grade, scores.get(grade.name, 0.0))
             cells += 1
             if grade.name == first:
                 by_graders = (grade.extra_credit or 0) - last
@@ -191,16 +203,45 @@ def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
     return cells
 
 
+def _score(grade, auto: float) -> None:
+    """Write a test cell's auto score. A cell a person graded keeps their score and their
+    flag (formgrader's queue is theirs): only a changed auto score (a new notebook) puts it
+    back in the manual-grading queue, for them to look again. nbgrader's autograde flags every
+    hand-graded cell on each run; a rerun of `packlab grade` resets nothing a person did."""
+    if grade.manual_score is not None:
+        if grade.auto_score != auto:
+            grade.needs_manual_grade = True
+    else:
+        grade.needs_manual_grade = False
+    grade.auto_score = auto
+
+
+def _flag_manual(exercise: Exercise | PlainAssignment, grade) -> None:
+    """A plain assignment's answer a person grades, not graded yet, waits for formgrader (as
+    nbgrader's autograde flags it)."""
+    if isinstance(exercise, PlainAssignment) and grade.manual_score is None \
+            and any(c.grade_id == grade.name and c.manual for c in exercise.cells):
+        grade.needs_manual_grade = True
+
+
 def _marks(gb, exercise: Exercise, student: str, written_extra: float) -> Marks:
     """What graders gave this submission in the gradebook: the difference their manual scores
     make, and their extra credit (all of it but packlab's ``written_extra``)."""
     manual = extra = 0.0
+    said: list[str] = []
     for notebook in gb.find_submission(exercise.name, student).notebooks:
         for grade in notebook.grades:
             if grade.manual_score is not None:
                 manual += grade.manual_score - (grade.auto_score or 0)
             extra += grade.extra_credit or 0
-    return Marks(number(manual), number(extra - written_extra))
+        said += [c.manual_comment for c in sorted(notebook.comments, key=_order)
+                 if c.manual_comment and c.manual_comment.strip()]
+    return Marks(number(manual), number(extra - written_extra), comments(said))
+
+
+def _order(comment) -> str:
+    """A notebook's comments in a fixed order: by their cell's name."""
+    return comment.cell.name if comment.cell is not None else ""
 
 
 def _known(gb, assignment: str, written: Written) -> bool:
@@ -252,28 +293,47 @@ def _autograded(settings, exercise: Exercise, row: dict, submitted: Path,
     files `nbgrader release_feedback` needs; returns what could not be copied."""
     folder = Path(settings.format_path(settings.autograded_directory, row["student"],
                                        exercise.name))
-    override = Override.from_dict(data.get("extra_data", {}).get("adjustment"))
+    extra = data.get("extra_data", {})
+    said = nbgrader_lines(extra.get("raw_score", data.get("score", 0)),
+                          extra.get("max_score", exercise.max_score), from_results(extra),
+                          exercise.grade_id(next(iter(exercise.points))))
     handed_in = submitted / row["student"] / exercise.name
     autograded.write(folder / f"{exercise.name}.ipynb", exercise,
-                     handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), override,
+                     handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), said,
                      submitted)
     return [f"{row['student']}/{exercise.name}: {problem}"
             for problem in autograded.copy_exchange_files(handed_in, folder, submitted)]
 
 
-UNQUOTED = re.compile(r'[,"\r\n]|^[=+\-@\t]')
+UNQUOTED = re.compile(r'[,;"\t\r\n]')  # what `nbgrader export`, writing ids unquoted, breaks at
+
+
+def not_exportable(student: str) -> str | None:
+    """Why ``student`` cannot go into the gradebook (None when it can).
+
+    It must be an identity (`names.problem`: UTF-8, nothing invisible, no look-alikes), and
+    `nbgrader export` writes ids into its CSV unquoted, so it may hold no separator of any
+    locale (``,`` ``;`` tab), quote or line break, and nothing a spreadsheet would run
+    (`for_csv` must leave it as it is: no leading ``=``, ``+``, ``-`` or ``@``)."""
+    why = names.problem(student)
+    if why:
+        return f"its name {why}"
+    if UNQUOTED.search(student) or for_csv(student) != student:
+        return ("`nbgrader export` writes ids unquoted, so a comma, semicolon, tab, quote, line "
+                "break or leading =, +, - or @ would break or inject into its CSV")
+    return None
 
 
 def exportable(student: str) -> bool:
-    """Can ``student`` go into the gradebook? `nbgrader export` writes ids into CSV unquoted."""
-    return UNQUOTED.search(student) is None
+    """Can ``student`` go into the gradebook (see `not_exportable`)?"""
+    return not_exportable(student) is None
 
 
 def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Written:
     """Write every submission of grades.csv's ``rows`` (graded or not) into the gradebook."""
     from nbgrader.api import Gradebook
 
-    exercises = {e.name: e for e in load().exercises}
+    exercises = {**plain_assignments(), **{e.name: e for e in load().exercises}}
     written = Written()
     settings = _course_settings(target.course) if target.course else None
     # nbgrader's add_submission makes SQLAlchemy warn about its own session (harmless, and
@@ -285,18 +345,22 @@ def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Writ
             if row["reason"] == outfolder.NO_SUBMISSION or exercise is None \
                     or not _known(gb, exercise.name, written):
                 continue  # nothing handed in (nbgrader counts 0), or not in this gradebook
-            if not exportable(row["student"]):
-                written.problems.append(
-                    f"student folder {row['student']!r} left out of the gradebook: `nbgrader "
-                    "export` writes ids unquoted, so a comma, quote, line break or leading "
-                    "=, +, - or @ would break or inject into its CSV (grades.csv has the row).")
+            why = not_exportable(row["student"])
+            if why:
+                written.problems.append(f"student folder {row['student']!r} left out of the "
+                                        f"gradebook: {why} (grades.csv has the row).")
                 continue
-            data = results(out, row)
-            _record_row(gb, target, exercise, row, submitted,
-                        out, data, written)
-            if settings is not None:
-                written.problems += _autograded(settings, exercise, row, submitted, data)
-                written.notebooks += 1
+            try:
+                data = results(out, row)
+                _record_row(gb, target, exercise, row, submitted, out, data, written)
+                if settings is not None:
+                    written.problems += _autograded(settings, exercise, row, submitted, data)
+                    written.notebooks += 1
+            except (SQLAlchemyError, OSError, ValueError) as exc:  # one row never stops the rest
+                gb.db.rollback()
+                written.problems.append(f"{row['student']!r}/{exercise.name}: not written to "
+                                        f"the gradebook ({type(exc).__name__}); every other "
+                                        "row was.")
     return written
 
 
@@ -364,9 +428,9 @@ def roster(target: Target, entries: list[dict]) -> Rostered:
         warnings.simplefilter("ignore", SAWarning)
         for entry in entries:
             student = entry["id"]
-            if not exportable(student):
-                done.problems.append(f"{student!r} left out: `nbgrader export` writes ids "
-                                     "unquoted, so it would break its CSV")
+            why = not_exportable(student)
+            if why:
+                done.problems.append(f"{student!r} left out: {why}")
                 continue
             first, last = _names(entry)
             try:
@@ -384,14 +448,39 @@ class CannotExtend(Exception):
     """An extension that cannot be given; the message says why in plain words."""
 
 
-def extend(target: Target, exercise: Exercise, student: str, until: datetime) -> timedelta:
+def known_students(gb, target: Target) -> set[str]:
+    """The students the course knows: the gradebook's, and the folders of its submitted/."""
+    known = {s.id for s in gb.students}
+    if target.course is not None:
+        settings = _course_settings(target.course)
+        folder = Path(settings.root) / settings.submitted_directory
+        with contextlib.suppress(OSError):
+            known |= {p.name for p in folder.iterdir() if p.is_dir()}
+    return known
+
+
+def unknown_student(student: str, known: set[str]) -> str:
+    """Why ``student`` is refused: not known, with the close matches named (difflib)."""
+    close = difflib.get_close_matches(student, sorted(known), n=3, cutoff=0.6)
+    hint = (f"did you mean {' or '.join(repr(c) for c in close)}? " if close
+            else "no id is close to it; ")
+    return (f"there is no student {student!r} in the gradebook or submitted/: {hint}give "
+            "--new to add a student who is not there yet")
+
+
+def extend(target: Target, exercise: Exercise, student: str, until: datetime,
+           new: bool = False) -> timedelta:
     """Give ``student`` until ``until`` for ``exercise``: nbgrader's extension (the time added
     to the assignment's due date, the gradebook's or else course.toml's) on their submission,
-    which is created when they have handed in nothing yet. Returns the extension."""
+    which is created when they have handed in nothing yet. A student the course does not know
+    (`known_students`) is refused, the close ids named, unless ``new``. Returns the
+    extension."""
     from nbgrader.api import Gradebook, MissingEntry
 
     with warnings.catch_warnings(), Gradebook(target.url, target.course_id) as gb:
         warnings.simplefilter("ignore", SAWarning)
+        if not new and student not in (known := known_students(gb, target)):
+            raise CannotExtend(unknown_student(student, known))
         try:
             assignment = gb.find_assignment(exercise.name)
         except MissingEntry:
@@ -404,9 +493,9 @@ def extend(target: Target, exercise: Exercise, student: str, until: datetime) ->
         if until <= due:
             raise CannotExtend(f"{until.isoformat()} is not after the due date, "
                                f"{due.isoformat()}")
-        if not exportable(student):
-            raise CannotExtend(f"{student!r} cannot go into the gradebook: `nbgrader export` "
-                               "writes ids unquoted")
+        why = not_exportable(student)
+        if why:
+            raise CannotExtend(f"{student!r} cannot go into the gradebook: {why}")
         gb.update_or_create_student(student)
         gb.update_or_create_submission(exercise.name, student)
         extension = until - due

@@ -42,6 +42,7 @@ class Lateness:
     penalty: float = 0  # points taken off
     note: str = ""  # what happened, in plain words
     flag: str = ""  # with a due date: "missing", "unreadable" or "in the future" timestamp
+    free_days: int = 0  # of the student's free late days, those this submission used
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -135,10 +136,12 @@ def _points(x: float) -> str:
 
 def assess(folder: Path | None, due: datetime | None, due_from: str, policy: LatePolicy,
            score: float, max_score: float, now: datetime | None = None,
-           below: Path | None = None) -> Lateness:
+           below: Path | None = None, free: int = 0) -> Lateness:
     """How late the submission in ``folder`` was and what that costs a ``score`` (never below 0).
 
-    Days late are counted up: a minute late is one day. ``folder`` None: nothing handed in.
+    Days late are counted up: a minute late is one day. ``free``: the student's free late days
+    still left, used up first (before the late policy; a cutoff still gives 0). ``folder``
+    None: nothing handed in.
     ``below``: SUBMITTED (see `submitted_at`). Without a time to trust,
     `LatePolicy.missing_timestamp` says how it counts: "on-time", "when-graded" (handed in at
     ``now``, the grader's clock) or "zero".
@@ -167,6 +170,14 @@ def assess(folder: Path | None, due: datetime | None, due_from: str, policy: Lat
                                                   f"({_iso(policy.zero_after)}): the score is 0")
     if not days:
         return replace(stamp, note=f"{said}on time" if days == 0 else said.removesuffix("; "))
+    used = min(days, max(0, free))
+    if used:
+        stamp = replace(stamp, free_days=used)
+        said += (f"{_days(days)} late, {used} of your free late days used "
+                 f"({_days(free - used)} left); ")
+        days -= used
+        if not days:
+            return replace(stamp, note=f"{said}so no penalty".replace("; so", ", so"))
     if not policy.per_day:
         return replace(stamp, note=f"{said}{_days(days)} late (no penalty)")
     penalty = round(min(score, policy.per_day * max_score * days), 2)
@@ -174,3 +185,11 @@ def assess(folder: Path | None, due: datetime | None, due_from: str, policy: Lat
                    note=f"{said}{_days(days)} late: {_points(penalty)} off "
                         f"({policy.per_day * 100:g} % of the points per day late, "
                         "a started day counts)")
+
+
+def days_late(folder: Path | None, due: datetime | None, policy: LatePolicy,
+              now: datetime | None = None, below: Path | None = None) -> int:
+    """The started days late of the submission in ``folder`` (0 when it cannot be told): what
+    it would take of a student's free late days."""
+    lateness = assess(folder, due, "", policy, 0, 1, now, below)
+    return lateness.late_days or 0

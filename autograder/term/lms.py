@@ -28,6 +28,11 @@ controls (names, ids, emails, assignment folders) goes through `for_csv`: these 
 opened in spreadsheets. An identifier that escaping would change cannot be matched by the
 platform, so it is reported. Nothing is dropped silently: grades of students missing from the
 roster, roster entries without grades and cells left empty are all listed in the `Export`.
+
+Names are identities (`autograder.names`): grades.csv's cells are read exactly as written, never
+stripped or folded, and matched with the roster's ids as `for_csv` writes them (one-to-one), so
+a folder ``ada`` + a no-break space is not ``ada``: it is a student missing from the roster.
+Two rows of grades.csv for one student and assignment are reported, and neither is written.
 """
 
 from __future__ import annotations
@@ -35,11 +40,12 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.escape import for_csv
-from packlab.course.manifest import load
+from packlab.course.manifest import load, plain_assignments
 
 LMS = ("canvas", "moodle")
 ROSTER_COLUMNS = ("id", "name", "email")
@@ -62,8 +68,10 @@ class Export:
     notes: list[str] = field(default_factory=list)  # empty cells, roster entries without grades
 
 
-def _rows(path: Path, required: tuple[str, ...], what: str) -> list[dict]:
-    """The rows of a CSV file, keyed by its lower-cased header; the ``required`` columns exist."""
+def _rows(path: Path, required: tuple[str, ...], what: str, strip: bool) -> list[dict]:
+    """The rows of a CSV file, keyed by its lower-cased header; the ``required`` columns exist.
+    Cells are taken as written, or with their spaces stripped when ``strip`` (the instructor's
+    roster: never grades.csv, whose names are identities)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
@@ -74,13 +82,13 @@ def _rows(path: Path, required: tuple[str, ...], what: str) -> list[dict]:
     if missing:
         raise InputError(f"{what} {path} has no column {', '.join(missing)} "
                          f"(it needs {', '.join(required)})")
-    return [{key: row[i].strip() if i < len(row) else "" for i, key in enumerate(header) if key}
-            for row in rows[1:]]
+    return [{key: (row[i].strip() if strip else row[i]) if i < len(row) else ""
+             for i, key in enumerate(header) if key} for row in rows[1:]]
 
 
 def read_grades(out: Path) -> list[dict]:
     """OUT/grades.csv as written by `packlab grade`: one dict per student and assignment."""
-    return _rows(out / "grades.csv", GRADES_COLUMNS, "the grades file")
+    return _rows(out / "grades.csv", GRADES_COLUMNS, "the grades file", strip=False)
 
 
 def read_roster(path: Path) -> list[dict]:
@@ -90,7 +98,7 @@ def read_roster(path: Path) -> list[dict]:
     Every row needs an id; an id or an email that appears twice is an error (the platform
     would give one student's grade to the other).
     """
-    rows = _rows(path, ROSTER_COLUMNS, "the roster")
+    rows = _rows(path, ROSTER_COLUMNS, "the roster", strip=True)
     for number, row in enumerate(rows, start=2):
         if any(row.values()) and not row["id"]:
             raise InputError(f"the roster {path}, line {number}, has no id")
@@ -124,8 +132,17 @@ def _scores(grades: list[dict], export: Export) -> tuple[list[str], dict, dict]:
     assignments = list(dict.fromkeys(row["assignment"] for row in grades))
     possible: dict[str, float | int] = {}
     cells: dict[tuple[str, str], float | int | str] = {}
+    count = Counter((row["student"], row["assignment"]) for row in grades)
+    for (student, assignment), rows in count.items():
+        if rows > 1:
+            export.lost.append(f"{student} / {assignment}: grades.csv has {rows} rows for it "
+                               "(names are identities: none is taken over another), so the "
+                               "cell is left empty; enter this grade by hand")
     for row in grades:
         where = f"{row['student']} / {row['assignment']}"
+        if count[row["student"], row["assignment"]] > 1:
+            cells[(row["student"], row["assignment"])] = ""
+            continue
         top = _number(row["max_score"])
         if top is not None:
             possible[row["assignment"]] = max(possible.get(row["assignment"], top), top)
@@ -144,8 +161,10 @@ def _scores(grades: list[dict], export: Export) -> tuple[list[str], dict, dict]:
 
 
 def _course_only(grades: list[dict], export: Export) -> list[dict]:
-    """The rows of the course's assignments, in course order; a note for any other folder."""
-    order = [for_csv(exercise.name) for exercise in load().exercises]  # grades.csv is escaped
+    """The rows of the course's assignments (its plain ones last), in course order; a note for
+    any other folder."""
+    order = [for_csv(name) for name in [e.name for e in load().exercises]  # grades.csv is
+             + list(plain_assignments())]  # escaped; plain nbgrader assignments last
     for name in dict.fromkeys(row["assignment"] for row in grades):
         if name not in order:
             export.notes.append(f"{name}: not an assignment of this course, left out")

@@ -9,7 +9,9 @@
       block whose wrapped continuation is indented under the line's own start.
    3. Printed tables scroll inside their box instead of wrapping: an output whose lines have
       columns (runs of spaces inside a line) is marked `packlab-table`.
-   4. A tap on a figure shown smaller than it was drawn opens it at full size, over the page. */
+   4. A tap on a figure shown smaller than it was drawn opens it at full size, over the page.
+   5. Each figure sits in a box of its own, which scrolls on a phone (packlab.css): there the
+      figure keeps the size it was drawn at, its text readable. */
 (function () {
   "use strict";
 
@@ -105,6 +107,26 @@
     });
   }
 
+  /* The figure's own box; under it, while the figure is wider than the box, a note that says
+     so (a picture's opaque pixels would hide a shadow at the box's edge). */
+  function scrollBox(img) {
+    if (img.closest("a, .packlab-scroll")) return;
+    const box = document.createElement("div");
+    box.className = "packlab-scroll";
+    img.replaceWith(box);
+    box.appendChild(img);
+    const note = document.createElement("p");
+    note.className = "packlab-scroll-note";
+    note.textContent = "→ Wider than your screen: swipe sideways for the rest of the figure.";
+    box.after(note);
+    const update = () => {
+      note.hidden = box.scrollWidth <= box.clientWidth + 1;
+    };
+    if (img.complete) update();
+    img.addEventListener("load", update);
+    window.addEventListener("resize", update);
+  }
+
   function ready() {
     forwardToggles("primary-toggle");
     forwardToggles("secondary-toggle");
@@ -115,6 +137,7 @@
       if (isTable(pre)) pre.classList.add("packlab-table");
       else hangingIndent(pre);
     });
+    document.querySelectorAll("main img").forEach(scrollBox);
     document.querySelectorAll("main img").forEach(enlargeable);
   }
 

@@ -3,12 +3,14 @@
 Every visible check of a suite is run on the reference, every gallery mutant and released starter of
 its exercises and a few answers of the wrong kind (`tried`), and each call of a reference function
 made meanwhile is written with its answer to ``autograder/checks/suites/recorded/<suite>.json``:
-``python -m autograder.checks.reference.record``.
+``python -m autograder.checks.reference.record`` (every suite), or followed by exercise names or
+numbers (their suites only).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -46,7 +48,7 @@ def tried(suite: str) -> list[Callable]:
     functions += [_defined(m.code, m.key, loaded.function) for m in gallery.every()
                   if m.suite == suite]
     for exercise in load_course().exercises:
-        if exercise.suite == suite:
+        if exercise.suite == suite and exercise.release.is_file():  # not released yet: no starter
             release = nbformat.read(exercise.release, as_version=4)
             functions += [_defined(cell.source, exercise.name, loaded.function)
                           for cell in release.cells if cell.metadata.get("nbgrader", {}).get(
@@ -84,10 +86,13 @@ def record(suites: list[str]) -> list[Path]:
     return written
 
 
-def main() -> None:
-    """``python -m autograder.checks.reference.record``: write every suite's recorded answers
-    again."""
-    for path in record(sorted({e.suite for e in load_course().exercises})):
+def main(names: list[str] | None = None) -> None:
+    """``python -m autograder.checks.reference.record [EXERCISE...]``: write the recorded answers
+    of the named exercises' suites again (of every suite when none is named)."""
+    names = sys.argv[1:] if names is None else names
+    course = load_course()
+    chosen = [course.exercise(name) for name in names] or list(course.exercises)
+    for path in record(sorted({e.suite for e in chosen})):
         print(f"wrote {path.relative_to(FOLDER.parents[3])}")
 
 

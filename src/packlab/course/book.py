@@ -2,11 +2,12 @@
 
 ``build(out_dir)`` lays out a staging folder ``out_dir/_build/source`` (never writing into
 lessons/ or exercises/): the book's config, pages and CSS from book/, a ``_toc.yml`` and a course
-map generated from course.toml, the instructors' section of the README, docs/jupyterhub.md, the
-lessons, executed here (in parallel, without widget state, failing on the first error), the
-released exercises (not executed: their answer cells raise NotImplementedError) and MathJax from
-the django-static-mathjax wheel. Then ``jupyter-book build --warningiserror`` writes the HTML to
-``out_dir/_build/html``, which ``build`` returns.
+map generated from course.toml, the guide pages (book/*.md, book/instructors/*.md),
+docs/jupyterhub.md, the lessons, executed here (in parallel, without widget state, failing on the
+first error), the released exercises (not executed: their answer cells raise
+NotImplementedError) and MathJax from the django-static-mathjax wheel. Then
+``jupyter-book build --warningiserror`` writes the HTML to ``out_dir/_build/html``, which
+``build`` returns.
 
 Nothing on a page comes from a CDN: MathJax is local, the ipywidgets embed scripts are never
 loaded, and each view shows its static rendering (see packlab.views.static).
@@ -20,7 +21,6 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -32,13 +32,22 @@ from pathlib import Path
 
 import nbformat
 
+from packlab.course.course_map import table as course_map_table
 from packlab.course.manifest import ROOT, Course, load
 
 BOOK = ROOT / "book"
 EXECUTION_TIMEOUT = 600  # seconds per cell; a whole lesson takes 5-30 s
 MAP_MARKER = "<!-- course-map"
-README_MARKER = "<!-- readme-section"
-README_SECTION = "For instructors"
+# The guide pages, by part, in reading order (each a Markdown page under book/, without ".md").
+GUIDES = {
+    "Using the course": ["learners", "presenters"],
+    "For instructors": ["instructors", "instructors/setting-up", "instructors/grading",
+                        "instructors/gradebook", "instructors/feedback", "instructors/analytics",
+                        "instructors/new-exercise", "instructors/plain-nbgrader",
+                        "instructors/trust", "instructors/scale", "docs/jupyterhub",
+                        "instructors/kubernetes"],
+    "About packlab": ["speed", "repository"],
+}
 # Text that a released exercise page must never contain: solution and hidden-test markers.
 FORBIDDEN = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 # MathJax 3 files the book needs (the wheel also holds SVG output, speech rules, sources).
@@ -71,44 +80,22 @@ def exercise_doc(name: str) -> str:
 
 
 def toc(course: Course) -> str:
-    """The _toc.yml: the intro, then every lesson, every exercise and the instructors' pages."""
+    """The _toc.yml: the intro, then every lesson, every exercise and the guide pages."""
     lines = ["# Generated from course.toml by src/packlab/course/book.py: do not edit.",
              "format: jb-book", "root: intro", "parts:"]
     lines += ["  - caption: Lessons", "    chapters:"]
     lines += [f"      - file: {lesson_doc(lesson.slug)}" for lesson in course.lessons]
     lines += ["  - caption: Exercises", "    chapters:"]
     lines += [f"      - file: {exercise_doc(e.name)}" for e in course.exercises]
-    lines += ["  - caption: For instructors", "    chapters:",
-              "      - file: instructors", "      - file: docs/jupyterhub"]
+    for caption, pages in GUIDES.items():
+        lines += [f"  - caption: {caption}", "    chapters:"]
+        lines += [f"      - file: {page}" for page in pages]
     return "\n".join(lines) + "\n"
 
 
-def _cell(text: str) -> str:
-    """Text for a Markdown table cell."""
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def course_map(course: Course) -> str:
-    """The intro page's table: each lesson, its exercise and the function the exercise asks for."""
-    rows = ["| # | Lesson | Exercise (graded) | You write |", "|---|---|---|---|"]
-    for lesson in course.lessons:
-        exercise = course.exercise(lesson.exercise)
-        number = lesson.slug[:2]
-        rows.append(
-            f"| {number} | [{_cell(lesson.title)}]({lesson_doc(lesson.slug)}.ipynb) "
-            f"| [exercise {number}]({exercise_doc(exercise.name)}.ipynb) "
-            f"| `{_cell(exercise.signature)}` |"
-        )
-    return "\n".join(rows) + "\n"
-
-
-def readme_section(title: str, readme: Path = ROOT / "README.md") -> str:
-    """The body of the README's ``## title`` section (up to the next ``## `` heading)."""
-    text = readme.read_text(encoding="utf-8")
-    match = re.search(rf"^## {re.escape(title)}\s*\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-    if not match:
-        raise BookError(f"README.md has no section '## {title}': the instructors' page copies it.")
-    return match.group(1).strip() + "\n"
+    """The intro page's table: each lesson, its exercises and the functions they ask for."""
+    return course_map_table(course)
 
 
 def _fill(template: Path, marker: str, content: str) -> str:
@@ -176,9 +163,9 @@ def stage(source: Path, course: Course | None = None) -> None:
     (source / "_toc.yml").write_text(toc(course), encoding="utf-8")
     (source / "intro.md").write_text(
         _fill(BOOK / "intro.md", MAP_MARKER, course_map(course)), encoding="utf-8")
-    (source / "instructors.md").write_text(
-        _fill(BOOK / "instructors.md", README_MARKER, readme_section(README_SECTION)),
-        encoding="utf-8")
+    for page in (p for pages in GUIDES.values() for p in pages if not p.startswith("docs/")):
+        (source / page).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(BOOK / f"{page}.md", source / f"{page}.md")
     (source / "docs").mkdir()
     shutil.copy2(ROOT / "docs" / "jupyterhub.md", source / "docs" / "jupyterhub.md")
     for lesson in course.lessons:

@@ -1,9 +1,12 @@
 """Checking an answer from inside its notebook: the test cells call `run_tests`.
 
-nbgrader's test cells and the learner's own runs both come here, so they print the same plain
-messages. A failing group raises `TestsFailed`, which Jupyter shows as the message alone (no
-traceback) while nbgrader still counts the cell as failed. `packlab check` and `packlab
-progress` use the same words, and find which exercise a notebook is from here.
+nbgrader's test cells and the learner's own runs both come here, so they show the same plain
+messages (in a notebook as HTML, their `code` spans set as code). A group that earns nothing
+does not raise: its message is shown, then one line on stderr says the cell earns no points.
+*Run All* goes on to the cells below (the slider that shows the learner's own answer), and
+nbgrader still gives the cell no points, because it scores a test cell with any stderr output 0
+(`nbgrader.utils.determine_grade`). `packlab check` and `packlab progress` use the same words,
+and find which exercise a notebook is from here.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import sys
 import warnings
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.checks import example_cache, unwritten
@@ -27,13 +32,14 @@ from autograder.checks.suite import (
     seed_key,
 )
 from autograder.checks.suites import load
+from autograder.escape import message_html
 from packlab.course.hints import hint_call, hint_command
 from packlab.course.manifest import Exercise
 from packlab.course.manifest import load as load_course
 
 
 class TestsFailed(AssertionError):
-    """Some checks of a test cell failed; the message says which and why."""
+    """A test cell cannot run at all here; the message says why."""
 
 
 class HiddenTestsNotInstalled(TestsFailed):
@@ -72,7 +78,7 @@ def failure_lines(failures: Iterable[Failure]) -> list[str]:
         by_mistake.setdefault((wrong.key, wrong.text, wrong.lesson), []).append(failure)
     lines = []
     for (key, text, lesson), group in by_mistake.items():
-        lines += ["", text, f"  revisit:   lessons/{lesson}.ipynb"]
+        lines += ["", text, *([f"  revisit:   lessons/{lesson}.ipynb"] if lesson else [])]
         if key == unwritten.KEY:  # every call raised the same: the checks waiting are enough
             lines += [f"  ✗ {failure.check}" for failure in group]
             continue
@@ -149,10 +155,12 @@ def notebook_groups(suite: Suite) -> list[str]:
 def every_group(found: Exercise, suite: Suite, func: Callable) -> tuple[str, dict[str, float]]:
     """Every group of this install run on ``func``, told as `packlab check --all` tells it, the
     last line the score the grader would give (in a student install: the points the hidden
-    tests decide at grading); and the points each group earned."""
-    lines, earned = [], dict.fromkeys(notebook_groups(suite), 0)
+    tests decide at grading); and the points each group earned. On a hub that runs the room,
+    the room's chart is told what passed (`tell_room`)."""
+    lines, earned, results = [], dict.fromkeys(notebook_groups(suite), 0), []
     for name in earned:
         result = _run(suite.group(name), func, "")
+        results.append(result)
         checks = len(result.passed) + len(result.failures)
         earned[name] = found.earned(name, len(result.passed), checks)
         lines += ["", f"{GROUP_TITLES.get(name, name)} ({points_text(found.points[name])}):"]
@@ -169,7 +177,20 @@ def every_group(found: Exercise, suite: Suite, func: Callable) -> tuple[str, dic
         lines.append(f"Stuck? Run `{hint_command(found)}` in a terminal, or "
                      f"`{hint_call(found)}` in a cell.")
     lines.append(score_line(found, earned, suite.missing))
-    return "\n".join(lines).lstrip("\n"), earned
+    room_line = tell_room(found, results)
+    return "\n".join(lines + ([room_line] if room_line else [])).lstrip("\n"), earned
+
+
+def tell_room(found: Exercise, results: Iterable) -> str | None:
+    """Send the room's chart what passed and which misconceptions failed checks named (each
+    result has ``passed`` and ``failures``: a group's, run here or by the grader); the line
+    saying so (None off the hub, or when the learner opted out: nothing was sent)."""
+    from packlab.course.room import report
+
+    results = list(results)
+    return report.send(report.payload(
+        load_course().title, found.name, [name for r in results for name in r.passed],
+        [(f.check, f.misconception.key) for r in results for f in r.failures]))
 
 
 def score_line(found: Exercise, earned: dict[str, float], missing: Iterable[str]) -> str:
@@ -189,6 +210,42 @@ def score_line(found: Exercise, earned: dict[str, float], missing: Iterable[str]
             f"{points_text(left)} of {found.max_score:g}{when}.")
 
 
+@dataclass(frozen=True)
+class Report:
+    """What a test cell shows: the text, and in a notebook the same as HTML, its `code` spans
+    set as code (no raw backticks)."""
+
+    text: str
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        return ('<div class="packlab-report" style="white-space: pre-wrap; line-height: 1.4">'
+                f"{message_html(self.text)}</div>")
+
+
+def show(text: str) -> None:
+    """Show a test cell's report (printed as text outside a notebook)."""
+    from IPython.display import display
+
+    display(Report(text))
+
+
+FAILED_NOTE = ("This cell earns no points until every check above passes. The cells below still "
+               "run, with your answer as it is now.")
+
+
+def failed(text: str) -> None:
+    """A group that earns no points: its message on stderr, which nbgrader scores 0 (a raise
+    would stop *Run All* here, before the learner sees their answer on the slider)."""
+    show(text)
+    sys.stdout.flush()  # what was shown before comes first
+    print(FAILED_NOTE, file=sys.stderr, flush=True)
+
+
 def run_tests(exercise: str, func: Callable, group: str = "visible") -> float | None:
     """Run one test group of an exercise's suite against ``func`` and print the result.
 
@@ -196,10 +253,10 @@ def run_tests(exercise: str, func: Callable, group: str = "visible") -> float | 
     `every_group`): a learner who runs the notebook top to bottom reads every check that
     decides the grade, and the score, not "passed" while points remain.
 
-    A group that fails raises `TestsFailed` (no points), except under the exercise's
-    proportional partial credit when some checks passed: then the points earned are returned,
-    and a test cell ending in this call shows them as its value, which nbgrader reads as the
-    cell's partial credit (`nbgrader.utils.determine_grade`).
+    A group that earns nothing says so on stderr (see `failed`: no points, and *Run All*
+    goes on). Under the exercise's proportional partial credit, when some checks passed, the
+    points earned are returned instead, and a test cell ending in this call shows them as its
+    value, which nbgrader reads as the cell's partial credit (`nbgrader.utils.determine_grade`).
     """
     _install_display()
     found = load_course().exercise(exercise)
@@ -211,22 +268,22 @@ def run_tests(exercise: str, func: Callable, group: str = "visible") -> float | 
     if suite_group.visible and not nbgrader_runs():
         text, earned = every_group(found, suite, func)
         if earned[group] == found.points[group]:
-            print(text)
+            show(text)
             return None
         if not earned[group]:
-            raise TestsFailed("\n" + text)
-        print(text)
+            return failed(text)
+        show(text)
         return float(earned[group])
     result = _run(suite_group, func, grading_seed(found))
     text = summary(exercise, result, hidden=not suite_group.visible)
     if result.ok:
-        print(text)
+        show(text)
         return None
     checks = len(result.passed) + len(result.failures)
     earned = found.earned(group, len(result.passed), checks)
     if not earned:
-        raise TestsFailed("\n" + text)
-    print(f"{text}\nPartial credit: {len(result.passed)} of {checks} checks passed, so this "
+        return failed(text)
+    show(f"{text}\nPartial credit: {len(result.passed)} of {checks} checks passed, so this "
           f"cell earns {earned} of {found.points[group]} points (the number below).")
     return float(earned)
 
@@ -235,10 +292,14 @@ def run_tests(exercise: str, func: Callable, group: str = "visible") -> float | 
 
 def _nbgrader_cells(path: Path) -> dict[str, dict]:
     """Each nbgrader cell of a notebook by its grade_id: its metadata and source (none when the
-    file is not a notebook)."""
+    file is not a notebook, or is larger than the grader reads: its size is checked first)."""
     import nbformat
 
+    from autograder.run.handed_in import NOTEBOOK_BYTES
+
     try:
+        if path.stat().st_size > NOTEBOOK_BYTES:
+            return {}  # the grader says it is too large, having read none of it
         notebook = nbformat.read(path, as_version=4)
         return {cell.metadata["nbgrader"]["grade_id"]: {**cell.metadata["nbgrader"],
                                                        "source": cell.source}

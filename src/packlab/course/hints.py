@@ -44,23 +44,30 @@ def format_hints(exercise: Exercise, hints: list[str]) -> str:
     left = len(exercise.hints) - len(hints)
     if left:
         lines.append(f"  ({left} more: ask again for the next one.)")
-    else:
+    elif exercise.lesson:
         lines.append("  (That is every hint. The lesson to reread: "
                      f"lessons/{exercise.lesson}.ipynb)")
+    else:
+        lines.append("  (That is every hint.)")
     return "\n".join(lines)
 
 
 def hint_command(exercise: Exercise) -> str:
     """The terminal command that shows the next hint: the one form every message uses."""
-    return f"packlab hint {exercise.name[:2]}"
+    return f"packlab hint {load().short_key(exercise)}"
 
 
 def hint_call(exercise: Exercise) -> str:
     """The same in a notebook cell."""
-    return f'from packlab.course.hints import hint; hint("{exercise.name[:2]}")'
+    return f'from packlab.course.hints import hint; hint("{load().short_key(exercise)}")'
 
 
 def hint(key: str, everything: bool = False) -> None:
     """Print the next hint for an exercise (by name, number or function), e.g. ``hint("02")``."""
     exercise = load().exercise(key)
     print(format_hints(exercise, next_hints(exercise, everything)))
+
+
+def forget(exercise: Exercise) -> None:
+    """Start the exercise's hints again from the first (`packlab reset`)."""
+    _remember(exercise.name, 0)

@@ -37,9 +37,10 @@ class LatePolicy:
 
 @dataclass(frozen=True)
 class Lesson:
+    """A lesson notebook. Its exercises name it (`Exercise.lesson`); it may have none."""
+
     slug: str
     title: str
-    exercise: str
 
     @property
     def path(self) -> Path:
@@ -49,7 +50,6 @@ class Lesson:
 @dataclass(frozen=True)
 class Exercise:
     name: str
-    lesson: str
     function: str
     signature: str
     suite: str
@@ -57,10 +57,12 @@ class Exercise:
     teaches: str
     leaves_out: str
     hints: tuple[str, ...]
+    lesson: str | None = None  # the lesson it goes with, if any (several may share one)
     starter: str | None = None
     partial_credit: str = ALL_OR_NOTHING
     due: datetime | None = None  # course.toml's `due` (nbgrader's gradebook may give one too)
     late_policy: LatePolicy = LatePolicy()
+    counts: str = ""  # which submission counts: latest, on-time or best ("": the course's)
 
     def earned(self, group: str, passed: int, checks: int) -> int | float:
         """The points a test group earns when ``passed`` of its ``checks`` pass.
@@ -102,6 +104,7 @@ class Course:
     lessons: tuple[Lesson, ...]
     exercises: tuple[Exercise, ...] = field(default=())
     student_install: bool = False  # course.toml's [build] student = true (STUDENT_MARKER)
+    free_late_days: int = 0  # each student's budget of days late without a penalty
 
     def exercise(self, key: str) -> Exercise:
         """Find an exercise by its name ("02-greedy-pack"), number ("02") or function ("pack")."""
@@ -121,23 +124,43 @@ class Course:
     def lesson(self, slug: str) -> Lesson:
         return next(lesson for lesson in self.lessons if lesson.slug == slug)
 
+    def exercises_of(self, slug: str) -> tuple[Exercise, ...]:
+        """The exercises that go with a lesson, in course order (none, one or several)."""
+        return tuple(e for e in self.exercises if e.lesson == slug)
+
+    @property
+    def unattached(self) -> tuple[Exercise, ...]:
+        """The exercises that go with no lesson."""
+        return tuple(e for e in self.exercises if e.lesson is None)
+
+    def short_key(self, exercise: Exercise) -> str:
+        """The shortest name `exercise` finds this one by: its number ("02"), else its name."""
+        number = exercise.name[:2]
+        return number if [e.name[:2] for e in self.exercises].count(number) == 1 else exercise.name
+
 
 @cache
 def load(path: Path = MANIFEST) -> Course:
     """Read course.toml."""
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    lessons = tuple(Lesson(**entry) for entry in data["lessons"])
+    lessons = tuple(_lesson(entry, path.name) for entry in data.get("lessons", []))
     default = data["course"].get("partial_credit", ALL_OR_NOTHING)
     exercises = tuple(
         Exercise(**{"partial_credit": default, **entry, "hints": tuple(entry["hints"])})
-        for entry in data["exercises"]
+        for entry in data.get("exercises", [])
     )
+    slugs = {lesson.slug for lesson in lessons}
     for exercise in exercises:
+        if exercise.lesson is not None and exercise.lesson not in slugs:
+            raise ValueError(f"{path.name}: exercise {exercise.name} has lesson = "
+                             f"{exercise.lesson!r}, which is no lesson's slug; the lessons are "
+                             f"{', '.join(sorted(slugs)) or 'none'} (or leave `lesson` out).")
         if exercise.partial_credit not in POLICIES:
             raise ValueError(f"{path.name}: exercise {exercise.name} has partial_credit = "
                              f"{exercise.partial_credit!r}; it must be one of "
                              f"{', '.join(map(repr, POLICIES))}.")
-    exercises = tuple(_dated(e, data["course"].get("late_policy", "none"), path.name)
+    exercises = tuple(_counted(_dated(e, data["course"].get("late_policy", "none"), path.name),
+                               data["course"].get("counts", "latest"), path.name)
                       for e in exercises)
     return Course(
         title=data["course"]["title"],
@@ -145,7 +168,25 @@ def load(path: Path = MANIFEST) -> Course:
         lessons=lessons,
         exercises=exercises,
         student_install=data.get("build", {}).get("student") is True,
+        free_late_days=_free_late_days(data["course"].get("free_late_days", 0), path.name),
     )
+
+
+def _free_late_days(value: object, manifest: str) -> int:
+    """`free_late_days`: a whole number of days, 0 or more."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{manifest}: free_late_days is a whole number of days, 0 or more; "
+                         f"got {value!r}.")
+    return value
+
+
+def _lesson(entry: dict, manifest: str) -> Lesson:
+    """One [[lessons]] entry: its slug and title (an exercise names its lesson, not the reverse)."""
+    if "exercise" in entry:
+        raise ValueError(f"{manifest}: lesson {entry.get('slug')!r} names an exercise; a lesson "
+                         "no longer does. Put `lesson = \"<the lesson's slug>\"` in the exercise's "
+                         "[[exercises]] entry instead, and delete the lesson's `exercise` line.")
+    return Lesson(**entry)
 
 
 def _when(value: object, where: str) -> datetime:
@@ -189,3 +230,110 @@ def _dated(exercise: Exercise, default_policy: object, manifest: str) -> Exercis
     policy = exercise.late_policy
     policy = _late_policy(default_policy if policy == LatePolicy() else policy, where)
     return replace(exercise, due=due, late_policy=policy)
+
+
+# --- plain nbgrader assignments ----------------------------------------------------------------
+# A folder solutions/<name>/ (beside course.toml) with no [[exercises]] entry is a plain nbgrader
+# assignment: `packlab grade` grades it as `nbgrader autograde` would, from its notebook's own
+# test cells (`autograder.run.plain`). An optional [[plain]] entry gives it a due date and a late
+# policy, nothing else: its points are those of its notebook's graded cells.
+
+
+@dataclass(frozen=True)
+class GradedCell:
+    """One graded cell of a plain assignment's source notebook."""
+
+    grade_id: str
+    points: float
+    manual: bool  # an answer a person grades (markdown, or code marked as a solution)
+
+
+@dataclass(frozen=True)
+class PlainAssignment:
+    name: str
+    due: datetime | None = None
+    late_policy: LatePolicy = LatePolicy()
+
+    @property
+    def source(self) -> Path:
+        """The nbgrader source notebook: the instructor's test cells, hidden blocks included."""
+        return MANIFEST.parent / "solutions" / self.name / f"{self.name}.ipynb"
+
+    @property
+    def release(self) -> Path:
+        return MANIFEST.parent / "exercises" / self.name / f"{self.name}.ipynb"
+
+    @property
+    def cells(self) -> tuple[GradedCell, ...]:
+        return _graded_cells(self.source)
+
+    @property
+    def points(self) -> dict[str, float]:
+        """grade_id -> points of each test cell (the cells `packlab grade` scores)."""
+        return {c.grade_id: _whole(c.points) for c in self.cells if not c.manual}
+
+    @property
+    def max_score(self) -> float:
+        return _whole(sum(c.points for c in self.cells))
+
+    def grade_id(self, group: str) -> str:
+        return group  # a plain assignment's test groups are its test cells
+
+
+def _whole(points: float) -> int | float:
+    return int(points) if float(points).is_integer() else points
+
+
+@cache
+def _graded_cells(source: Path) -> tuple[GradedCell, ...]:
+    import json
+
+    cells = json.loads(source.read_text(encoding="utf-8")).get("cells", [])
+    found = []
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade") and meta.get("grade_id"):
+            manual = bool(meta.get("solution")) or cell.get("cell_type") != "code"
+            found.append(GradedCell(meta["grade_id"], float(meta.get("points", 0)), manual))
+    return tuple(found)
+
+
+COUNTS = ("latest", "on-time", "best")  # see course.toml's `counts`
+
+
+def _counted(exercise: Exercise, default: object, manifest: str) -> Exercise:
+    """The exercise with its `counts` read (the course's by default)."""
+    counts = exercise.counts or default
+    if counts not in COUNTS:
+        raise ValueError(f"{manifest}: exercise {exercise.name} counts {counts!r}; `counts` is "
+                         f"one of {', '.join(map(repr, COUNTS))}.")
+    return replace(exercise, counts=counts)
+
+
+@cache
+def plain_assignments(path: Path = MANIFEST) -> dict[str, PlainAssignment]:
+    """The course's plain nbgrader assignments, by name (see above)."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    exercises = {e.name for e in load(path).exercises}
+    solutions = path.parent / "solutions"
+    folders = sorted(p.name for p in solutions.iterdir() if (p / f"{p.name}.ipynb").is_file()) \
+        if solutions.is_dir() else []
+    entries = {entry.get("name"): entry for entry in data.get("plain", [])}
+    default = data["course"].get("late_policy", "none")
+    unknown = sorted(set(entries) - set(folders) - exercises, key=str)
+    if unknown:
+        raise ValueError(f"{path.name}: the [[plain]] entry {unknown[0]!r} names no notebook "
+                         f"solutions/{unknown[0]}/{unknown[0]}.ipynb")
+    found = {}
+    for name in folders:
+        if name in exercises:
+            continue
+        entry = entries.get(name, {})
+        where = f"{path.name}: plain assignment {name}"
+        if set(entry) - {"name", "due", "late_policy"}:
+            raise ValueError(f"{where}: a [[plain]] entry sets only name, due and late_policy "
+                             "(its points are its notebook's)")
+        due = entry.get("due")
+        found[name] = PlainAssignment(name, None if due is None else _when(due, where),
+                                      _late_policy(entry.get("late_policy", default), where))
+    return found

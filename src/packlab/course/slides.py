@@ -1,15 +1,17 @@
 """Static slides of every lesson (`make slides`): executed, reveal.js, every asset local.
 
-Each lesson is executed in a temporary folder (the course's notebooks are never written to) and
-cut into slides of one 1280 × 720 screen each: markdown into its blocks (a heading starts a slide,
-a paragraph or list joins it while it fits), a code cell with its picture, a view's picture and its
-summary apart when both do not fit, the output of a "predict the output" cell after the question,
-a quiz as its question and options only. Every slide carries the speaker note of its section in
-reveal.js's speaker view (key S), from the one source of notes (`packlab.course.notes`). Each
-live widget is replaced by a still of the state it was drawn in, and `jupyter nbconvert`'s
-reveal.js exporter writes `NN-slug.slides.html`; the presenter's notebook becomes
-`presenter.slides.html`. Pictures are drawn for the slide (`packlab.views.plots.SLIDES`): as wide
-as the slide's content, their smallest text 24 pixels.
+Each lesson is executed in a temporary folder (the course's notebooks are never written to) and cut
+into slides of one 1280 × 720 screen each: markdown into its blocks (a heading starts a slide, a
+paragraph or list joins it while it fits), a code cell with its picture, a view's picture and its
+summary apart when both do not fit, the output of a "predict the output" cell after the question, a
+quiz as its question and options only; the setup cell's code (the first code cell, when it imports)
+is left out, and what it prints kept; code taller than a slide is cut at a blank line. Every slide
+carries the speaker note of its section in reveal.js's speaker view (key S), from the one source of
+notes (`packlab.course.notes`). Each live widget is replaced by a still of the state it was drawn
+in, and `jupyter nbconvert`'s reveal.js exporter writes `NN-slug.slides.html`; the presenter's
+notebook becomes `presenter.slides.html`. Pictures are drawn for the slide
+(`packlab.views.plots.SLIDES`): as wide as the slide's content, their smallest text 24 pixels; code
+and printed output are 24 pixels too.
 
 Nothing is fetched when the slides are shown: reveal.js and MathJax come from the npm registry
 at build time (`npm pack`, cached in .cache/npm) and are copied next to the slides, and a small
@@ -136,11 +138,12 @@ def vendor_assets(out: Path) -> Path:
 
 SLIDE_PX = 600  # estimated content height one slide holds (720 minus margins, with some slack)
 PROSE_PX, PROSE_CHARS = 40, 72  # per line of text at the slides' font size
-CODE_PX, CODE_CHARS = 30, 88  # per line of code (wrapped, never cut)
+CODE_PX, CODE_CHARS = 36, 74  # per line of code at 24 px (wrapped, never cut)
 IMAGE_PX = SLIDES.max_height_px  # the most height a picture is given (CSS max-height)
 CONTENT_PX = SLIDES.width_px  # the width between a slide's margins
 HEADING_PX = {1: 110, 2: 90, 3: 70}  # per line of a heading, with its margin
 HEADING_CHARS = {1: 40, 2: 50, 3: 60}
+OUTPUT_GAP_PX = 24  # the padding around each output of a code cell
 HTML_LINE = (36, 80)  # per line of a view's summary or table (24 px text, rows padded)
 ANSWER = "packlab_answer"  # marks the output of a "predict the output" cell: its own slide
 
@@ -228,7 +231,44 @@ def _height(cell) -> int:
         return _text_px(cell.source)
     shown = 0 if cell.metadata.get("transient", {}).get("remove_source") else _text_px(
         cell.source, CODE_PX, CODE_CHARS)
-    return shown + sum(_output_px(output) for output in cell.get("outputs", []))
+    return shown + sum(_output_px(output) + OUTPUT_GAP_PX for output in cell.get("outputs", []))
+
+
+def setup_cell(notebook: nbformat.NotebookNode) -> int | None:
+    """The index of the notebook's setup cell: its first code cell, when it imports (the room
+    learns nothing from its code on a slide); None when there is none."""
+    import ast
+
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    index, cell = next(((i, c) for i, c in enumerate(notebook.cells) if c.cell_type == "code"),
+                       (None, None))
+    if cell is None:
+        return None
+    try:  # read as IPython reads it (magics included)
+        tree = ast.parse(TransformerManager().transform_cell(cell.source))
+    except SyntaxError:
+        return None
+    return index if any(isinstance(node, ast.Import | ast.ImportFrom) for node in tree.body) \
+        else None
+
+
+def split_source(cell) -> list:
+    """A code cell whose code alone is taller than a slide, cut into two cells at its blank line
+    nearest the middle (or its middle line): the outputs stay with the second. Any other cell
+    as it is."""
+    lines = cell.source.splitlines()
+    if cell.cell_type != "code" or _text_px(cell.source, CODE_PX, CODE_CHARS) <= SLIDE_PX:
+        return [cell]
+    blanks = [i for i, line in enumerate(lines) if not line.strip() and 0 < i < len(lines) - 1]
+    if len(lines) < 2:
+        return [cell]
+    # at the blank line nearest the middle, else (one long statement) at the middle line
+    cut = min(blanks, key=lambda i: abs(i - len(lines) / 2)) if blanks else len(lines) // 2
+    first, second = copy.deepcopy(cell), copy.deepcopy(cell)
+    first.source, first.outputs = "\n".join(lines[:cut]), []
+    second.source = "\n".join(lines[cut + 1 if blanks else cut:])
+    return [*split_source(first), *split_source(second)]
 
 
 def _is_quiz(cell) -> bool:
@@ -239,8 +279,13 @@ def _is_quiz(cell) -> bool:
 def slide_cells(notebook: nbformat.NotebookNode) -> list:
     """The cells a deck shows: markdown cut into blocks, quiz code hidden, hidden outputs moved
     to a cell of their own (shown after the question)."""
-    cells = []
-    for cell in notebook.cells:
+    cells, setup = [], setup_cell(notebook)
+    for index, cell in enumerate(notebook.cells):
+        if index == setup:  # its code is not for the room; what it prints is
+            if cell.get("outputs"):
+                cell.metadata["transient"] = {"remove_source": True}
+                cells += _split_tall(cell)
+            continue
         if cell.cell_type == "markdown" and "speaker-notes" not in cell.metadata.get("tags", []):
             cells += [nbformat.v4.new_markdown_cell(block) for block in markdown_blocks(
                 cell.source)]
@@ -254,7 +299,8 @@ def slide_cells(notebook: nbformat.NotebookNode) -> list:
             cell.metadata["transient"] = {"remove_source": True}
             cells.append(cell)
         else:
-            cells += _split_tall(_picture_apart(cell))
+            cells += [piece for part in split_source(cell) for piece in _split_tall(
+                _picture_apart(part))]
     return cells
 
 
@@ -492,12 +538,15 @@ window.MathJax = {
 }
 .reveal h1 { font-size: 54px; } .reveal h2 { font-size: 44px; } .reveal h3 { font-size: 36px; }
 .reveal p, .reveal ul, .reveal ol, .reveal table { margin: 0 0 14px; }
-.reveal pre, .reveal .jp-InputArea-editor pre, .reveal .jp-OutputArea-output pre {
-  font-size: 20px; line-height: 1.4; white-space: pre-wrap;
+.reveal pre, .reveal .jp-InputArea-editor pre, .reveal .jp-OutputArea-output pre,
+.reveal .cm-editor {
+  font-size: 24px !important; line-height: 1.25; white-space: pre-wrap;
   overflow-wrap: break-word; word-break: normal;  /* inside a word only when it is too long */
   width: 100%; box-shadow: none; margin: 0;
 }
-.reveal code { font-size: 0.9em; }
+.reveal code { font-size: max(0.9em, 24px); }
+/* Code is never under 24 px: the theme's and JupyterLab's own sizes (19 px) come after these. */
+.reveal pre code, .reveal pre span { font-size: 1em !important; }
 .reveal details.packlab-reveal > summary { font-size: 24px; }
 .reveal .jp-RenderedHTMLCommon table { font-size: 24px; }
 .reveal .slides img { max-width: 100%; max-height: {{ resources.packlab.image_px }}px !important;

@@ -41,7 +41,8 @@ NEVER = ("autograder.checks.hidden", "autograder.checks.reference", "autograder.
          "autograder.checks.gallery",
          "autograder.cohort.classroom", "autograder.glue.release", "packlab.course.notes",
          "packlab.course.workshop", "packlab.course.student", "packlab.course.cli.instructor",
-         "packlab.course.cli.presenter")
+         "packlab.course.cli.presenter", "packlab.course.cli.author", "packlab.course.authoring",
+         "packlab.course.cli.hub", "packlab.course.hub")
 # Top-level folders that are never copied, whatever the lists above say.
 NEVER_FOLDERS = (".git", "solutions", "tests", "benchmarks", "workshop", "book")
 # Dependencies only the instructor's commands use (similarity, grading on a cluster).

@@ -3,8 +3,10 @@
 `prepare` puts the presenter's notebook (workshop/presenter.ipynb) into the demo's own folder
 (`demo/`, or PACKLAB_DEMO_FOLDER; never the learner's `workspace/`, whose file browser must not
 show presenter files), next to copies of the lessons, without its speaker notes (the room sees that
-notebook); the notes go to a page of their own, workshop/speaker-notes.html, for the presenter's
-second window, followed by each lesson's notes (`packlab.course.notes`, the slides' source too).
+notebook); the notes go to a page of their own for the presenter's second window, followed by each
+lesson's notes (`packlab.course.notes`, the slides' source too). That page lives in the demo's
+hidden `.presenter/` folder, which the room's file browser (on the projector) never lists: the
+presenter opens it from disk.
 It also writes a JupyterLab settings folder for this launch only: larger code, content and UI
 fonts, line numbers in code cells, no news or update checks (the room may be offline). `run`
 serves JupyterLab at that notebook the way `packlab lab` does (JUPYTER_PORT, JUPYTER_TOKEN,
@@ -35,7 +37,9 @@ from packlab.views.plots import DEMO, Canvas
 PRESENTER = ROOT / "workshop" / "presenter.ipynb"
 NOTEBOOK = "workshop/presenter.ipynb"  # where it lands in the workspace, and the URL path
 SETTINGS = ".presenter"  # hidden folder in the workspace: user settings and layouts of the demo
-NOTES_PAGE = "workshop/speaker-notes.html"  # the presenter's own window; the room never sees it
+# The presenter's own window, in the hidden folder: the room's file browser does not list it.
+NOTES_PAGE = f"{SETTINGS}/speaker-notes.html"
+OLD_NOTES_PAGE = "workshop/speaker-notes.html"  # where earlier versions put it, beside the notebook
 DEMO_VARIABLE = "PACKLAB_DEMO_FOLDER"  # where the demo's folder goes (default: demo/)
 LAB_CONTENT_PX = 14  # JupyterLab's usual text size: the demo's figures grow by code_px / this
 
@@ -112,10 +116,12 @@ def prepare(folder: Path | None = None, fresh: bool = False,
     source = nbformat.read(PRESENTER, as_version=4)
     if fresh or not copy.exists():
         copy.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(notes.without_notes(source), copy)
+        nbformat.write(workspace.learner_notebook(notes.without_notes(source)), copy)
     elif notes.notes(kept := nbformat.read(copy, as_version=4)):
         nbformat.write(notes.without_notes(kept), copy)
     lessons = [(lesson.title, lesson.path, lesson.slug) for lesson in load().lessons]
+    (folder / OLD_NOTES_PAGE).unlink(missing_ok=True)
+    (folder / NOTES_PAGE).parent.mkdir(parents=True, exist_ok=True)
     (folder / NOTES_PAGE).write_text(
         notes.notes_page(source, "Speaker notes: packing the context window, live", lessons),
         encoding="utf-8")
@@ -162,11 +168,11 @@ def run(folder: Path | None = None, fresh: bool = False,
         code_px: int = FONT_SIZES["code-font-size"]) -> int:
     """Prepare the demo and serve it until Ctrl-C."""
     folder = prepare(folder, fresh=fresh, code_px=code_px)
-    port = os.environ.get("JUPYTER_PORT", "8888")
     print(f"Presenter's notebook: {folder / NOTEBOOK} (fonts {code_px}px; settings for this "
           f"launch only, in {folder / SETTINGS}). Run all cells before the room arrives.\n"
-          f"Speaker notes, for your own screen: http://127.0.0.1:{port}/files/{NOTES_PAGE} "
-          f"(or {folder / NOTES_PAGE}). Stop with Ctrl-C.", flush=True)
+          f"Speaker notes, for your own screen (open it in a browser window of its own; the "
+          f"room's file browser does not list it): {(folder / NOTES_PAGE).resolve().as_uri()}\n"
+          "Stop with Ctrl-C.", flush=True)
     env = environment(folder)
     env.update(canvas(code_px).environment())  # the kernels' figures follow the fonts
     return subprocess.call(command(folder), env=env, cwd=folder)  # terminals open there too

@@ -6,19 +6,27 @@ course's own files, and pulling a new version of the course never overwrites the
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-import shutil
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
 
-from packlab.course.manifest import ROOT, Course, load
+from packlab.course import course_map
+from packlab.course.manifest import ROOT, Course, Lesson, load
 
 START = "START.ipynb"
 # Jupyter config read by the course's JupyterLab only (added to JUPYTER_CONFIG_PATH): its
 # labconfig/page_config.json turns off nbgrader's instructor tools and the Jupyter news prompt.
 LAB_CONFIG = Path(__file__).with_name("lab_config")
+# On the class's JupyterHub, read before it: nbgrader's Assignments tab (fetch, submit, feedback)
+# is back, its instructor tools stay off.
+HUB_LAB_CONFIG = LAB_CONFIG / "hub"
 
 
 def server_environment(base: dict[str, str] | None = None) -> dict[str, str]:
@@ -32,6 +40,8 @@ def server_environment(base: dict[str, str] | None = None) -> dict[str, str]:
     if sys.prefix != sys.base_prefix:
         env["VIRTUAL_ENV"] = sys.prefix
     env["JUPYTER_CONFIG_PATH"] = _first(str(LAB_CONFIG), env.get("JUPYTER_CONFIG_PATH", ""))
+    if "JUPYTERHUB_API_TOKEN" in env:
+        env["JUPYTER_CONFIG_PATH"] = _first(str(HUB_LAB_CONFIG), env["JUPYTER_CONFIG_PATH"])
     return env
 
 
@@ -50,6 +60,29 @@ def learner_copy(folder: Path, original: Path) -> Path:
     return folder / original.relative_to(ROOT)
 
 
+def kernel_metadata() -> dict:
+    """The notebook metadata JupyterLab writes when the course's kernel starts: the kernelspec
+    as installed and the kernel's language_info. A copy that already says so opens clean (no
+    unsaved dot, no "Save changes?" on close); the committed notebooks cannot say it, since it
+    names this machine's Python version."""
+    from ipykernel.ipkernel import IPythonKernel
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        spec = KernelSpecManager().get_kernel_spec("python3")
+    except NoSuchKernel:
+        return {}
+    return {"kernelspec": {"display_name": spec.display_name, "language": spec.language,
+                           "name": "python3"},
+            "language_info": json.loads(json.dumps(IPythonKernel.language_info))}
+
+
+def learner_notebook(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``notebook`` with the metadata this machine's kernel gives it (see `kernel_metadata`)."""
+    notebook.metadata.update(kernel_metadata())
+    return notebook
+
+
 def course_copy_note(path: Path, folder: Path | None = None) -> str | None:
     """What to tell a learner who names the course's own copy of an exercise instead of theirs
     (None for any other file): `packlab check` would only ever find it unwritten."""
@@ -63,26 +96,18 @@ def course_copy_note(path: Path, folder: Path | None = None) -> str | None:
             f"packlab check {mine}")
 
 
-def start_page(course: Course) -> nbformat.NotebookNode:
-    """The course map, made from the manifest."""
-    rows = ["| # | Lesson | Exercise | Function |", "|---|---|---|---|"]
-    exercises = {e.name: e for e in course.exercises}
-    for lesson in course.lessons:
-        exercise = exercises[lesson.exercise]
-        rows.append(
-            f"| {lesson.slug[:2]} | [{lesson.title}](lessons/{lesson.slug}.ipynb) "
-            f"| [{exercise.name}](exercises/{exercise.name}/{exercise.name}.ipynb) "
-            f"| `{exercise.signature}` |"
-        )
+def start_page(course: Course, found: list[Update] = ()) -> nbformat.NotebookNode:
+    """The course map, made from the manifest; what the course updated since the learner's
+    copies were made (``found``, see `updates`); and a cell that shows the learner's progress."""
     text = "\n".join([
         f"# {course.title}",
         "",
         course.tagline,
         "",
-        "Work through the lessons in order. Each one ends with an exercise: open it, write the "
-        "function, and run its test cell until every check passes.",
+        "Work through the lessons in order, with the exercises beside them: open an exercise, "
+        "write the function, and run its test cell until every check passes.",
         "",
-        *rows,
+        course_map.table(course),
         "",
         "## When you are stuck",
         "",
@@ -90,15 +115,141 @@ def start_page(course: Course) -> nbformat.NotebookNode:
         "was expected and which lesson to revisit.",
         "- Ask for a hint in a terminal (*File → New → Terminal*): `packlab hint 02` — each call "
         "shows one more, questions first.",
-        "- See where you stand: `packlab progress`.",
+        "- Start an exercise over: `packlab reset 02` in a terminal, or "
+        '`from packlab.course.workspace import reset; reset("02")` in a cell. Your version is '
+        "kept beside it (`…mine-<date>.ipynb`) and the hints start again from the first. Then "
+        "reopen the exercise (or *File → Reload Notebook from Disk*).",
         "",
         "These are your own copies: change anything. The originals stay untouched in the course "
         "folder.",
+        "",
+        *update_lines(list(found)),
+        "## Where you stand",
+        "",
+        "Run the cell below (or `packlab progress` in a terminal): it checks your copy of each "
+        "exercise, as it is saved.",
     ])
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text, id="start")])
+    cells = [nbformat.v4.new_markdown_cell(text, id="start"),
+             nbformat.v4.new_code_cell(PROGRESS_CELL, id="progress")]
+    notebook = nbformat.v4.new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                        "language": "python"}
-    return notebook
+    return learner_notebook(notebook)
+
+
+PROGRESS_CELL = "from packlab.course.progress import progress\n\nprogress()"
+RECORD = ".packlab/copies.json"  # hidden: each copy's course original, as it was when copied
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _records(folder: Path) -> dict[str, str]:
+    try:
+        found = json.loads((folder / RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def fresh_copy(folder: Path, original: Path) -> Path:
+    """Write the learner's copy of ``original`` as handed out (with this machine's kernel
+    metadata) and remember which version of the original it was."""
+    copy = learner_copy(folder, original)
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(learner_notebook(nbformat.read(original, as_version=4)), copy)
+    record = folder / RECORD
+    record.parent.mkdir(parents=True, exist_ok=True)
+    key = str(original.relative_to(ROOT))
+    record.write_text(json.dumps({**_records(folder), key: _digest(original)}, indent=1),
+                      encoding="utf-8")
+    return copy
+
+
+@dataclass(frozen=True)
+class Update:
+    """A course notebook that changed after the learner's copy was made."""
+
+    title: str  # "Lesson 02: ...", "Exercise 02-greedy-pack"
+    copy: Path  # the learner's copy, relative to the workspace
+    command: str  # what brings the new version (the learner's copy is kept beside it)
+
+
+def updates(folder: Path, course: Course | None = None) -> list[Update]:
+    """The lessons and exercises whose course version is newer than the learner's copy: by the
+    digest recorded when the copy was made, or (a copy from before that record) by date."""
+    course = course or load()
+    records = _records(folder)
+    items = [(f"Lesson {lesson.slug[:2]}: {lesson.title}", lesson.path,
+              f"packlab reset --lesson {lesson.slug[:2]}") for lesson in course.lessons]
+    items += [(f"Exercise {exercise.name}", exercise.release,
+               f"packlab reset {exercise.name[:2]}") for exercise in course.exercises]
+    found = []
+    for title, original, command in items:
+        copy = learner_copy(folder, original)
+        if not (original.is_file() and copy.is_file()):
+            continue
+        recorded = records.get(str(original.relative_to(ROOT)))
+        newer = (_digest(original) != recorded if recorded is not None
+                 else original.stat().st_mtime > copy.stat().st_mtime)
+        if newer:
+            found.append(Update(title, copy.relative_to(folder), command))
+    return found
+
+
+def update_lines(found: list[Update]) -> list[str]:
+    """The start page's (markdown) notice of newer course notebooks; [] when there is none."""
+    if not found:
+        return []
+    return ["## Updated in the course since you copied them", "",
+            "The course has a newer version of these notebooks than your copy. Your copy stays "
+            "as it is until you ask for the new one; the command keeps your version beside it "
+            "(`…mine-<date>.ipynb`).", "",
+            *[f"- {update.title} (`{update.copy}`): `{update.command}`" for update in found], ""]
+
+
+def _kept_name(copy: Path) -> Path:
+    """Where a reset keeps the learner's version: beside the copy, named for the moment."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return copy.with_name(f"{copy.stem}.mine-{stamp}{copy.suffix}")
+
+
+def reset(key: str, folder: Path | None = None, lesson: bool = False,
+          say: Callable[[str], object] = print) -> tuple[Path, Path | None]:
+    """Put the handed-out version of an exercise (or, ``lesson``, a lesson) back in the
+    workspace; the learner's version is kept beside it, and an exercise's hints start again from
+    the first. Says what it did with ``say``; returns the fresh copy and the kept one (None when
+    there was none)."""
+    from packlab.course.hints import forget
+
+    folder = folder or default_folder()
+    course = load()
+    if lesson:
+        original = _lesson_by_key(course, key).path
+    else:
+        exercise = course.exercise(key)
+        original = exercise.release
+        forget(exercise)
+    copy = learner_copy(folder, original)
+    kept = None
+    if copy.exists():
+        kept = _kept_name(copy)
+        copy.rename(kept)
+        say(f"Your version is kept as {kept}.")
+    fresh_copy(folder, original)
+    what = "lesson" if lesson else "exercise, and its hints start again from the first"
+    say(f"{copy} is the handed-out {what}. If it is open in JupyterLab, reopen it (or File → "
+        "Reload Notebook from Disk) before you save it again.")
+    return copy, kept
+
+
+def _lesson_by_key(course: Course, key: str) -> Lesson:
+    found = [lesson for lesson in course.lessons if key in (lesson.slug, lesson.slug[:2])]
+    if len(found) != 1:
+        numbers = ", ".join(lesson.slug[:2] for lesson in course.lessons)
+        raise KeyError(f"No lesson called {key!r}. The lessons are numbered {numbers}.")
+    return found[0]
 
 
 def prepare(folder: Path | None = None) -> Path:
@@ -108,10 +259,8 @@ def prepare(folder: Path | None = None) -> Path:
     originals = [lesson.path for lesson in course.lessons]
     originals += [exercise.release for exercise in course.exercises]
     for original in originals:
-        copy = learner_copy(folder, original)
-        if original.exists() and not copy.exists():
-            copy.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(original, copy)
+        if original.exists() and not learner_copy(folder, original).exists():
+            fresh_copy(folder, original)
     folder.mkdir(parents=True, exist_ok=True)
-    nbformat.write(start_page(course), folder / START)
+    nbformat.write(start_page(course, updates(folder, course)), folder / START)
     return folder

@@ -70,37 +70,33 @@ def wrap_chunk(chunk_id: str, text: str) -> str:
     return CHUNK_HEADER.format(chunk_id=chunk_id) + text + CHUNK_FOOTER
 
 
-# OpenAI's chat format for the gpt-4 / gpt-3.5-turbo family (cl100k): every message carries a few
-# tokens of framing, a `name` one more, and the reply is primed with a few tokens of its own.
+# OpenAI's chat format for the gpt-4 / gpt-3.5-turbo family (cl100k): every message costs a few
+# tokens besides its fields, a `name` one more, and the reply is primed with a few of its own.
 TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
 REPLY_PRIMING = 3
 
 
-def chat_tokens(messages: list[dict[str, str]]) -> int:
-    """Tokens a list of chat messages costs as a request, framing included (cl100k)."""
-    total = REPLY_PRIMING
-    for message in messages:
-        total += TOKENS_PER_MESSAGE
-        for key, value in message.items():
-            total += count_tokens(value)
-            if key == "name":
-                total += TOKENS_PER_NAME
-    return total
-
-
 def chat_breakdown(messages: list[dict[str, str]]) -> list[dict]:
-    """Per message: the tokens of its text fields and of its framing; the last row primes the reply.
+    """Per message: its role, the tokens of its content, and of its framing.
 
-    The ``framing`` column adds up, together with ``text``, to ``chat_tokens(messages)``.
+    Framing is every token the chat format adds around the content: the per-message tokens, the
+    role, and for a ``name`` its tokens plus one. The reply primer belongs to no message and is
+    not a row: the rows' ``content`` and ``framing`` add up, with ``REPLY_PRIMING``, to
+    ``chat_tokens(messages)``.
     """
     rows = []
     for message in messages:
-        text = sum(count_tokens(value) for value in message.values())
-        framing = TOKENS_PER_MESSAGE + (TOKENS_PER_NAME if "name" in message else 0)
-        rows.append({"role": message.get("role", "?"), "text": text, "framing": framing})
-    rows.append({"role": "(reply priming)", "text": 0, "framing": REPLY_PRIMING})
+        content = count_tokens(message.get("content", ""))
+        around = sum(count_tokens(value) for key, value in message.items() if key != "content")
+        framing = TOKENS_PER_MESSAGE + around + (TOKENS_PER_NAME if "name" in message else 0)
+        rows.append({"role": message.get("role", "?"), "content": content, "framing": framing})
     return rows
+
+
+def chat_tokens(messages: list[dict[str, str]]) -> int:
+    """Tokens a list of chat messages costs as a request, framing and reply primer included."""
+    return REPLY_PRIMING + sum(row["content"] + row["framing"] for row in chat_breakdown(messages))
 
 
 # Texts of different kinds, for measuring how far chars/4 is from the real count.

@@ -1,8 +1,9 @@
 """The `packlab` command: one parser, each user's commands in a module of their own.
 
-Learners (`learner`): lab, check, hint, progress. Presenters (`presenter`): demo. Instructors
-(`instructor`): grade, similarity, release, gradescope, export, bundle, roster, extend,
-student-build.
+Learners (`learner`): lab, check, hint, progress, reset, room. Presenters (`presenter`): demo.
+Instructors (`instructor`): grade, similarity, release, gradescope, export, bundle, roster,
+extend, counts, history, student-build, hub (`hub`), and for exercise authors (`author`):
+new-exercise, author check, course-map.
 The student install holds only the learner's commands.
 """
 
@@ -24,10 +25,12 @@ from packlab.course.manifest import load  # noqa: E402
 
 # The commands the student install leaves out (the presenter's and the instructor's).
 INSTRUCTOR_ONLY = frozenset({"grade", "release", "gradescope", "export", "bundle", "similarity",
-                             "roster", "extend", "student-build", "demo"})
-DESCRIPTION = ("Learners: lab, check, hint, progress. Instructors and presenters: grade, "
-               "similarity, release, gradescope, export, bundle, roster, extend, student-build, "
-               "demo (the student install offers only the first four).")
+                             "roster", "extend", "student-build", "demo", "new-exercise",
+                             "author", "course-map", "history", "counts", "hub"})
+DESCRIPTION = ("Learners: lab, check, hint, progress, reset, room. Instructors and presenters: "
+               "grade, similarity, release, gradescope, export, bundle, roster, extend, counts, "
+               "history, student-build, demo, hub; exercise authors: new-exercise, author check, "
+               "course-map (the student install offers only the first six).")
 
 
 def _student_install() -> bool:
@@ -41,7 +44,7 @@ def _student_install() -> bool:
 def parser() -> argparse.ArgumentParser:
     student_install = _student_install()
     top = argparse.ArgumentParser(prog="packlab", description=(
-        "The `packlab` command of the student install: lab, check, hint, progress."
+        "The `packlab` command of the student install: lab, check, hint, progress, reset, room."
         if student_install else DESCRIPTION))
     top.add_argument("--version", action="version", version=f"%(prog)s {version('packlab')}")
     sub = top.add_subparsers(dest="command", required=True)

@@ -1,5 +1,6 @@
 """The instructor's commands: grade, roster, extend, release, gradescope, export, bundle,
-similarity, student-build. The student install leaves this module out.
+similarity, student-build; and the exercise author's (`packlab.course.cli.author`). The student
+install leaves this module out.
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ import contextlib
 from dataclasses import fields
 from pathlib import Path
 
+from packlab.course.cli import author, hub, submissions
 from packlab.course.cli.terminal import console, shown
-from packlab.course.manifest import ROOT, load
+from packlab.course.manifest import ROOT, load, plain_assignments
 
 
 def _is_submitted_folder(submitted: Path) -> bool:
@@ -29,6 +31,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from autograder.cohort import summary
     from autograder.cohort.classroom import grade_class
     from autograder.cohort.cluster import ClusterUnavailable
+    from autograder.run import footprint
     from autograder.run.isolation import Limits, SandboxUnavailable
     from autograder.term.late import GradebookUnreadable
 
@@ -41,6 +44,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         return 2
     if args.no_sandbox:
         console.print(NO_SANDBOX_WARNING)
+    else:
+        console.print(f"Memory: {shown(footprint.describe(limits.footprint_bytes))}")
     jobs = getattr(args, "jobs", None)
     if args.scheduler and jobs is not None:
         console.print("Note: --jobs is ignored with --scheduler (each Dask worker grades as many "
@@ -51,7 +56,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
                            progress=lambda it, n: track(it, total=n, description="Grading",
                                                         console=console),
                            sandboxed=not args.no_sandbox, scheduler=args.scheduler,
-                           book=book, **corrections)
+                           book=book, said=lambda line: console.print(shown(line)),
+                           **corrections)
     except ClusterUnavailable as exc:
         console.print(f"[bold red]Not grading.[/] {shown(exc)}")
         return 2
@@ -168,6 +174,8 @@ class _Book:
             self.target = gradebook.find(self.submitted, self.url)
             if self.target is None:
                 return None  # not an nbgrader course: grades.csv is the gradebook
+            console.print(f"Writing {len(rows):,} rows into nbgrader's gradebook "
+                          f"{shown(self.target.describe())}…")
             self.written = gradebook.record(self.target, self.submitted, self.out, rows)
         except gradebook.NoGradebook as exc:  # fails only when asked for by --gradebook
             self.problem, self.failed = f"Not written to nbgrader's gradebook: {exc}", bool(
@@ -245,19 +253,20 @@ def cmd_extend(args: argparse.Namespace) -> int:
     from autograder.term import gradebook
 
     try:
-        exercise = load().exercise(args.assignment)
+        exercise = plain_assignments().get(args.assignment) or load().exercise(args.assignment)
         target = gradebook.in_course(Path(args.course).resolve(), args.gradebook)
         if target is None:
             raise gradebook.NoGradebook(f"{args.course} is not an nbgrader course folder (it "
                                         "has no nbgrader_config.py): give --course or "
                                         "--gradebook")
-        extension = gradebook.extend(target, exercise, args.student, args.until)
+        extension = gradebook.extend(target, exercise, args.student, args.until, args.new)
     except (KeyError, gradebook.NoGradebook, gradebook.CannotExtend) as exc:
         console.print(f"[bold red]No extension given:[/] {shown(str(exc).strip(chr(39)))}")
         return 2
     console.print(f"Gradebook {shown(target.describe())}: {shown(args.student)} has until "
                   f"{args.until.isoformat()} for {exercise.name} (an extension of "
-                  f"{shown(str(extension))}); `packlab grade` and formgrader count it.")
+                  f"{shown(str(extension))}); `packlab grade` counts it, and the student's "
+                  "feedback names the due date it gives.")
     return 0
 
 
@@ -266,11 +275,16 @@ def _extend_parser(sub) -> None:
         "extend", help="give one student a later due date for an assignment",
         description="Give STUDENT until DATE for ASSIGNMENT: nbgrader's extension in the "
         "gradebook (the time added to the assignment's due date, the gradebook's or else "
-        "course.toml's). `packlab grade` counts lateness from it, and formgrader shows it.")
+        "course.toml's). `packlab grade` counts lateness from it; the student's feedback page, "
+        "results.json and grades.csv's due column show the extended date (formgrader has no "
+        "page that shows extensions). A student the gradebook and submitted/ do not know is "
+        "refused, with the close ids named, unless --new is given.")
     extend.add_argument("assignment", help="the assignment (its name, number or function)")
     extend.add_argument("student", help="the student's id (their folder in submitted/)")
     extend.add_argument("--until", required=True, type=_when, metavar="DATE",
                         help="the student's own due date, ISO 8601 (UTC when no zone is given)")
+    extend.add_argument("--new", action="store_true",
+                        help="add STUDENT to the gradebook if it does not know them yet")
     extend.add_argument("--course", default=".",
                         help="the nbgrader course folder (holding nbgrader_config.py)")
     extend.add_argument("--gradebook", metavar="URL",
@@ -293,10 +307,15 @@ NO_SANDBOX_WARNING = ("[bold red]WARNING: grading WITHOUT a sandbox (--no-sandbo
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    """Regenerate exercises/ from solutions/ with nbgrader."""
+    """Regenerate exercises/ from solutions/ with nbgrader: every assignment, or those named."""
     from packlab.course.release import release
 
-    for exercise in load().exercises:
+    try:
+        chosen = [load().exercise(name) for name in args.exercise] or list(load().exercises)
+    except KeyError as exc:
+        console.print(shown(exc.args[0]))
+        return 2
+    for exercise in chosen:
         release(exercise.name, ROOT)
         console.print(f"released {exercise.release.relative_to(ROOT)}")
     _store_examples()
@@ -349,6 +368,8 @@ LIMIT_HELP = {
     "open_files": "files the sandbox may hold open",
     "scratch_bytes": "size of each of the sandbox's private folders (/tmp, /dev/shm, its "
                      "working folder), in bytes",
+    "footprint_bytes": "memory all of one submission's processes may hold together (and its "
+                       "private folders' files), in bytes: the sandbox ends there",
     "restarts": "fresh sandboxes after a timeout or crash before giving up",
 }
 
@@ -415,7 +436,7 @@ def cmd_bundle(args: argparse.Namespace) -> int:
 
 
 def cmd_similarity(args: argparse.Namespace) -> int:
-    """Report pairs of answers that are alike, for the instructor to look at (never a grade)."""
+    """Report clusters of answers that are alike, for the instructor to look at (never a grade)."""
     from autograder.cohort import similarity
 
     submitted, out = Path(args.submitted), Path(args.out)
@@ -425,7 +446,8 @@ def cmd_similarity(args: argparse.Namespace) -> int:
         console.print("--threshold is a share of an answer, more than 0 and at most 1 (e.g. 0.7).")
         return 2
     if args.max_pairs < 1:
-        console.print("--max-pairs is how many pairs to list per assignment: 1 or more.")
+        console.print("--max-pairs is how many pairs similarity.csv lists per assignment: 1 or "
+                      "more.")
         return 2
     found = similarity.find(submitted, args.threshold, args.max_pairs)
     out.mkdir(parents=True, exist_ok=True)
@@ -433,7 +455,7 @@ def cmd_similarity(args: argparse.Namespace) -> int:
     for line in similarity.summary(found, args.threshold):
         console.print(line)
     console.print(f"Wrote {shown(paths[1])} (side by side) and {shown(paths[0])}. Alike is not "
-                  "proof of copying: look at each pair before you decide anything.")
+                  "proof of copying: look at each cluster before you decide anything.")
     return 0
 
 
@@ -441,18 +463,20 @@ def _similarity_parser(sub: argparse._SubParsersAction) -> None:
     from autograder.cohort.similarity import MAX_PAIRS, THRESHOLD
 
     similar = sub.add_parser(
-        "similarity", help="pairs of answers that are alike, for you to look at",
+        "similarity", help="clusters of answers that are alike, for you to look at",
         description="Compare the students' answer code per assignment with copydetect (renamed "
         "variables and new comments do not hide a copy; the released starter and the reference "
-        "answer never count) and write OUT/similarity.html and OUT/similarity.csv. No score "
-        "changes; nothing is run.",
+        "answer never count; an answer that is one of them, names set aside, is listed apart) "
+        "and write OUT/similarity.html and OUT/similarity.csv. No score changes; nothing is "
+        "run.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     similar.add_argument("submitted", metavar="SUBMITTED")
     similar.add_argument("--out", required=True, help="folder for similarity.html and .csv")
     similar.add_argument("--threshold", type=float, default=THRESHOLD,
                          help="list a pair when at least this share of one answer is in the other")
     similar.add_argument("--max-pairs", type=int, default=MAX_PAIRS,
-                         help="pairs listed per assignment, most similar first")
+                         help="pairs similarity.csv lists per assignment, most similar first (the "
+                         "report's clusters are made of every pair)")
     similar.set_defaults(run=cmd_similarity)
 
 
@@ -528,9 +552,16 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _regrade_options(grade)
     _limit_options(grade)
     grade.set_defaults(run=cmd_grade)
-    sub.add_parser("release", help="regenerate exercises/ with nbgrader (and store the property "
-                   "checks' examples for grading)").set_defaults(
-        run=cmd_release)
+    release = sub.add_parser(
+        "release", help="regenerate exercises/ with nbgrader (and store the property checks' "
+        "examples for grading)",
+        description="Run nbgrader generate_assignment for each exercise named (every exercise "
+        "when none is), then store the property checks' examples for grading.")
+    release.add_argument("exercise", nargs="*", help="name or number, e.g. 11-trim-history or 11 "
+                         "(default: every exercise)")
+    release.set_defaults(run=cmd_release)
+    author.add_commands(sub)
+    hub.add_commands(sub)
     gradescope = sub.add_parser(
         "gradescope", help="build a Gradescope autograder zip for one assignment",
         description="Build a Gradescope autograder zip (setup.sh, run_autograder and the course) "
@@ -541,6 +572,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     _handing_back(sub)
     _roster_parser(sub)
     _extend_parser(sub)
+    submissions.add_commands(sub)
     _similarity_parser(sub)
     build = sub.add_parser(
         "student-build", help="write the student install (no solutions, no hidden tests)",

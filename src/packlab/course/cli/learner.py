@@ -1,4 +1,5 @@
-"""The learner's commands: lab, check, hint, progress (all the student install offers)."""
+"""The learner's commands: lab, check, hint, progress, reset, room (all the student install
+offers)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rich.table import Table
-
 from packlab.course import workspace
 from packlab.course.cli.terminal import console, shown
 from packlab.course.manifest import load
@@ -18,18 +17,25 @@ from packlab.course.manifest import load
 def cmd_lab(args: argparse.Namespace) -> int:
     """Set up the learner's workspace and serve JupyterLab at its start page."""
     folder = workspace.prepare()
+    for update in workspace.updates(folder):
+        console.print(f"Newer in the course: {shown(update.title)}. Get it with "
+                      f"`{shown(update.command)}` (your copy is kept). The start page lists it.")
+    # Spawned by the class's JupyterHub, the server is the hub's single-user server: the hub
+    # gives its address, login and start page in the environment (JUPYTERHUB_*).
+    on_hub = "JUPYTERHUB_API_TOKEN" in os.environ
     command = [
-        sys.executable, "-m", "jupyter", "lab",
+        sys.executable, "-m", *(["jupyterhub.singleuser"] if on_hub else ["jupyter", "lab"]),
         f"--ServerApp.root_dir={folder}",
         f"--LabApp.default_url=/lab/tree/{workspace.START}",
         # nbgrader's formgrader is for instructors; in a learner's workspace it only logs errors.
         '--ServerApp.jpserver_extensions={"nbgrader.server_extensions.formgrader": False}',
-        f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
-        f"--ServerApp.ip={os.environ.get('JUPYTER_IP', '127.0.0.1')}",
     ]
+    if not on_hub:
+        command += [f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
+                    f"--ServerApp.ip={os.environ.get('JUPYTER_IP', '127.0.0.1')}"]
     if "JUPYTER_TOKEN" in os.environ:
         command.append(f"--IdentityProvider.token={os.environ['JUPYTER_TOKEN']}")
-    if not os.environ.get("DISPLAY") and sys.platform != "darwin":
+    if not os.environ.get("DISPLAY") and sys.platform != "darwin" and not on_hub:
         command.append("--no-browser")
     if os.geteuid() == 0:
         command.append("--allow-root")
@@ -37,6 +43,9 @@ def cmd_lab(args: argparse.Namespace) -> int:
                   "Stop with Ctrl-C.")
     # Started in the workspace, so a terminal opened in JupyterLab starts there too (terminado
     # gives a new terminal the server's own folder) and sees the same paths as the file browser.
+    if on_hub:  # the hub stops the server itself: no parent process kept (50 MB a learner)
+        os.chdir(folder)
+        os.execve(command[0], command, workspace.server_environment())
     return serve(command, workspace.server_environment(), cwd=folder)
 
 
@@ -76,7 +85,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     from autograder.checks.suites import load as load_suite
     from autograder.checks.unwritten import is_unwritten
     from autograder.run.engine import grade_submission
-    from packlab.course.check import exercise_of, failure_lines, hidden_not_installed, score_line
+    from packlab.course.check import (
+        exercise_of,
+        failure_lines,
+        hidden_not_installed,
+        score_line,
+        tell_room,
+    )
     from packlab.course.hints import hint_command
 
     path = Path(args.notebook)
@@ -115,12 +130,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     for line in failure_lines(failed):
         console.print(shown(line).replace("✗", "[red]✗[/]", 1))
     score = score_line(exercise, {g.name: g.points for g in result.groups}, missing)
+    room_line = tell_room(exercise, result.groups)
     if failed:
         task = (f"write `{exercise.function}` in its answer cell" if all(map(is_unwritten, failed))
                 else "read the first message above, fix your answer")
         console.print(f"\n{len(failed)} check(s) failed. Next: {task}, save, and check again. "
                       f"Stuck? `{hint_command(exercise)}`")
         console.print(score)
+        _print_room(room_line)
         return 1
     if missing:
         later = "the hidden tests run when it is graded."
@@ -130,18 +147,28 @@ def cmd_check(args: argparse.Namespace) -> int:
         later = "the hidden tests run when it is graded; try `packlab check --all` to run them now."
     console.print(f"\nEvery check passed. Next: {later}")
     console.print(score)
+    _print_room(room_line)
+    return 0
+
+
+def _print_room(line: str | None) -> None:
+    if line:
+        console.print(shown(line))
+
+
+def cmd_room(args: argparse.Namespace) -> int:
+    """Whether the room's chart counts this learner's checks; `on` or `off` to choose."""
+    from packlab.course.room import report
+
+    line = report.status_line() if args.choice is None else report.set_counted(args.choice == "on")
+    console.print(shown(line))
     return 0
 
 
 def _learner_sandbox() -> bool:
-    """A learner's own check may go without a sandbox (it is their own code); say so once."""
-    from autograder.run import isolation
+    from packlab.course.progress import learner_sandbox
 
-    if isolation.sandbox_works():
-        return True
-    console.print("Note: checking without a sandbox (bubblewrap is not available here), so "
-                  "your code runs as you. That is fine for your own work; graders never do this.")
-    return False
+    return learner_sandbox(console)
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
@@ -155,54 +182,26 @@ def cmd_hint(args: argparse.Namespace) -> int:
     return 0
 
 
-def _status(result, visible_only: bool = False) -> str:
-    from autograder.checks.unwritten import is_unwritten
-
-    if result.error:
-        return f"cannot be checked: {shown(result.error)}"
-    failures = [f for g in result.groups for f in g.failures]
-    if failures and all(is_unwritten(f) for f in failures):
-        return "not started"
-    if not failures:
-        return f"[green]passes {'the visible tests' if visible_only else 'every test'}[/]"
-    if visible_only:
-        checks = len(failures) + sum(len(g.passed) for g in result.groups)
-        return f"{checks - len(failures)} of {checks} visible checks pass"
-    return f"{result.score} of {result.max_score} points"
-
-
 def cmd_progress(args: argparse.Namespace) -> int:
     """Grade the learner's own copies of the exercises and show where they stand."""
-    from autograder.checks.suites import load as load_suite
-    from autograder.run.engine import grade_notebook
-    from packlab.course.check import untouched
+    from packlab.course.progress import show
 
-    folder = Path(args.workspace) if args.workspace else workspace.default_folder()
-    table = Table(title=f"Your progress ({shown(folder)})")
-    for column in ("exercise", "function", "status"):
-        table.add_column(column)
-    sandboxed = _learner_sandbox()
-    for exercise in load().exercises:
-        copy = workspace.learner_copy(folder, exercise.release)
-        visible_only = bool(load_suite(exercise.suite).missing)  # the student install
-        if not copy.is_file():
-            status = "not opened yet (run `packlab lab`)"
-        elif untouched(copy, exercise):
-            status = "not started"
-        else:
-            status = _status(grade_notebook(copy, exercise, "you", sandboxed=sandboxed,
-                                            groups=("visible",) if visible_only else None),
-                             visible_only)
-        table.add_row(exercise.name, exercise.function, status)
-    console.print(table)
-    if visible_only:
-        console.print("Only the visible tests run in this install; the hidden tests run when "
-                      "your notebook is graded.")
+    show(Path(args.workspace) if args.workspace else workspace.default_folder(), console)
+    return 0
+
+
+def cmd_reset(args: argparse.Namespace) -> int:
+    """Put the handed-out version of an exercise (or lesson) back; keep the learner's."""
+    try:
+        workspace.reset(args.key, lesson=args.lesson, say=lambda text: console.print(shown(text)))
+    except KeyError as exc:
+        console.print(shown(exc.args[0]))
+        return 2
     return 0
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    """lab, check, hint and progress."""
+    """lab, check, hint, progress, reset and room."""
     sub.add_parser("lab", help="serve the course in JupyterLab").set_defaults(run=cmd_lab)
     check = sub.add_parser("check", help="run an exercise's visible tests on a saved notebook")
     check.add_argument("notebook")
@@ -215,3 +214,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     progress = sub.add_parser("progress", help="which of your exercises pass")
     progress.add_argument("--workspace", help="folder holding your copies (default: workspace/)")
     progress.set_defaults(run=cmd_progress)
+    reset = sub.add_parser("reset", help="start an exercise (or lesson) over; yours is kept")
+    reset.add_argument("key", help="exercise (or lesson) number, e.g. 02")
+    reset.add_argument("--lesson", action="store_true", help="the lesson, not the exercise")
+    reset.set_defaults(run=cmd_reset)
+    room = sub.add_parser("room", help="whether the room's chart on the hub counts your checks")
+    room.add_argument("choice", nargs="?", choices=("on", "off"),
+                      help="off: your checks are not counted (and what was is forgotten)")
+    room.set_defaults(run=cmd_room)

@@ -1,0 +1,1 @@
+"""Writing a new exercise of the course's own kind: the scaffold and the author's check."""

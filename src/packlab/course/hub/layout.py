@@ -1,0 +1,266 @@
+"""Where the hub keeps its state, and the two Python environments its users' servers run.
+
+The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable by every account:
+
+- ``student/``: the student install (`packlab student-build`), never the instructor's checkout;
+- ``runtime/``: a copy of the third-party packages of the course's venv (JupyterLab, nbgrader,
+  the widgets...), without packlab itself, so that learners need no access to the checkout;
+- ``learner/``: the learners' environment: a venv of a Python every account may run, with the
+  runtime on its path and the student install installed in it (`pip install -e`);
+- ``instructor/``: the instructors' environment: the same runtime, with the course folder itself
+  installed (editable: the grader, its hidden tests, the instructor's commands), which only the
+  instructors' group can read;
+- ``exchange/``: nbgrader's exchange, mode 1777 as nbgrader's docs ask (it makes each course's
+  inbound folder write-only for students itself);
+- ``etc/jupyter/nbgrader_config.py``: the exchange and the course id, read by every server;
+- the hub's database, cookie secret and proxy pid file.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass
+from pathlib import Path
+
+from packlab.course.manifest import ROOT
+
+INSTRUCTORS = "packlab-instructors"  # the system group whose members get formgrader and the course
+LEARNERS = "packlab-learners"
+CONFIG = ROOT / "hub" / "jupyterhub_config.py"
+PROXY = ROOT / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
+PURELIB = Path(sysconfig.get_paths()["purelib"])  # the course venv's site-packages
+VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
+# Left out of the learners' runtime: the instructor's editable packlab points into the checkout.
+NOT_IN_RUNTIME = ("__editable__*", "packlab-*", "__pycache__")
+WORKSPACE = "packlab"  # a learner's own copies: ~/packlab
+
+
+class HubError(Exception):
+    """The hub cannot be set up as asked; the message says why in plain words."""
+
+
+@dataclass(frozen=True)
+class Hub:
+    """One class's hub: its home, the instructors' course folder, the roster and its port."""
+
+    home: Path
+    course: Path
+    roster: Path
+    port: int = 8000
+    ip: str = "0.0.0.0"
+    api_port: int = 8081  # the hub's own API, behind the proxy
+    proxy_api_port: int = 8001
+    room_port: int = 8002  # the room's service (its live chart), behind the proxy
+    idle_timeout: int = 3600  # seconds of inactivity before the culler stops a server
+
+    @property
+    def exchange(self) -> Path:
+        return self.home / "exchange"
+
+    @property
+    def learner(self) -> Path:
+        return self.home / "learner"
+
+    @property
+    def instructor(self) -> Path:
+        return self.home / "instructor"
+
+    @property
+    def student(self) -> Path:
+        return self.home / "student"
+
+    @property
+    def runtime(self) -> Path:
+        return self.home / "runtime"
+
+    @property
+    def jupyter_config(self) -> Path:
+        return self.home / "etc" / "jupyter"
+
+    @property
+    def instructor_config(self) -> Path:
+        """Read by the instructors' servers before jupyter_config: the course folder's place."""
+        return self.home / "etc" / "jupyter-instructors"
+
+    def environment(self) -> dict[str, str]:
+        """The settings hub/jupyterhub_config.py reads."""
+        return {"PACKLAB_HUB_HOME": str(self.home), "PACKLAB_HUB_COURSE": str(self.course),
+                "PACKLAB_HUB_ROSTER": str(self.roster), "HUB_PORT": str(self.port),
+                "PACKLAB_HUB_IP": self.ip, "PACKLAB_HUB_API_PORT": str(self.api_port),
+                "PACKLAB_HUB_PROXY_API_PORT": str(self.proxy_api_port),
+                "PACKLAB_HUB_ROOM_PORT": str(self.room_port),
+                "PACKLAB_HUB_IDLE_TIMEOUT": str(self.idle_timeout)}
+
+    @classmethod
+    def from_environment(cls, env: dict[str, str] | None = None) -> Hub:
+        env = os.environ if env is None else env
+        return cls(home=Path(env.get("PACKLAB_HUB_HOME", "/srv/packlab-hub")),
+                   course=Path(env.get("PACKLAB_HUB_COURSE", str(ROOT))),
+                   roster=Path(env.get("PACKLAB_HUB_ROSTER", str(ROOT / "roster.csv"))),
+                   port=int(env.get("HUB_PORT", "8000")),
+                   ip=env.get("PACKLAB_HUB_IP", "0.0.0.0"),
+                   api_port=int(env.get("PACKLAB_HUB_API_PORT", "8081")),
+                   proxy_api_port=int(env.get("PACKLAB_HUB_PROXY_API_PORT", "8001")),
+                   room_port=int(env.get("PACKLAB_HUB_ROOM_PORT", "8002")),
+                   idle_timeout=int(env.get("PACKLAB_HUB_IDLE_TIMEOUT", "3600")))
+
+
+def shared_python(hub: Hub) -> Path:
+    """This very Python (the course venv's base, same version to the patch level), where every
+    account may run it: itself when it may, else a copy in the hub's home (pyenv's lives under
+    /root, which no one else can enter; another build of 3.11 may differ: Debian's 3.11.2
+    cannot parse what nbconvert's feedback pages need)."""
+    base = Path(sys._base_executable).resolve()
+    if _everyone_can_run(base):
+        return base
+    copy = hub.home / "python"
+    if not (copy / "bin" / base.name).exists():
+        prefix = Path(sys.base_prefix)
+        (copy / "bin").mkdir(parents=True, exist_ok=True)
+        _link_or_copy(str(base), str(copy / "bin" / base.name))
+        shutil.copytree(prefix / "lib" / VERSION, copy / "lib" / VERSION, symlinks=True,
+                        copy_function=_link_or_copy, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("site-packages", "test"))
+        for library in (prefix / "lib").glob("libpython*"):
+            _link_or_copy(str(library), str(copy / "lib" / library.name))
+        _readable(copy)
+    return copy / "bin" / base.name
+
+
+def python_environment(hub: Hub) -> dict[str, str]:
+    """What the shared Python needs in its environment: its own libpython, when it is a copy."""
+    if _everyone_can_run(Path(sys._base_executable).resolve()):
+        return {}
+    return {"LD_LIBRARY_PATH": str(hub.home / "python" / "lib")}
+
+
+def _everyone_can_run(path: Path) -> bool:
+    if not path.stat().st_mode & stat.S_IXOTH:
+        return False
+    return all(parent.stat().st_mode & stat.S_IXOTH for parent in path.parents)
+
+
+def build(hub: Hub) -> None:
+    """Write the hub's home: student install, runtime, both environments, exchange, config."""
+    for folder in (hub.home, hub.jupyter_config.parent, hub.jupyter_config,
+                   hub.instructor_config):
+        folder.mkdir(parents=True, exist_ok=True)
+        folder.chmod(0o755)
+    _build_student(hub.student)
+    _copy_runtime(hub.runtime)
+    _learner_env(hub)
+    _instructor_env(hub)
+    hub.exchange.mkdir(exist_ok=True)
+    hub.exchange.chmod(0o1777)  # nbgrader: "chmod ugo+rw"; sticky, so no one deletes another's
+    (hub.jupyter_config / "nbgrader_config.py").write_text(
+        "# Every server of the hub: nbgrader's shared exchange and the course (packlab hub).\n"
+        "c = get_config()  # noqa: F821\n"
+        f"c.Exchange.root = {str(hub.exchange)!r}\n"
+        "c.CourseDirectory.course_id = 'packlab'\n")
+    # nbgrader's course folder is its working folder, unless named: a server starts in $HOME.
+    (hub.instructor_config / "nbgrader_config.py").write_text(
+        "c = get_config()  # noqa: F821\n"
+        f"c.CourseDirectory.root = {str(hub.course)!r}\n"
+        f"c.CourseDirectory.db_url = {'sqlite:///' + str(hub.course / 'gradebook.db')!r}\n")
+
+
+def _build_student(folder: Path) -> None:
+    from packlab.course import student
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    student.build(folder)
+    _readable(folder)
+
+
+def _copy_runtime(folder: Path) -> None:
+    if folder.exists():
+        shutil.rmtree(folder)
+    shutil.copytree(PURELIB, folder, symlinks=True, copy_function=_link_or_copy,
+                    ignore=shutil.ignore_patterns(*NOT_IN_RUNTIME))
+    _readable(folder)
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    """A hard link where the two folders share a file system (the runtime is ~1 GB), else a
+    copy."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _venv(hub: Hub, folder: Path, site_lines: list[str]) -> Path:
+    """A venv of the shared Python with ``site_lines`` as its packlab-hub.pth; its site dir."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    subprocess.run([str(shared_python(hub)), "-m", "venv", "--without-pip", str(folder)],
+                   check=True, env={**os.environ, **python_environment(hub)})
+    site = folder / "lib" / VERSION / "site-packages"
+    (site / "packlab-hub.pth").write_text("\n".join(site_lines) + "\n")
+    return site
+
+
+def _learner_env(hub: Hub) -> None:
+    _environment(hub.learner, hub, hub.student)
+
+
+def _instructor_env(hub: Hub) -> None:
+    _environment(hub.instructor, hub, hub.course)
+
+
+def _environment(folder: Path, hub: Hub, install: Path) -> None:
+    """A venv of the shared Python: the runtime on its path, ``install`` installed editable
+    (the student install, or the instructors' course folder), Jupyter's data and the course
+    venv's commands."""
+    _venv(hub, folder, [str(hub.runtime)])  # a plain path: the runtime's .pth files stay inert
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(folder / "bin" / "python"),
+                    "install", "--quiet", "--no-deps", "--no-build-isolation", "--no-index",
+                    "--disable-pip-version-check", "-e", str(install)],
+                   check=True, capture_output=True, env={**os.environ, **python_environment(hub)})
+    for data in ("share", "etc"):
+        shutil.copytree(Path(sys.prefix) / data / "jupyter", folder / data / "jupyter",
+                        symlinks=True, dirs_exist_ok=True, copy_function=_link_or_copy)
+    _scripts(folder, skip=("packlab",))  # pip wrote the install's own `packlab`
+    _readable(folder)
+
+
+def _scripts(env: Path, skip: tuple[str, ...] = ()) -> None:
+    """The course venv's console scripts (jupyter, nbgrader, jupyterhub-singleuser, packlab...),
+    run by ``env``'s Python instead of the course venv's."""
+    own = f"#!{Path(sys.executable).parent / 'python'}"
+    for script in Path(sys.executable).parent.iterdir():
+        if script.name in skip or not script.is_file() or (env / "bin" / script.name).exists():
+            continue
+        try:
+            lines = script.read_text().splitlines(keepends=True)
+        except (UnicodeDecodeError, OSError):
+            continue
+        if lines and lines[0].strip() in (own, f"{own}3", f"{own}{sys.version_info.major}."
+                                          f"{sys.version_info.minor}"):
+            target = env / "bin" / script.name
+            target.write_text(f"#!{env / 'bin' / 'python'}\n" + "".join(lines[1:]))
+            target.chmod(0o755)
+
+
+def _readable(folder: Path) -> None:
+    """Every account may read ``folder`` (and run what is runnable in it), none may change it.
+    A file whose mode is right already is left alone (the runtime's are links to the venv's)."""
+    def fix(path: str) -> None:
+        mode = stat.S_IMODE(os.lstat(path).st_mode)
+        runnable = 0o111 if mode & stat.S_IXUSR else 0
+        wanted = (mode | 0o444 | runnable) & ~0o022
+        if wanted != mode:
+            os.chmod(path, wanted)
+
+    for root, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                fix(path)
+    fix(str(folder))

@@ -1,0 +1,69 @@
+"""Start the class's JupyterHub: set up its home when needed, then run it in the foreground."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from packlab.course.hub.layout import CONFIG, PROXY, Hub, HubError, build
+
+
+def problems(hub: Hub) -> list[str]:
+    """What stops this hub from serving a class safely, in plain words (empty: nothing)."""
+    found = []
+    if os.geteuid() != 0:
+        found.append("the hub must run as root: it checks passwords (PAM) and starts each "
+                     "person's server as their own account")
+    if not PROXY.is_file():
+        found.append("the proxy is not installed: run `npm ci --prefix hub` (or `make hub`)")
+    if not (hub.course / "nbgrader_config.py").is_file():
+        found.append(f"{hub.course} is not the course folder (it has no nbgrader_config.py)")
+    elif hub.course.stat().st_mode & stat.S_IROTH:
+        found.append(f"every account can read the course folder {hub.course} (its solutions and "
+                     f"hidden tests): run `packlab hub lock {hub.course}`")
+    if hub.home.resolve().is_relative_to("/tmp"):
+        found.append(f"the hub's home {hub.home} is under /tmp, which the grader's sandbox "
+                     "replaces with an empty one: name another (PACKLAB_HUB_HOME)")
+    if not hub.roster.is_file():
+        found.append(f"no roster at {hub.roster}: the hub admits the roster's learners only")
+    return found
+
+
+def command(hub: Hub) -> list[str]:
+    return [str(Path(sys.executable).with_name("jupyterhub")), "-f", str(CONFIG)]
+
+
+def start(hub: Hub, rebuild: bool = False, **popen) -> subprocess.Popen:
+    """The hub's process (its own session), once its home is built; refuses what `problems`
+    names."""
+    found = problems(hub)
+    if found:
+        raise HubError("; ".join(found))
+    if rebuild or not (hub.learner / "bin" / "python").exists():
+        build(hub)
+    env = {**os.environ, **hub.environment()}
+    return subprocess.Popen(command(hub), env=env, cwd=hub.home, start_new_session=True,
+                            stdin=subprocess.DEVNULL, **popen)
+
+
+def lock(course: Path) -> None:
+    """Give the course folder to the instructors' group; no one else may read it."""
+    import grp
+
+    from packlab.course.hub.layout import INSTRUCTORS
+
+    gid = grp.getgrnam(INSTRUCTORS).gr_gid
+    for root, dirs, files in os.walk(course):
+        for name in [*dirs, *files]:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                continue
+            os.chown(path, -1, gid)
+            mode = os.stat(path).st_mode
+            extra = stat.S_ISGID if stat.S_ISDIR(mode) else 0
+            os.chmod(path, (mode & 0o770) | 0o060 | extra | (0o010 if mode & 0o100 else 0))
+    os.chown(course, -1, gid)
+    os.chmod(course, 0o2770)

@@ -1,0 +1,89 @@
+"""Where a learner stands: each exercise of their workspace checked as it is saved.
+
+`packlab progress` prints the table in a terminal; `progress()` shows the same table in a
+notebook cell (the start page has one).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from autograder.escape import for_terminal as shown
+from packlab.course import workspace
+from packlab.course.manifest import load
+
+
+def learner_sandbox(console: Console) -> bool:
+    """A learner's own check may go without a sandbox (it is their own code); say so once."""
+    from autograder.run import isolation
+
+    if isolation.sandbox_works():
+        return True
+    console.print("Note: checking without a sandbox (bubblewrap is not available here), so "
+                  "your code runs as you. That is fine for your own work; graders never do this.")
+    return False
+
+
+def status(result, visible_only: bool = False) -> str:
+    """One exercise's state in words (rich markup), from its grading result."""
+    from autograder.checks.unwritten import is_unwritten
+
+    if result.error:
+        return f"cannot be checked: {shown(result.error)}"
+    failures = [f for g in result.groups for f in g.failures]
+    if failures and all(is_unwritten(f) for f in failures):
+        return "not started"
+    if not failures:
+        return f"[green]passes {'the visible tests' if visible_only else 'every test'}[/]"
+    if visible_only:
+        checks = len(failures) + sum(len(g.passed) for g in result.groups)
+        return f"{checks - len(failures)} of {checks} visible checks pass"
+    return f"{result.score} of {result.max_score} points"
+
+
+def table(folder: Path, console: Console) -> tuple[Table, bool]:
+    """The progress table of the workspace ``folder``, and whether only the visible tests ran
+    (the student install)."""
+    from autograder.checks.suites import load as load_suite
+    from autograder.run.engine import grade_notebook
+    from packlab.course.check import untouched
+
+    found = Table(title=f"Your progress ({shown(folder)})")
+    for column in ("exercise", "function", "status"):
+        found.add_column(column)
+    sandboxed = learner_sandbox(console)
+    visible_only = False
+    for exercise in load().exercises:
+        copy = workspace.learner_copy(folder, exercise.release)
+        visible_only = bool(load_suite(exercise.suite).missing)
+        if not copy.is_file():
+            said = "not opened yet (run `packlab lab`)"
+        elif untouched(copy, exercise):
+            said = "not started"
+        else:
+            said = status(grade_notebook(copy, exercise, "you", sandboxed=sandboxed,
+                                         groups=("visible",) if visible_only else None),
+                          visible_only)
+        found.add_row(exercise.name, exercise.function, said)
+    return found, visible_only
+
+
+def show(folder: Path, console: Console) -> None:
+    """Print the progress table of ``folder`` on ``console``."""
+    found, visible_only = table(folder, console)
+    console.print(found)
+    if visible_only:
+        console.print("Only the visible tests run in this install; the hidden tests run when "
+                      "your notebook is graded.")
+    for update in workspace.updates(folder):
+        console.print(f"Newer in the course: {shown(update.title)}. Get it with "
+                      f"`{shown(update.command)}` (your copy is kept).")
+
+
+def progress(folder: str | Path | None = None) -> None:
+    """Show where you stand in a notebook cell: each exercise of your workspace, checked as it
+    is saved (save the exercise first)."""
+    show(Path(folder) if folder else workspace.default_folder(), Console(highlight=False))

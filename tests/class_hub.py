@@ -1,0 +1,159 @@
+"""The class's JupyterHub for tests: the hub `make hub` serves (hub/jupyterhub_config.py, PAM
+logins, servers run as their own accounts), on free loopback ports, for accounts made here.
+
+    from class_hub import class_hub
+    with class_hub(learners=2) as hub:     # root only (skips, or fails under CI=true)
+        hub.base                       # http://127.0.0.1:PORT
+        hub.learners[0].name, .password
+        hub.instructor.name, .password
+        hub.api("/users")              # the REST API, as the hub's admin token
+
+In a new folder of /var/tmp (mode 0755) it copies the course folder (the files git knows), runs the
+```bash blocks of docs/jupyterhub.md there as the guide gives them (`packlab hub accounts` from a
+roster, `packlab hub lock .`), starts the hub with `packlab hub serve` (what `make hub` runs; it
+writes the hub's home: student install, environments, exchange) and waits for /hub/api/. On
+leaving it stops the hub (which stops every server), ends what is left of the accounts'
+processes and removes the accounts with their homes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from as_user import impossible
+from browser import free_port, stop_group, wait_for_http
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKLAB = Path(sys.executable).with_name("packlab")
+GUIDE = ROOT / "docs" / "jupyterhub.md"
+# The guide's blocks run as root already: its `sudo` runs the command as it is.
+SHELL = "set -euo pipefail\nsudo() { \"$@\"; }\n"
+
+
+@dataclass
+class Person:
+    name: str
+    password: str
+
+
+@dataclass
+class ClassHub:
+    base: str
+    home: Path
+    course: Path
+    log: Path
+    learners: list[Person]
+    instructor: Person
+    token: str
+    process: subprocess.Popen = field(repr=False)
+
+    def api(self, path: str, method: str = "GET", body: dict | None = None):
+        """The hub's REST API (/hub/api/...), as the service token the tests gave it."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f"{self.base}/hub/api{path}", data=data, method=method,
+                                         headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            text = answer.read()
+        return json.loads(text) if text else None
+
+
+def guide_commands() -> list[str]:
+    """The ```bash blocks of docs/jupyterhub.md, in order: what an instructor types."""
+    from markdown_it import MarkdownIt
+
+    text = GUIDE.read_text(encoding="utf-8")
+    return [token.content for token in MarkdownIt("commonmark").parse(text)
+            if token.type == "fence" and token.info.strip() == "bash"]
+
+
+def _copy_course(course: Path) -> None:
+    """The instructors' checkout: the course's files as git knows them (no venv, no builds)."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, check=True).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source, target = ROOT / name, course / name
+        if source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+def _end_processes(names: list[str]) -> None:
+    uids = set()
+    for name in names:
+        with contextlib.suppress(KeyError):
+            uids.add(pwd.getpwnam(name).pw_uid)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if entry.stat().st_uid in uids:
+                    os.kill(int(entry.name), signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def class_hub(learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
+    """A running class hub with ``learners`` learners and one instructor (see the module), in
+    a folder of its own that every account can reach (pytest's are root's alone), removed
+    after."""
+    if os.geteuid() != 0:
+        impossible("the class hub needs root (PAM logins, one account per person)")
+    from packlab.course.hub import accounts
+    from packlab.course.hub.layout import Hub
+
+    tag = secrets.token_hex(3)
+    names = [f"plt{tag}l{n}" for n in range(learners)]
+    teacher = f"plt{tag}t"
+    # Not under /tmp: the grader's sandbox mounts a fresh /tmp, and the hub's Python is here.
+    tmp = Path(tempfile.mkdtemp(prefix="packlab-hub-", dir="/var/tmp"))
+    tmp.chmod(0o755)
+    course = tmp / "course"
+    try:
+        _copy_course(course)
+        (course / ".venv").symlink_to(Path(sys.prefix))  # the guide's `.venv/bin/packlab`
+        with (course / "roster.csv").open("w", newline="") as out:
+            csv.writer(out).writerows([["id", "name", "email"],
+                                       *[[n, f"Learner {n}", f"{n}@example.org"] for n in names]])
+        for block in guide_commands():  # the guide's own commands: accounts, then the lock
+            done = subprocess.run(["bash", "-c", SHELL + block], cwd=course, text=True,
+                                  capture_output=True, timeout=600,
+                                  env={**os.environ, "INSTRUCTOR": teacher})
+            assert done.returncode == 0, f"{block}\n{done.stdout}{done.stderr}"
+        with (course / "first-passwords.csv").open() as given:
+            first = {row["id"]: row["password"] for row in csv.DictReader(given)}
+        hub = Hub(home=tmp / "hub", course=course, roster=course / "roster.csv",
+                  port=free_port(), ip="127.0.0.1", api_port=free_port(),
+                  proxy_api_port=free_port(), room_port=free_port())
+        token = secrets.token_hex(32)
+        log = tmp / "hub.log"
+        env = {**os.environ, **hub.environment(), "PACKLAB_HUB_ADMIN_TOKEN": token}
+        with open(log, "wb") as out:  # `make hub`'s command
+            process = subprocess.Popen([str(PACKLAB), "hub", "serve"], env=env, cwd=course,
+                                       stdout=out, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, start_new_session=True)
+        base = f"http://127.0.0.1:{hub.port}"
+        try:
+            wait_for_http(f"{base}/hub/api/", process, seconds, log)
+            yield ClassHub(base, hub.home, course, log,
+                           [Person(n, first[n]) for n in names], Person(teacher, first[teacher]),
+                           token, process)
+        finally:
+            stop_group(process)
+    finally:
+        _end_processes([*names, teacher])
+        time.sleep(0.5)
+        accounts.remove([*names, teacher])
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,83 @@
+"""Setting up the class's hub: accounts from a roster (`packlab hub accounts`), the checks the
+hub makes before it serves, and `make hub`'s command. The hub itself runs in
+tests/test_hub_term.py."""
+
+from __future__ import annotations
+
+import csv
+import grp
+import os
+import pwd
+import secrets
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from as_user import impossible
+
+from packlab.course.hub import accounts
+from packlab.course.hub.layout import LEARNERS, Hub
+from packlab.course.hub.serve import problems
+from packlab.course.manifest import ROOT
+
+PACKLAB = Path(sys.executable).with_name("packlab")
+
+
+def test_accounts_from_a_roster_refuse_what_cannot_be_a_name(tmp_path):
+    """Each valid id becomes an account with a home only it can read and a first password in a
+    root-only file; an id that cannot be an account name is refused and named, the others are
+    still made; a second run keeps the existing account and its password."""
+    if os.geteuid() != 0:
+        impossible("making accounts needs root")
+    name = f"plt{secrets.token_hex(3)}x"
+    roster = tmp_path / "roster.csv"
+    roster.write_text(f"id,name,email\n{name},Ada,ada@example.org\n"
+                      "Bad Name,Bo,bo@example.org\n--help,Cy,cy@example.org\n")
+    passwords = tmp_path / "first-passwords.csv"
+    command = [str(PACKLAB), "hub", "accounts", str(roster), "--passwords", str(passwords)]
+    try:
+        first = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert first.returncode == 1, first.stdout + first.stderr
+        assert "'Bad Name' cannot be an account name" in first.stdout
+        assert "'--help' cannot be an account name" in first.stdout
+        entry = pwd.getpwnam(name)
+        assert stat.S_IMODE(os.stat(entry.pw_dir).st_mode) == 0o700
+        assert name in grp.getgrnam(LEARNERS).gr_mem
+        assert stat.S_IMODE(passwords.stat().st_mode) == 0o600
+        with passwords.open() as given:
+            rows = list(csv.DictReader(given))
+        assert [row["id"] for row in rows] == [name] and len(rows[0]["password"]) >= 12
+        again = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert "1 already there" in again.stdout, again.stdout
+        with passwords.open() as given:
+            assert len(list(csv.DictReader(given))) == 1  # no new password for Ada
+    finally:
+        accounts.remove([name])
+    with pytest.raises(KeyError):
+        pwd.getpwnam(name)
+
+
+def test_the_hub_refuses_a_course_every_account_can_read(tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
+    course.chmod(0o755)
+    found = " ".join(problems(Hub(home=Path("/srv/packlab-hub"), course=course,
+                                  roster=tmp_path / "missing.csv")))
+    assert "every account can read the course folder" in found
+    assert f"packlab hub lock {course}" in found
+    assert "no roster at" in found
+    assert "under /tmp" not in found
+    assert "under /tmp" in " ".join(problems(Hub(home=Path("/tmp/hub"), course=course,
+                                                roster=tmp_path / "missing.csv")))
+    course.chmod(0o2770)
+    assert "course folder" not in " ".join(problems(Hub(home=tmp_path / "hub", course=course,
+                                                       roster=tmp_path / "missing.csv")))
+
+
+def test_make_hub_serves_the_hub_on_hub_port():
+    said = subprocess.run(["make", "-n", "hub", "HUB_PORT=8123"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60).stdout
+    assert "HUB_PORT=8123 .venv/bin/packlab hub serve" in said, said

@@ -1,0 +1,245 @@
+"""The whole term through the class's JupyterHub (`make hub`), in a real Chromium.
+
+One hub for the module (tests/class_hub.py: real accounts, PAM logins, each server run as its own
+account): a learner logs in and lands on the course's start page; the instructor generates and
+releases exercise 02 in formgrader; the learner fetches it in the Assignments tab, answers, runs
+its checks and submits; the instructor collects in formgrader, grades with `packlab grade` as
+their own account (sandboxed), sees the score in formgrader and releases feedback; the learner
+fetches it and reads the score. Then, as a real process of a learner's account: no other
+learner's work, no solutions, hidden tests or course folder can be read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import re
+import subprocess
+
+import nbformat
+import pytest
+from browser import chromium, chromium_process, require_browser, run_all_cells, screenshot_path
+from class_hub import ClassHub, class_hub
+
+from packlab.course.manifest import ROOT, load
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub")]
+
+EXERCISE = load().exercise("02")
+ASSIGNMENT = EXERCISE.name
+SPAWN_MS = 180_000  # a server's first start on a busy machine
+
+
+@pytest.fixture(scope="module")
+def hub():
+    require_browser()  # before paying for a hub
+    with class_hub(learners=2) as running:
+        yield running
+
+
+def log_in(context, hub: ClassHub, person) -> object:
+    """The hub's login page, as a person types it; returns the page once their JupyterLab is up."""
+    page = context.new_page()
+    page.goto(f"{hub.base}/hub/login")
+    page.get_by_label("Username").fill(person.name)
+    page.get_by_label("Password").fill(person.password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(re.compile(rf"/user/{person.name}/lab"), timeout=SPAWN_MS)
+    return page
+
+
+def formgrader(page, hub: ClassHub, action: str) -> str:
+    """Click ``action`` (a cell class of formgrader's assignment table) on the exercise's row;
+    the message formgrader shows, once closed."""
+    page.goto(f"{hub.base}/user/{hub.instructor.name}/formgrader/manage_assignments")
+    row = page.locator("#main-table tr", has=page.locator("td.name", has_text=ASSIGNMENT))
+    row.locator(f"td.{action} a").click()
+    modal = page.locator(".modal.in")
+    modal.wait_for(timeout=SPAWN_MS)
+    said = modal.inner_text()
+    modal.locator(".modal-footer button").click()
+    modal.wait_for(state="detached")
+    return said
+
+
+def assignments_tab(page):
+    """nbgrader's Assignments tab (Nbgrader ▸ Assignment List) in the learner's JupyterLab."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Nbgrader$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
+    return page.locator("#nbgrader-assignment-list, .nbgrader-AssignmentList, "
+                        "[id*=assignment]").first
+
+
+def the_answer() -> str:
+    """The reference answer of the exercise's answer cell, without nbgrader's markers."""
+    for cell in nbformat.read(EXERCISE.source, as_version=4).cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            return "\n".join(line for line in cell.source.splitlines()
+                             if "### BEGIN SOLUTION" not in line
+                             and "### END SOLUTION" not in line)
+    raise AssertionError("no answer cell")
+
+
+def as_account(name: str, code: str, hub: ClassHub | None = None) -> subprocess.CompletedProcess:
+    """Python ``code`` run by a real process of account ``name`` (its own uid, groups, home),
+    with the hub's Python reachable when ``hub`` is given."""
+    entry = pwd.getpwnam(name)
+    shared = {"LD_LIBRARY_PATH": str(hub.home / "python" / "lib")} if hub else {}
+    return subprocess.run(["/usr/bin/python3", "-c", code], user=entry.pw_uid,
+                          group=entry.pw_gid, extra_groups=os.getgrouplist(name, entry.pw_gid),
+                          cwd=entry.pw_dir, capture_output=True, text=True, timeout=300,
+                          env={"HOME": entry.pw_dir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+                               **shared})
+
+
+def test_the_hub_answers_and_runs_its_idle_culler(hub):
+    """DESIGN.md's interface: /hub/login and the REST API answer; the culler is a hub service."""
+    import urllib.request
+
+    with urllib.request.urlopen(f"{hub.base}/hub/login", timeout=30) as page:
+        assert page.status == 200 and b"password" in page.read().lower()
+    assert "version" in hub.api("/")
+    services = hub.api("/services")
+    assert "idle-culler" in services, services
+    assert services["idle-culler"]["command"][-2:] == ["--timeout=3600", "--cull-every=60"]
+
+
+def test_a_term_through_the_hub(hub):
+    ada = hub.learners[0]
+    with chromium_process() as browser, chromium(browser) as learner_context, \
+            chromium(browser) as teacher_context:
+        # The learner logs in with their system password and lands on the course's start page.
+        learner = log_in(learner_context, hub, ada)
+        assert learner.url.endswith("/lab/tree/START.ipynb")
+        learner.locator(".jp-NotebookPanel .jp-RenderedMarkdown h1").first.wait_for()
+        assert load().title in learner.locator(".jp-NotebookPanel h1").first.inner_text()
+
+        # The instructor generates and releases exercise 02 in formgrader.
+        teacher = log_in(teacher_context, hub, hub.instructor)
+        assert "Successfully created" in formgrader(teacher, hub, "assign")
+        assert "Successfully released" in formgrader(teacher, hub, "release")
+
+        # The learner fetches it in the Assignments tab, answers, checks, saves and submits.
+        panel = assignments_tab(learner)
+        released = learner.locator("#released_assignments_list")
+        released.get_by_text(ASSIGNMENT).wait_for()
+        released.get_by_role("button", name="Fetch").click()
+        fetched = learner.locator("#fetched_assignments_list")
+        fetched.get_by_text(ASSIGNMENT).first.wait_for()
+        learner.screenshot(path=screenshot_path("hub-assignments-fetched"))
+        fetched.locator("a", has_text=ASSIGNMENT).first.click()  # show its notebooks
+        fetched.locator("a", has_text=re.compile(rf"^{ASSIGNMENT}$")).last.click()
+        notebook = learner.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook")
+        answer = notebook.locator(".jp-CodeCell", has_text="raise NotImplementedError").first
+        answer.locator(".cm-content").click()
+        learner.keyboard.press("Control+A")
+        learner.keyboard.insert_text(the_answer())
+        run_all_cells(learner, notebook)
+        checks = notebook.locator(".jp-OutputArea-output", has_text="checks passed").first
+        checks.wait_for(timeout=SPAWN_MS)
+        learner.keyboard.press("Control+S")
+        learner.wait_for_timeout(1500)
+        del panel
+        assignments_tab(learner)
+        fetched.get_by_role("button", name="Submit").first.click()
+        learner.locator("#submitted_assignments_list").get_by_text(ASSIGNMENT).first.wait_for()
+
+        # The instructor collects in formgrader, grades as their own account, sees the score.
+        assert "Successfully collected" in formgrader(teacher, hub, "collect")
+        graded = as_account(hub.instructor.name, GRADE.format(
+            course=str(hub.course), bin=str(hub.home / "instructor" / "bin")), hub)
+        assert graded.returncode == 0, graded.stdout + graded.stderr
+        teacher.goto(f"{hub.base}/user/{hub.instructor.name}/formgrader/manage_submissions/"
+                     f"{ASSIGNMENT}")
+        row = teacher.locator("tbody tr", has_text=ada.name)
+        row.wait_for()
+        score = row.locator("td.score").inner_text()
+        teacher.screenshot(path=screenshot_path("hub-formgrader-scores"))
+        points = sum(EXERCISE.points.values())
+        assert re.search(rf"\b{points:g}(\.0)? / {points:g}(\.0)?\b", score), score
+        said = formgrader(teacher, hub, "generate-feedback")
+        assert "Successfully generated feedback" in said, said
+        said = formgrader(teacher, hub, "release-feedback")
+        assert "Successfully released feedback" in said, said
+
+        # The learner fetches the feedback and reads their score on it.
+        learner.reload()
+        assignments_tab(learner)
+        submitted = learner.locator("#submitted_assignments_list")
+        submitted.get_by_role("button", name="Fetch Feedback").first.click()
+        submitted.get_by_text("view feedback").first.click()  # the file browser goes there
+        learner.locator(".jp-DirListing-item", has_text=f"{ASSIGNMENT}.html").dblclick()
+        page = learner.frame_locator(".jp-HTMLViewer:not(.lm-mod-hidden) iframe").locator("body")
+        page.get_by_text(f"{ASSIGNMENT} (Score:").wait_for()
+        learner.screenshot(path=screenshot_path("hub-learner-feedback"))
+        assert f"{ASSIGNMENT} (Score: {points:.1f} / {points:.1f})" in page.inner_text()
+
+# `packlab grade` as the instructor's own account: the course folder, the instructors' env.
+GRADE = """
+import os, subprocess, sys
+done = subprocess.run(["{bin}/packlab", "grade", "submitted", "--out", "graded"],
+                      cwd="{course}", capture_output=True, text=True,
+                      env={{**os.environ, "PATH": "{bin}:/usr/bin:/bin", "HOME": "/tmp"}})
+print(done.stdout, done.stderr)
+sys.exit(done.returncode)
+"""
+
+
+# Run by a learner's account: what it may open. "read" or the error's name, per path.
+PROBE = """
+import json, os, sys
+seen = {}
+for path in sys.argv[1:]:
+    try:
+        if os.path.isdir(path):
+            os.listdir(path)
+        else:
+            open(path, "rb").read(1)
+        seen[path] = "read"
+    except OSError as error:
+        seen[path] = type(error).__name__
+print(json.dumps(seen))
+"""
+
+
+def test_a_learner_reads_nothing_but_their_own(hub):
+    """As a real process of a learner's account: their own home is theirs; another learner's
+    home, the course folder (solutions, hidden tests, gradebook, submissions) and the
+    exchange's inbound folder cannot be opened, and the learners' Python has no hidden tests."""
+    ada, bo = hub.learners
+    made = as_account(bo.name, "open('mine.txt', 'w').write('my answer')")
+    assert made.returncode == 0, made.stderr
+    bo_home = pwd.getpwnam(bo.name).pw_dir
+    hidden = sorted((hub.course / "autograder" / "checks" / "hidden").glob("*.py"))[0]
+    closed = [f"{bo_home}/mine.txt", bo_home, str(hub.course),
+              str(hub.course / "solutions"), str(hub.course / EXERCISE.source.relative_to(ROOT)),
+              str(hidden), str(hub.course / "gradebook.db"),
+              str(hub.home / "exchange" / "packlab" / "inbound")]
+    probe = as_account(ada.name, f"import sys; sys.argv[1:] = {closed!r}\n" + PROBE)
+    assert probe.returncode == 0, probe.stderr
+    seen = json.loads(probe.stdout)
+    assert seen == dict.fromkeys(closed, "PermissionError"), seen
+    own = as_account(ada.name, "import os; open('own.txt', 'w').write('x'); print(os.listdir('.'))")
+    assert own.returncode == 0 and "own.txt" in own.stdout, own.stderr
+    imports = as_account(ada.name, HIDDEN_IMPORT.format(
+        python=hub.home / "learner" / "bin" / "python"), hub)
+    assert imports.returncode == 0, imports.stdout + imports.stderr
+    assert imports.stdout.split() == ["student", "hidden-missing", "solutions-missing"], \
+        imports.stdout
+
+
+# The learners' own Python: packlab is the student install; the hidden tests are not there.
+HIDDEN_IMPORT = """
+import subprocess
+code = '''
+import importlib.util
+from packlab.course.manifest import ROOT, load
+print("student" if load().student_install else "instructor")
+print("hidden-missing" if importlib.util.find_spec("autograder.checks.hidden") is None
+      else "hidden-found")
+print("solutions-missing" if not (ROOT / "solutions").exists() else "solutions-found")
+'''
+done = subprocess.run(["{python}", "-c", code], capture_output=True, text=True)
+print(done.stdout, done.stderr)
+"""

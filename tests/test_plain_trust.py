@@ -1,0 +1,162 @@
+"""A plain nbgrader assignment's grading treats the worker's replies as the student's.
+
+Its test cells run beside the student's code (nbgrader's model), so their results come over the
+worker's pipe: a reply that is not one (forged, garbled, oversized) is the student's failure and
+nothing after it runs; a worker that exits early scores nothing for the cells it never ran; what
+the student's code prints once the hidden tests run is never shown. Graded in the real bubblewrap
+sandbox, from the quiz fixture (tests/fixtures/plain/quiz1).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.checks.suite import StudentError
+from autograder.cohort import report
+from autograder.run.plain import checked, grade_plain, safe_message
+from packlab.course import manifest
+from packlab.course.manifest import PlainAssignment
+
+FIXTURE = Path(__file__).parent / "fixtures" / "plain" / "quiz1"
+GOOD = {"ran": 3, "error": None, "line": None, "stderr": False, "value": None}
+
+
+@pytest.mark.parametrize("reply", [
+    "not a dict", None, [GOOD], {**GOOD, "ran": 4}, {**GOOD, "ran": True},
+    {**GOOD, "extra": 1}, {k: v for k, v in GOOD.items() if k != "value"},
+    {**GOOD, "error": "x" * 10_000}, {**GOOD, "value": "1" * 10_000},
+    {**GOOD, "stderr": "no"}, {**GOOD, "line": "3"}, {**GOOD, "error": 7},
+], ids=lambda r: repr(r)[:40])
+def test_a_reply_that_is_not_the_worker_s_is_interference(reply):
+    with pytest.raises(StudentError) as caught:
+        checked(reply, 3)
+    assert caught.value.kind == "interfered"
+
+
+def test_a_well_formed_reply_is_read():
+    assert checked({**GOOD, "value": "0.5"}, 3).value == "0.5"
+
+
+HIDDEN = 'assert f(5) == 25, "f(5) should be 25"\nassert g(2)'
+
+
+@pytest.mark.parametrize(("error", "shown"), [
+    ("AssertionError: f(5) should be 25", "AssertionError"),  # the message is the test's text
+    ("AssertionError: the answer for 5 is off", "AssertionError: the answer for 5 is off"),
+    ("AssertionError: got 24 at assert f(5) == 25, \"f(5) should be 25\"", "AssertionError"),
+    ("NameError: name 'g' is not defined", "NameError"),  # not the instructor's words
+    ("ValueError: n=5 is too big", "ValueError"),
+    ("AssertionError", "AssertionError"),
+])
+def test_a_hidden_test_s_message_is_shown_only_when_none_of_its_code_is_in_it(error, shown):
+    assert safe_message(error, HIDDEN) == shown
+
+
+@pytest.fixture
+def quiz(tmp_path, monkeypatch) -> PlainAssignment:
+    """The quiz as a plain assignment of a course in tmp_path (no release: answers a person
+    grades all wait for one)."""
+    shutil.copytree(FIXTURE, tmp_path / "solutions" / "quiz1")
+    shutil.copy(manifest.MANIFEST, tmp_path / "course.toml")
+    monkeypatch.setattr(manifest, "MANIFEST", tmp_path / "course.toml")
+    return PlainAssignment("quiz1")
+
+
+def handed_in(tmp_path: Path, answer: str) -> Path:
+    nb = nbformat.read(FIXTURE / "quiz1.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata["nbgrader"]["grade_id"] == "squares-answer":
+            cell.source = answer
+        if "### BEGIN HIDDEN TESTS" in cell.source:  # as released
+            cell.source = cell.source.split("### BEGIN HIDDEN TESTS")[0]
+    path = tmp_path / "submitted" / "eve" / "quiz1" / "quiz1.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(nb, path)
+    return path
+
+
+RIGHT = "def squares(n):\n    return [i * i for i in range(n)]\n"
+
+
+def test_the_right_answer_scores_every_test_cell(quiz, tmp_path):
+    result, _ = grade_plain(handed_in(tmp_path, RIGHT), quiz, "eve")
+    assert result.error is None and result.score == 5 and result.max_score == 7
+    assert any("`why-answer` (2 points) needs manual grading" in n for n in result.notes)
+
+
+def test_a_forged_reply_ends_the_run_and_scores_nothing_after_it(quiz, tmp_path):
+    forger = RIGHT + ("import sys\nsys.modules['__main__'].run_cell = "
+                      "lambda source, number, namespace: {'ran': number, 'error': None}\n")
+    result, _ = grade_plain(handed_in(tmp_path, forger), quiz, "eve")
+    assert result.score == 0
+    assert any("a malformed reply" in n or "not the worker's" in n for n in result.notes)
+
+
+def test_a_worker_that_exits_early_scores_nothing_for_what_never_ran(quiz, tmp_path):
+    result, _ = grade_plain(handed_in(tmp_path, RIGHT + "import os\nos._exit(0)\n"), quiz, "eve")
+    assert result.score == 0
+    assert any("The notebook stopped at cell 2" in n for n in result.notes), result.notes
+
+
+def test_what_the_code_prints_while_hidden_tests_run_is_never_shown(quiz, tmp_path):
+    spy = ("import sys\n\ndef squares(n):\n    print('SPY', sys._getframe(1).f_code.co_consts)\n"
+           "    return [i * i for i in range(n)]\n")
+    result, _ = grade_plain(handed_in(tmp_path, spy), quiz, "eve")
+    assert result.score == 5
+    assert "SPY" in result.output  # the visible test's call is shown
+    page = report.feedback_html(result)
+    assert "the last of squares(5) is 16" not in page and "squares(5)" not in result.output
+
+
+def test_the_sandbox_is_the_course_s(quiz, tmp_path):
+    """The quiz's code runs in the same bubblewrap sandbox: no network, no home folder."""
+    probe = RIGHT + ("import os, socket\nopen('/root/.probe', 'w')\n")
+    result, _ = grade_plain(handed_in(tmp_path, probe), quiz, "eve")
+    assert result.sandbox == "bubblewrap"
+    assert any("raised" in n and ("Error" in n) for n in result.notes), result.notes
+    assert not Path("/root/.probe").exists()
+
+
+def test_the_manifest_reads_plain_assignments(tmp_path):
+    for name in ("quiz1", "quiz2"):
+        shutil.copytree(FIXTURE, tmp_path / "solutions" / name)
+        (tmp_path / "solutions" / name / "quiz1.ipynb").rename(
+            tmp_path / "solutions" / name / f"{name}.ipynb")
+    toml = tmp_path / "course.toml"
+    base = manifest.MANIFEST.read_text(encoding="utf-8")
+    toml.write_text(base + '\n[[plain]]\nname = "quiz1"\ndue = "2026-12-01T17:00:00"\n'
+                    'late_policy = { per_day = 0.25 }\n', encoding="utf-8")
+    found = manifest.plain_assignments(toml)
+    assert set(found) == {"quiz1", "quiz2"}
+    assert found["quiz1"].due.isoformat() == "2026-12-01T17:00:00+00:00"
+    assert found["quiz1"].late_policy.per_day == 0.25 and found["quiz2"].due is None
+    assert found["quiz2"].late_policy == manifest.load(toml).exercises[0].late_policy
+
+
+@pytest.mark.parametrize(("entry", "said"), [
+    ('name = "quiz1"\npoints = 10', "sets only name, due and late_policy"),
+    ('name = "quiz9"', "names no notebook solutions/quiz9/quiz9.ipynb"),
+    ('name = "quiz1"\nlate_policy = "sometimes"', "late_policy must be"),
+])
+def test_a_wrong_plain_entry_is_named(tmp_path, entry, said):
+    shutil.copytree(FIXTURE, tmp_path / "solutions" / "quiz1")
+    toml = tmp_path / "course.toml"
+    toml.write_text(manifest.MANIFEST.read_text(encoding="utf-8") + f"\n[[plain]]\n{entry}\n",
+                    encoding="utf-8")
+    with pytest.raises(ValueError, match=said):
+        manifest.plain_assignments(toml)
+
+
+def test_the_course_itself_has_no_plain_assignment():
+    """Every folder of the real solutions/ is one of the course's exercises."""
+    assert manifest.plain_assignments() == {}
+
+
+def test_points_come_from_the_notebook(quiz):
+    assert quiz.points == {"squares-visible": 2, "squares-hidden": 2, "squares-partial": 1}
+    assert quiz.max_score == 7
+    assert [c.grade_id for c in quiz.cells if c.manual] == ["why-answer"]
