@@ -36,30 +36,20 @@ def grade_one(task: Task, limits: Limits, sandboxed: bool = True,
     """`grade_task`, with each of the student's cells that failed to run named by its place in
     the notebook and its first line ("cell 3 (`def pack(parts, budget)`)"), its code kept."""
     plain = plain_assignments().get(task.assignment) if task.problem is None else None
-    if plain is not None:
-        return _graded_plain(task, plain, limits, sandboxed)
-    exercise = load().exercise(task.assignment) if task.problem is None else None
-    if exercise is None:  # nothing to run: no sandbox to name
+    exercise = load().exercise(task.assignment) if task.problem is None and not plain else None
+    if plain is None and exercise is None:  # nothing to run: no sandbox to name
         return Graded(Result(task.student, task.assignment, error=task.problem,
                              max_score=max_score(task.assignment), sandbox=""), [])
     try:
-        result, cells = grade_submission(task.notebook, exercise, task.student, limits,
-                                         groups=groups, sandboxed=sandboxed,
-                                         below=task.submitted)
+        if plain is not None:  # a plain nbgrader assignment (`autograder.run.plain`)
+            result, cells = grade_plain(task.notebook, plain, task.student, limits, sandboxed,
+                                        below=task.submitted)
+        else:
+            result, cells = grade_submission(task.notebook, exercise, task.student, limits,
+                                             groups=groups, sandboxed=sandboxed,
+                                             below=task.submitted)
     except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the class
-        return Graded(Result(task.student, task.assignment, max_score=exercise.max_score,
-                             error=f"the grader failed on this submission ({type(exc).__name__})",
-                             sandbox=confinement(sandboxed)), [])
-    return Graded(result, cells)
-
-
-def _graded_plain(task: Task, plain, limits: Limits, sandboxed: bool) -> Graded:
-    """`grade_one` for a plain nbgrader assignment (`autograder.run.plain`)."""
-    try:
-        result, cells = grade_plain(task.notebook, plain, task.student, limits, sandboxed,
-                                    below=task.submitted)
-    except Exception as exc:  # noqa: BLE001 - one broken submission must not stop the class
-        return Graded(Result(task.student, task.assignment, max_score=plain.max_score,
+        return Graded(Result(task.student, task.assignment, max_score=max_score(task.assignment),
                              error=f"the grader failed on this submission ({type(exc).__name__})",
                              sandbox=confinement(sandboxed)), [])
     return Graded(result, cells)
