@@ -50,7 +50,7 @@ import websocket
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import room_hub  # noqa: E402
 
-from packlab.course.manifest import load  # noqa: E402
+from packlab.manifest import load  # noqa: E402
 
 EXERCISE = load().exercise("02")
 CHART_EVERY_SECONDS = 1.0  # chart.html asks for the numbers this often

@@ -18,7 +18,7 @@ import subprocess
 
 import nbformat
 
-from packlab.course.manifest import ROOT, load
+from packlab.manifest import ROOT, load
 
 FENCE = re.compile(r"^```.*?^```[^\n]*$", re.S | re.M)
 PER_LESSON = 2_000  # the most words of prose one lesson may ask a learner to read (issue 20)

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 GUIDE = ROOT / "book" / "instructors" / "new-exercise.md"
 

@@ -35,7 +35,7 @@ from autograder.run import footprint, isolation
 from autograder.run.handed_in import NOTEBOOK_BYTES
 from autograder.run.isolation import Limits
 from autograder.term import bundle, lms
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ordinary-user")]
 

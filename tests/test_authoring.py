@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("authoring")]
 

@@ -25,7 +25,7 @@ from browser import (
     static_server,
 )
 
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("book")]
 

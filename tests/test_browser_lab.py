@@ -684,7 +684,7 @@ def test_every_lesson_and_exercise_opens_without_unsaved_changes(context, lab):
     changes?". The learner's copies now carry that metadata: each opens, its kernel starts, and
     nothing is marked unsaved."""
     from packlab.course import workspace
-    from packlab.course.manifest import load
+    from packlab.manifest import load
 
     course = load()
     paths = [workspace.START]

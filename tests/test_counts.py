@@ -22,7 +22,7 @@ import pytest
 from conftest import COURSE, submit, with_answer
 
 from autograder import outfolder
-from packlab.course.manifest import MANIFEST
+from packlab.manifest import MANIFEST
 
 pytestmark = pytest.mark.xdist_group("counts")
 

@@ -17,7 +17,7 @@ from autograder.checks.compare import Compare, MissingMisconception
 from autograder.checks.suite import Misconception, common_misconceptions
 from packlab.course import book, course_map, workspace
 from packlab.course.authoring import scaffold
-from packlab.course.manifest import ROOT, load
+from packlab.manifest import ROOT, load
 
 HEAD = '[course]\ntitle = "t"\ntagline = "g"\n\n'
 LESSONS = "".join(f'[[lessons]]\nslug = "{slug}"\ntitle = "Lesson {slug[:2]}"\n\n'

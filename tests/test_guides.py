@@ -30,7 +30,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from packlab.course import book
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 pytestmark = pytest.mark.xdist_group("guides")
 

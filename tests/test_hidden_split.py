@@ -70,7 +70,7 @@ from autograder.run.engine import grade_notebook
 from autograder.checks.suites import load
 from packlab.course.check import run_tests
 from packlab.course.cli import main
-from packlab.course.manifest import load as load_course
+from packlab.manifest import load as load_course
 from packlab.packing.packers import greedy
 
 

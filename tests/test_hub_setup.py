@@ -20,7 +20,7 @@ from as_user import impossible
 from packlab.course.hub import accounts
 from packlab.course.hub.layout import LEARNERS, Hub
 from packlab.course.hub.serve import problems
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 PACKLAB = Path(sys.executable).with_name("packlab")
 

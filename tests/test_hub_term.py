@@ -22,7 +22,7 @@ import pytest
 from browser import chromium, chromium_process, require_browser, run_all_cells, screenshot_path
 from class_hub import ClassHub, class_hub
 
-from packlab.course.manifest import ROOT, load
+from packlab.manifest import ROOT, load
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub")]
 
@@ -234,7 +234,7 @@ HIDDEN_IMPORT = """
 import subprocess
 code = '''
 import importlib.util
-from packlab.course.manifest import ROOT, load
+from packlab.manifest import ROOT, load
 print("student" if load().student_install else "instructor")
 print("hidden-missing" if importlib.util.find_spec("autograder.checks.hidden") is None
       else "hidden-found")

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 import yaml
 
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 VALUES = ROOT / "hub" / "k8s" / "values.yaml"
 QUANTITY = {"type": "string", "pattern": r"^[0-9.]+(Mi|Gi|M|G|m)?$"}

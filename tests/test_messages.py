@@ -16,7 +16,7 @@ from autograder.cohort.report import feedback_html
 from autograder.run.engine import grade_notebook
 from packlab.course import book, workspace
 from packlab.course.check import FAILED_NOTE, run_tests, summary
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 STARTERS = [e for e in EXERCISES if not e.starter]  # handed out as `raise NotImplementedError`
 

@@ -31,10 +31,10 @@ from conftest import EXERCISES, submit, with_answer
 
 from autograder.checks import gallery, unwritten
 from autograder.run.engine import grade_notebook
-from packlab.course import manifest
-from packlab.course.manifest import PROPORTIONAL as PROPORTIONAL_CREDIT
-from packlab.course.manifest import Exercise
+from packlab import manifest
 from packlab.course.release import NBGRADER, nbgrader_env
+from packlab.manifest import PROPORTIONAL as PROPORTIONAL_CREDIT
+from packlab.manifest import Exercise
 
 # One course directory and one autograde for the module (the `parity` fixture): one worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("parity")]

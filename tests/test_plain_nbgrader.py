@@ -22,8 +22,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from packlab.course.manifest import ROOT
 from packlab.course.release import BIN, NBGRADER, nbgrader_env, release
+from packlab.manifest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("plain-nbgrader")]
 

@@ -18,8 +18,8 @@ import pytest
 from autograder.checks.suite import StudentError
 from autograder.cohort import report
 from autograder.run.plain import checked, grade_plain, safe_message
-from packlab.course import manifest
-from packlab.course.manifest import PlainAssignment
+from packlab import manifest
+from packlab.manifest import PlainAssignment
 
 FIXTURE = Path(__file__).parent / "fixtures" / "plain" / "quiz1"
 GOOD = {"ran": 3, "error": None, "line": None, "stderr": False, "value": None}

@@ -27,7 +27,7 @@ from autograder.checks.suites import load
 from autograder.cohort.classroom import grade_class
 from autograder.run.isolation import Limits
 from packlab.course import student
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 REFERENCE = ROOT / "autograder" / "checks" / "reference"
 PACKLAB = Path(sys.executable).with_name("packlab")

@@ -13,7 +13,7 @@ from conftest import COURSE, submit, with_answer
 
 from autograder.cohort import similarity
 from packlab.course.cli import main
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 # The module's fixtures are built once only if its tests share one xdist worker.
 pytestmark = pytest.mark.xdist_group("similarity")

@@ -24,9 +24,9 @@ import pytest
 from autograder.checks import gallery
 from autograder.checks.suites import load as load_suite
 from packlab.course import notes, student
-from packlab.course.manifest import ROOT, STUDENT_MARKER, load
 from packlab.course.quiz import questions
 from packlab.course.workshop import PRESENTER
+from packlab.manifest import ROOT, STUDENT_MARKER, load
 
 # One build and one venv: every test of this module runs on the same xdist worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("student-build")]

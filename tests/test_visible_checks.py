@@ -20,7 +20,7 @@ from autograder.cohort.report import feedback_html, gradescope
 from autograder.run.engine import grade_notebook
 from autograder.run.isolation import Limits
 from packlab.course import check
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 MUTANTS = gallery.every()
 LEFT_TO_HIDDEN = tomllib.loads((ROOT / "course.toml").read_text())["left_to_hidden"]

@@ -32,7 +32,7 @@ from nbclient import NotebookClient
 from packlab.course import notes, slides, workshop, workspace
 from packlab.course.cli import parser
 from packlab.course.cli.presenter import cmd_demo
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 NOTES = "**Speaker notes"
 KEY_WIDGETS = ("budget_slider(", "break_vs_continue(", "drop_curve_view(")

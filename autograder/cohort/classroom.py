@@ -39,7 +39,7 @@ from autograder.term import counts, late
 from autograder.term.corrections import Corrections, Marks, number
 from autograder.term.counts import Attempt, Counted
 from autograder.term.overrides import Key, Override
-from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
+from packlab.manifest import Exercise, PlainAssignment, load, plain_assignments
 
 SHOWN_NOTEBOOKS = 10  # a problem names at most this many of the notebooks found
 

@@ -32,7 +32,7 @@ from autograder.run.engine import GroupScore, Result
 from autograder.run.handed_in import NOTEBOOK_BYTES
 from autograder.run.sandbox import WORKER_SOURCE
 from autograder.run.submission import CellProblem
-from packlab.course.manifest import load, plain_assignments
+from packlab.manifest import load, plain_assignments
 
 RECORD = "graded.json"
 HISTORY = 50  # earlier results kept per submission (the newest)

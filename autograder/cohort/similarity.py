@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING
 
 from autograder.cohort.normalise import normalised, recognise
 from autograder.escape import for_csv, for_html, for_terminal, visible
-from packlab.course.manifest import Exercise, load
+from packlab.manifest import Exercise, load
 
 if TYPE_CHECKING:
     import numpy as np

@@ -15,7 +15,7 @@ from pathlib import Path
 from autograder.cohort import misconceptions
 from autograder.escape import for_markdown
 from autograder.outfolder import NO_SUBMISSION, write_atomically
-from packlab.course.manifest import load, plain_assignments
+from packlab.manifest import load, plain_assignments
 
 GROUP_SHORT = {"visible": "visible", "edge-cases": "edge cases", "properties": "properties"}
 

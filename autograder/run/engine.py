@@ -13,7 +13,7 @@ from autograder.checks.suites import load as load_suite
 from autograder.run import footprint, submission
 from autograder.run.isolation import Limits
 from autograder.run.sandbox import Sandbox
-from packlab.course.manifest import Exercise
+from packlab.manifest import Exercise
 
 
 @dataclass

@@ -36,7 +36,7 @@ from functools import cache
 from pathlib import Path
 
 from autograder.run import footprint
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 CLONE_NEWNS = 0x00020000
 MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 1 << 18

@@ -1,7 +1,7 @@
 """Grading a plain nbgrader assignment as `nbgrader autograde` does, in packlab's sandbox.
 
 A plain assignment is a notebook of solutions/ that course.toml gives no suite
-(`packlab.course.manifest.PlainAssignment`). Its cells run in order in one worker, in the same
+(`packlab.manifest.PlainAssignment`). Its cells run in order in one worker, in the same
 bubblewrap sandbox and limits as the course's exercises, after nbgrader's rules for what is
 whose: a cell whose grade_id the source notebook locks (its test cells, with their hidden test
 blocks) runs as the instructor wrote it, whatever the student made of it; answer cells and the
@@ -32,7 +32,7 @@ from autograder.run.engine import RAN, GroupScore, Result, confinement
 from autograder.run.isolation import Limits
 from autograder.run.sandbox import MAX_DETAIL, Sandbox
 from autograder.worker import MAX_VALUE
-from packlab.course.manifest import PlainAssignment
+from packlab.manifest import PlainAssignment
 
 TRUST = ("a plain nbgrader assignment: its test cells ran in the student's own process, as "
          "under nbgrader, so its scores are only as trustworthy as nbgrader's")

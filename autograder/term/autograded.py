@@ -23,7 +23,7 @@ from autograder.escape import for_markdown
 from autograder.outfolder import write_atomically
 from autograder.run import handed_in
 from autograder.run.submission import Cell, Ungradable, notebook_cells
-from packlab.course.manifest import Exercise
+from packlab.manifest import Exercise
 
 MAX_CELLS = 500  # of the student's cells, at most this many are kept
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's exchange writes

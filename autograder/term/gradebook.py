@@ -49,7 +49,7 @@ from autograder.term.corrections import (
     nbgrader_lines,
     number,
 )
-from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
+from packlab.manifest import Exercise, PlainAssignment, load, plain_assignments
 
 CONFIG = "nbgrader_config.py"
 

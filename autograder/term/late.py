@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from autograder.run import handed_in
-from packlab.course.manifest import LatePolicy
+from packlab.manifest import LatePolicy
 
 TIMESTAMP = "timestamp.txt"
 TIMESTAMP_BYTES = 1_000  # nbgrader's timestamps are about 30 characters; a student can write more

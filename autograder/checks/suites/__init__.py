@@ -12,7 +12,7 @@ from importlib import import_module
 
 from autograder.checks.suite import Group, Suite
 from autograder.checks.unwritten import explain
-from packlab.course.manifest import load as load_course
+from packlab.manifest import load as load_course
 
 NOT_INSTALLED = ("the hidden tests are not installed here (this is the student install); grade "
                  "with the instructor's install")

@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 
 from packlab.course.course_map import table as course_map_table
-from packlab.course.manifest import ROOT, Course, load
+from packlab.manifest import ROOT, Course, load
 
 BOOK = ROOT / "book"
 EXECUTION_TIMEOUT = 600  # seconds per cell; a whole lesson takes 5-30 s

@@ -34,8 +34,8 @@ from autograder.checks.suite import (
 from autograder.checks.suites import load
 from autograder.escape import message_html
 from packlab.course.hints import hint_call, hint_command
-from packlab.course.manifest import Exercise
-from packlab.course.manifest import load as load_course
+from packlab.manifest import Exercise
+from packlab.manifest import load as load_course
 
 
 class TestsFailed(AssertionError):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from packlab.course.manifest import ROOT, Course, Exercise, Lesson
+from packlab.manifest import ROOT, Course, Exercise, Lesson
 
 START = "<!-- course-map:start -->"
 END = "<!-- course-map:end -->"

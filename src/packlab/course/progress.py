@@ -13,7 +13,7 @@ from rich.table import Table
 
 from autograder.escape import for_terminal as shown
 from packlab.course import workspace
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 
 def learner_sandbox(console: Console) -> bool:

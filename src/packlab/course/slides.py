@@ -47,7 +47,7 @@ import nbformat
 from markdown_it import MarkdownIt
 
 from packlab.course import notes
-from packlab.course.manifest import ROOT, Lesson, load
+from packlab.manifest import ROOT, Lesson, load
 from packlab.views.plots import SLIDES
 
 OUT = ROOT / "book" / "_build" / "slides"

@@ -31,7 +31,7 @@ from functools import cache
 from pathlib import Path
 
 from packlab.course import quiz
-from packlab.course.manifest import ROOT, STUDENT_MARKER, Course, load
+from packlab.manifest import ROOT, STUDENT_MARKER, Course, load
 
 # Where the import closure starts, besides the learner commands and the notebooks.
 ROOTS = ("packlab.course.check",)

@@ -31,7 +31,7 @@ from pathlib import Path
 import nbformat
 
 from packlab.course import notes, workspace
-from packlab.course.manifest import ROOT, load
+from packlab.manifest import ROOT, load
 from packlab.views.plots import DEMO, Canvas
 
 PRESENTER = ROOT / "workshop" / "presenter.ipynb"

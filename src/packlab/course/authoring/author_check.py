@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 
 from packlab.course.authoring.scaffold import FILL_IN, Answers, paths
-from packlab.course.manifest import MANIFEST, ROOT, Exercise
+from packlab.manifest import MANIFEST, ROOT, Exercise
 
 SOLUTION = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.M)
 STUB = "raise NotImplementedError()"

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from packlab.course.manifest import Course, Exercise
+from packlab.manifest import Course, Exercise
 
 TEMPLATES = Path(__file__).parent / "templates"
 GROUPS = ("visible", "edge-cases", "properties")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from packlab.course.cli.terminal import console, shown
-from packlab.course.manifest import MANIFEST, ROOT, load
+from packlab.manifest import MANIFEST, ROOT, load
 
 ASKED = (("name", "The exercise's name, its number first (e.g. 11-trim-history)"),
          ("function", "The function learners write (e.g. trim_history)"),

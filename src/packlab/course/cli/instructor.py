@@ -12,7 +12,7 @@ from pathlib import Path
 
 from packlab.course.cli import author, hub, submissions
 from packlab.course.cli.terminal import console, shown
-from packlab.course.manifest import ROOT, load, plain_assignments
+from packlab.manifest import ROOT, load, plain_assignments
 
 
 def _is_submitted_folder(submitted: Path) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from packlab.course import workspace
 from packlab.course.cli.terminal import console, shown
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 
 def cmd_lab(args: argparse.Namespace) -> int:

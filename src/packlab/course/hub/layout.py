@@ -27,7 +27,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 INSTRUCTORS = "packlab-instructors"  # the system group whose members get formgrader and the course
 LEARNERS = "packlab-learners"

@@ -1,4 +1,7 @@
-"""The course manifest (course.toml): lessons, exercises, their functions, points and hints."""
+"""The course manifest (course.toml): lessons, exercises, their functions, points and hints.
+
+A foundation below the course (packlab.course) and the grader (autograder): both read it, it
+imports neither."""
 
 from __future__ import annotations
 
@@ -9,9 +12,31 @@ from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout packlab is installed from (its code)
+
+
+def _course_here(folder: Path) -> Path | None:
+    """course.toml of the course `folder` is in: the folder's own, else the nearest one above."""
+    return next((f / "course.toml" for f in (folder, *folder.parents)
+                 if (f / "course.toml").is_file()), None)
+
+
+# The course is the folder packlab runs in, as nbgrader's is (or the nearest folder above it with
+# a course.toml, so a notebook's kernel in lessons/ finds it). Outside any course, packlab reads
+# the course it is installed with, and the command line says so (`OUTSIDE`).
 # PACKLAB_COURSE_TOML names another manifest (a test tries a policy in nbgrader's own kernels).
-MANIFEST = Path(os.environ.get("PACKLAB_COURSE_TOML") or ROOT / "course.toml")
+HERE = Path(os.environ["PACKLAB_COURSE_TOML"]) if os.environ.get("PACKLAB_COURSE_TOML") \
+    else _course_here(Path.cwd())
+OUTSIDE = HERE is None
+MANIFEST = HERE or ROOT / "course.toml"
+
+
+def outside_note() -> str:
+    """What the command line says when it runs outside any course (empty inside one)."""
+    if not OUTSIDE:
+        return ""
+    return (f"No course.toml in {Path.cwd()} or any folder above it, so this is the course packlab "
+            f"is installed with, {ROOT}. To work on another course, run packlab in its folder.")
 
 # How a test group that fails some of its checks scores (course.toml's `partial_credit`).
 ALL_OR_NOTHING = "all-or-nothing"  # the group's points when every check passes, else 0
