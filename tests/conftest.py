@@ -15,8 +15,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from leaks import pytest_configure, pytest_sessionfinish  # noqa: F401 - no process left running
 
-from packlab.course.manifest import ROOT, Exercise, load
+from packlab.manifest import ROOT, Exercise, load
 
 COURSE = load()
 EXERCISES = COURSE.exercises
