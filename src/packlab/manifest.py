@@ -23,20 +23,20 @@ def _course_here(folder: Path) -> Path | None:
 
 # The course is the folder packlab runs in, as nbgrader's is (or the nearest folder above it with
 # a course.toml, so a notebook's kernel in lessons/ finds it). Outside any course, packlab reads
-# the course it is installed with, and the command line says so (`OUTSIDE`).
+# the course it is installed with, and the command line says so (`outside_note`).
 # PACKLAB_COURSE_TOML names another manifest (a test tries a policy in nbgrader's own kernels).
 HERE = Path(os.environ["PACKLAB_COURSE_TOML"]) if os.environ.get("PACKLAB_COURSE_TOML") \
     else _course_here(Path.cwd())
-OUTSIDE = HERE is None
 MANIFEST = HERE or ROOT / "course.toml"
 
 
 def outside_note() -> str:
     """What the command line says when it runs outside any course (empty inside one)."""
-    if not OUTSIDE:
+    if HERE is not None:
         return ""
     return (f"No course.toml in {Path.cwd()} or any folder above it, so this is the course packlab "
             f"is installed with, {ROOT}. To work on another course, run packlab in its folder.")
+
 
 # How a test group that fails some of its checks scores (course.toml's `partial_credit`).
 ALL_OR_NOTHING = "all-or-nothing"  # the group's points when every check passes, else 0
