@@ -1,46 +1,52 @@
 """The session-end check: a test run fails when any test left a process running.
 
-At the start the test session's first process makes itself the "child subreaper" of everything it
-starts (Linux's PR_SET_CHILD_SUBREAPER): a process whose parent exits is handed to it, not to
-init, so a server, hub, kernel, browser, sandbox or user's process a test started and lost track
-of (double-forked, a daemon, its parent killed) stays in the session's own process tree. When the
-session ends (after xdist's workers are gone) every process still in that tree is a leak: the run
-fails and names each one, and the check then stops them so the machine is left clean.
+At the start the test session's first process puts a mark of its own in the environment
+(`MARK`), which everything the session starts inherits: xdist's workers, and the servers, hubs,
+kernels, browsers, sandboxes and users' processes the tests start, daemons and double-forked
+processes included (a process keeps the environment it was started with). When the session ends
+(after xdist's workers are gone) every process still carrying the mark, or still below the
+session's own process, is a leak: the run fails and names each one, and the check then stops
+them so the machine is left clean. A process started with an environment of its own making, and
+no longer below the session, is out of its sight.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import time
+import uuid
 
 import psutil
 import pytest
 
-PR_SET_CHILD_SUBREAPER = 36
+MARK = "PACKLAB_TEST_SESSION"
 GRACE = 5.0  # seconds a process that is already stopping gets to finish
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller, or a run without xdist
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
+        os.environ[MARK] = uuid.uuid4().hex
+
+
+def _marked(process: psutil.Process, mark: str) -> bool:
+    try:
+        return process.environ().get(MARK) == mark
+    except psutil.Error:
+        return False
 
 
 def left_running() -> list[psutil.Process]:
-    """This process's descendants that are still running (zombies are reaped, not counted)."""
+    """The processes of this session still running, but this one (zombies are not counted)."""
+    mark, me = os.environ.get(MARK), os.getpid()
+    found = {p.pid: p for p in psutil.Process().children(recursive=True)}
+    found.update({p.pid: p for p in psutil.process_iter() if p.pid != me and _marked(p, mark)})
     running = []
-    for process in psutil.Process().children(recursive=True):
-        try:
+    for process in found.values():
+        with contextlib.suppress(psutil.Error):
             if process.status() != psutil.STATUS_ZOMBIE:
                 running.append(process)
-            elif process.ppid() == os.getpid():  # an orphan handed to us, now exited
-                os.waitpid(process.pid, os.WNOHANG)
-        except (psutil.NoSuchProcess, ChildProcessError):
-            pass
     return running
 
 
@@ -71,5 +77,4 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         with contextlib.suppress(psutil.Error):
             process.send_signal(signal.SIGKILL)
     psutil.wait_procs(leaks, timeout=5)
-    left_running()  # reap them
     session.exitstatus = pytest.ExitCode.TESTS_FAILED
