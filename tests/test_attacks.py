@@ -26,7 +26,7 @@ from as_user import folder, give, leftover_processes, run_as_user
 from conftest import COURSE, submit, with_answer
 from test_escaping import formula_cells
 
-from autograder import names, outfolder
+from autograder import names, outfolder, worker
 from autograder.checks import gallery
 from autograder.cohort import record
 from autograder.cohort.classroom import grade_class
@@ -160,10 +160,12 @@ GALLERY_SAYS = {
     "memory_bomb_children": (DIED, "it used more than 1024 MiB of memory across its processes"),
     "hoards_memfds": ("it raised PermissionError",),
     "hoards_system_v_memory": ("it raised PermissionError",),
+    "reads_the_machine": ("raised RuntimeError: ", "it raised RuntimeError: "),
 }
 # Nothing of the machine that grades may reach a student: the sandbox's command line, the
-# interpreter's folder, the staging folder, the worker's source.
-HOST_DETAILS = ("bwrap", "--unshare", "--ro-bind", "--uid", isolation.STAGE, "def _run_cells(",
+# interpreter's folder, the staging folder, the worker's source (its start, too).
+HOST_DETAILS = ("bwrap", "--unshare", "--ro-bind", "--uid", "--seccomp", isolation.STAGE,
+                "def _run_cells(", Path(worker.__file__).read_text()[3:40],
                 *isolation.host_paths())
 
 
