@@ -137,7 +137,8 @@ def stamped(graded: Graded, notebook: str | None, earlier: Graded | None,
                               "graded_at": earlier.graded_at, "notebook": earlier.notebook,
                               "why": why, "submitted_at": late.get("submitted_at", ""),
                               "late_penalty": late.get("penalty", 0),
-                              "late_days": late.get("late_days")})[-HISTORY:]
+                              "late_days": late.get("late_days"),
+                              "flag": late.get("flag", "")})[-HISTORY:]
     return dataclasses.replace(graded, notebook=notebook, graded_at=now(), history=history,
                                grader=grader_fingerprint(graded.result.assignment))
 

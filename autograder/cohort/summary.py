@@ -12,6 +12,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from autograder import names
 from autograder.cohort import misconceptions
 from autograder.escape import for_markdown
 from autograder.outfolder import NO_SUBMISSION, write_atomically
@@ -46,6 +47,13 @@ def _summary(rows: list[dict], name=_one_line) -> tuple[list[str], list[str]]:
                     + ", ".join(f"{name(r['student'])} / {name(r['assignment'])} "
                                 f"({r['timestamp_flag']})" for r in flagged[:10])
                     + (f" and {len(flagged) - 10} more" if len(flagged) > 10 else "") + ".")
+    alike = names.look_alikes({r["student"] for r in rows})
+    if alike:
+        head.append("Student names that look alike (each kept apart with their own rows; "
+                    "nothing was merged or renamed: check they are different people): "
+                    + "; ".join(" and ".join(f"{name(s)} ({names.scripts(s)})" for s in group)
+                                for group in alike[:10])
+                    + (f"; and {len(alike) - 10} more groups" if len(alike) > 10 else "") + ".")
     ran = [r for r in rows if r.get("sandbox", "bubblewrap")]
     unsandboxed = sum(r.get("sandbox") == "none" for r in ran)
     if unsandboxed:

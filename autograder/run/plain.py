@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import nbformat
 from nbgrader.utils import determine_grade, is_locked
 
 from autograder.checks.suite import Failure, Misconception, StudentError
-from autograder.run import submission
+from autograder.run import machine, submission
 from autograder.run.engine import RAN, GroupScore, Result, confinement
 from autograder.run.isolation import Limits
 from autograder.run.sandbox import MAX_DETAIL, Sandbox
@@ -137,7 +137,8 @@ def run(cells: list[Planned], limits: Limits, sandboxed: bool,
             if HIDDEN.search(cell.source) and cell.instructors and not output:
                 output = box.output_tail() or " "
             try:
-                ran[cell.position] = checked(box.run_cell(python, cell.position), cell.position)
+                ran[cell.position] = _hidden(checked(box.run_cell(python, cell.position),
+                                                     cell.position), limits, sandboxed)
             except StudentError as exc:
                 box.close()
                 stopped = f"cell {cell.position}: {exc.detail}"
@@ -145,6 +146,12 @@ def run(cells: list[Planned], limits: Limits, sandboxed: bool,
         if not output:
             output = box.output_tail()
     return ran, output.strip() and output, stopped
+
+
+def _hidden(did: Ran, limits: Limits, sandboxed: bool) -> Ran:
+    """What a cell did, without this machine's details (`machine.hidden`)."""
+    return replace(did, error=did.error and machine.hidden(did.error, limits, sandboxed),
+                   value=did.value and machine.hidden(did.value, limits, sandboxed))
 
 
 def _visible_line(source: str, line: int | None) -> str | None:
