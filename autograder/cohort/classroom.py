@@ -39,7 +39,13 @@ from autograder.term import counts, late
 from autograder.term.corrections import Corrections, Marks, number
 from autograder.term.counts import Attempt, Counted
 from autograder.term.overrides import Key, Override
-from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
+from packlab.course.manifest import (
+    Exercise,
+    PlainAssignment,
+    load,
+    plain_assignments,
+    plain_refused,
+)
 
 SHOWN_NOTEBOOKS = 10  # a problem names at most this many of the notebooks found
 
@@ -124,7 +130,7 @@ def _not_ours(folders: list[str]) -> str:
     """The problem of a student's folders that are not assignments of the course (one row)."""
     first, rest = folders[0], folders[1:]
     why = names.problem(first)
-    said = f"`{first}` is not an assignment of this course" + \
+    said = plain_refused().get(first) or f"`{first}` is not an assignment of this course" + \
         (f" (its name {why})" if why else "")
     if rest:
         more = len(rest) - SHOWN_NOTEBOOKS
