@@ -6,7 +6,9 @@ own test notebooks are): `science` (tests importing numpy and matplotlib, readin
 parts.json that sit beside the notebook, an image beside it, a task cell of 4 points and a test
 that checks NBGRADER_EXECUTION), `loops` (an endless loop in one test cell, more test cells after
 it; the course's nbgrader_config.py sets `c.Execute.timeout = 5`), `zero` (a notebook worth 0
-points) and `essay` (answers a person grades, nothing autograded), handed in by one class.
+points), `essay` (answers a person grades, nothing autograded) and `auto` (`### AUTOTEST` and
+`### HASHED AUTOTEST` lines, expanded by nbgrader from the autotests.yml beside the notebook),
+handed in by one class.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from packlab.course.release import BIN, NBGRADER, nbgrader_env, release
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("plain-parity")]
 
 FIXTURES = Path(__file__).parent / "fixtures" / "plain_parity"
-ASSIGNMENTS = ("science", "loops", "zero", "essay")
+ASSIGNMENTS = ("science", "loops", "zero", "essay", "auto")
 TIMEOUT = 5  # the course's per-cell timeout, in its nbgrader_config.py
 
 SCIENCE_RIGHT = ("import numpy as np\n\ndef mean_of(path):\n"
@@ -36,6 +38,9 @@ HANDED_IN = {
     ("science", "off-by-one"): {"mean-answer": SCIENCE_RIGHT.replace("float(np.mean(",
                                                                       "1 + float(np.mean(")},
     ("science", "blank"): {},
+    ("science", "leaker"): {  # raises the hidden block back, reversed, every way it can
+        "mean-answer": "def mean_of(path):\n    raise AssertionError(In[-1][::-1])",
+        "+": "print(In[-2][::-1])\nraise ValueError(In[-2][::-1])"},
     ("loops", "right"): {"total-answer": LOOPS_RIGHT},
     ("loops", "endless"): {"total-answer": "def total(xs):\n    xs = list(xs)\n"
                            "    while len(xs) == 3:\n        pass\n    return sum(xs)"},
@@ -45,6 +50,9 @@ HANDED_IN = {
     ("essay", "right"): {"why-answer": "A smaller part may still fit.",
                          "left-answer": "def budget_left(budget, used):\n    return budget - used"},
     ("essay", "blank"): {},
+    ("auto", "right"): {"answer-cell": "answer = 42"},
+    ("auto", "off-by-one"): {"answer-cell": "answer = 43"},
+    ("auto", "blank"): {},
 }
 STUDENTS = sorted({s for _, s in HANDED_IN})
 
@@ -65,6 +73,8 @@ def hand_in(course: Path, assignment: str, student: str, changes: dict) -> None:
             cell.source = changes[grade_id(cell)]
     nb.cells = [c for c in nb.cells
                 if not (grade_id(c) in changes and changes[grade_id(c)] is None)]
+    if "+" in changes:  # a cell of the student's own, at the end
+        nb.cells.append(nbformat.v4.new_code_cell(changes["+"]))
     nbformat.write(nb, path)
     (folder / "timestamp.txt").write_text("2025-11-20 09:00:00.000000 UTC", encoding="utf-8")
 
@@ -148,6 +158,7 @@ def test_the_class_covers_what_the_issue_found(graded):
     assert theirs["loops", "deleted-test"]["cells"]["total-range"] is None  # left ungraded
     assert graded["most"]["science"] == 10  # its task's 4 points count
     assert graded["most"]["zero"] == 0
+    assert theirs["auto", "blank"]["total"] == 0 and theirs["auto", "right"]["total"] == 3
 
 
 def test_the_gradebook_is_written_for_every_assignment(graded):
@@ -169,13 +180,18 @@ def test_files_beside_the_notebook_reach_the_feedback(graded):
 
 def test_an_endless_loop_says_what_happened(graded):
     ours = packlab_scores(graded["course"] / "out", "loops", "endless", ["total-three"])
-    failures = [f for g in ours["data"]["extra_data"]["groups"] for f in g.get("failures", [])]
-    assert any("time limit" in json.dumps(f) for f in failures), failures
+    said = {t["name"]: t["output"] for t in ours["data"]["tests"]}
+    assert "ran past nbgrader's time limit for a cell" in said["total-three"], said
+    assert "time limit" not in said["total-range"] and ours["total"] == 4
 
 
-def test_the_hidden_test_s_text_reaches_no_page(graded):
-    out = graded["course"] / "out" / "students" / "off-by-one" / "science"
-    for path in [*out.iterdir(), graded["course"] / "autograded" / "off-by-one" / "science" /
-                 "science.ipynb"]:
-        if path.is_file() and path.suffix in (".json", ".html", ".ipynb", ".md", ".txt"):
-            assert "exactly 2.5" not in path.read_text(encoding="utf-8"), path
+@pytest.mark.parametrize("student", ["off-by-one", "leaker"])
+def test_the_hidden_test_s_text_reaches_no_page(graded, student):
+    out = graded["course"] / "out" / "students" / student / "science"
+    pages = [p for p in out.iterdir() if p.suffix in (".json", ".html", ".md", ".txt")]
+    pages.append(graded["course"] / "autograded" / student / "science" / "science.ipynb")
+    for path in pages:
+        text = path.read_text(encoding="utf-8")
+        for secret in ("exactly 2.5", "5.2 yltcaxe", "2.5) < 1e-9", "9-e1 < )5.2"):
+            assert secret not in text, (path, secret)
+    assert len(pages) >= 3

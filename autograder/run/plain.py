@@ -39,7 +39,7 @@ from nbgrader.utils import determine_grade, is_locked
 from autograder.checks.suite import Failure, Misconception, StudentError
 from autograder.run import kernel, submission
 from autograder.run.engine import RAN, GroupScore, Result, confinement
-from autograder.run.isolation import Limits
+from autograder.run.isolation import Limits, SandboxUnavailable
 from autograder.run.sandbox import MAX_DETAIL, OUTPUT_TAIL
 from packlab.course.manifest import MANIFEST, PlainAssignment
 
@@ -76,9 +76,46 @@ class Planned:
 
 
 def _source_cells(assignment: PlainAssignment) -> dict[str, nbformat.NotebookNode]:
+    """The source notebook's cells by grade_id, each with the text nbgrader's gradebook holds
+    for it when there is one (what nbgrader's OverwriteCells puts back: `### AUTOTEST` and
+    hashed tests expanded at `nbgrader generate_assignment`)."""
     cells = nbformat.read(assignment.source, as_version=4).cells
-    return {c.metadata["nbgrader"]["grade_id"]: c for c in cells
-            if c.metadata.get("nbgrader", {}).get("grade_id")}
+    stored = gradebook_sources(assignment.name)
+    found = {}
+    for cell in cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id:
+            found[grade_id] = nbformat.from_dict({**cell, "source": stored.get(grade_id,
+                                                                               cell.source)})
+    return found
+
+
+def gradebook_sources(name: str, course: Path | None = None) -> dict[str, str]:
+    """grade_id -> the cell's text in the course's nbgrader gradebook ({} when the gradebook
+    or the assignment is not there)."""
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.coursedir import CourseDirectory
+    from sqlalchemy.engine import make_url
+    from traitlets.config.loader import PyFileConfigLoader
+
+    folder = course or MANIFEST.parent
+    if not (folder / "nbgrader_config.py").is_file():
+        return {}
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(folder)).load_config()
+    settings = CourseDirectory(config=config, root=str(folder))
+    url = make_url(settings.db_url)
+    if url.drivername.startswith("sqlite"):
+        database = Path(url.database or "")
+        database = database if database.is_absolute() else folder / database
+        if not database.is_file():
+            return {}
+        url = url.set(database=str(database))
+    with Gradebook(url.render_as_string(hide_password=False), settings.course_id) as gb:
+        try:
+            notebook = gb.find_notebook(name, name)
+        except MissingEntry:
+            return {}
+        return {cell.name: cell.source for cell in notebook.source_cells}
 
 
 def _released(assignment: PlainAssignment) -> dict[str, nbformat.NotebookNode]:
@@ -363,7 +400,11 @@ def grade_plain(path, assignment: PlainAssignment, student: str, limits: Limits 
     notebook = nbformat.read(assignment.source, as_version=4)
     planned, notes = plan(cells, source, released)
     hidden = [m.group(1) for c in planned if c.instructors for m in HIDDEN.finditer(c.source)]
-    ran, stopped = run(planned, notebook, files, limits, sandboxed)
+    try:
+        ran, stopped = run(planned, notebook, files, limits, sandboxed)
+    except SandboxUnavailable as exc:
+        result.error = str(exc)
+        return result, []
     result.output = printed(planned, ran, hidden)
     result.notes = [NOTE, *notes]
     if stopped:

@@ -312,6 +312,8 @@ def _autograded(settings, exercise: Exercise, row: dict, submitted: Path,
     autograded.write(folder / f"{exercise.name}.ipynb", exercise,
                      handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), said,
                      submitted)
+    if isinstance(exercise, PlainAssignment):
+        autograded.copy_source_files(exercise.source.parent, folder)
     return [f"{row['student']}/{exercise.name}: {problem}"
             for problem in autograded.copy_exchange_files(handed_in, folder, submitted)]
 
