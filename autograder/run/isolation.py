@@ -8,6 +8,9 @@ filter that refuses the calls making memory no process maps (`seccomp_program`).
 the course, no class, no other sandbox and no other process can be seen from inside. The whole
 PID namespace dies with the worker's bubblewrap, and bubblewrap dies with the grading process.
 All its processes together are held to `Limits.footprint_bytes` (`autograder.run.footprint`).
+A plain nbgrader assignment's kernel (`autograder.run.kernel`) alone is also shown the course
+environment's packages, read-only (as under nbgrader its tests may import numpy): its
+site-packages folder, not the course's own folder, with editable installs' finders blanked.
 
 As an ordinary user bubblewrap runs as that user. As root it runs as a user of its own
 (`FIRST_UID` + the grading process's pid), so limits on processes hold and nothing it does is
