@@ -173,3 +173,12 @@ def test_points_come_from_the_notebook(quiz):
     assert quiz.points == {"squares-visible": 2, "squares-hidden": 2, "squares-partial": 1}
     assert quiz.max_score == 7
     assert [c.grade_id for c in quiz.cells if c.manual] == ["why-answer"]
+
+
+def test_a_class_with_a_notebook_worth_nothing_is_summed_up():
+    """nbgrader allows a notebook of 0 points: the class summary counts it as all there."""
+    from autograder.cohort.summary import share, summary
+
+    rows = [{"status": "graded", "reason": "", "score": 0, "max_score": 0, "student": "ada",
+             "assignment": "zero"}]
+    assert share(0, 0) == 1.0 and "mean 100%" in summary(rows)
