@@ -182,3 +182,30 @@ def test_a_class_with_a_notebook_worth_nothing_is_summed_up():
     rows = [{"status": "graded", "reason": "", "score": 0, "max_score": 0, "student": "ada",
              "assignment": "zero"}]
     assert share(0, 0) == 1.0 and "mean 100%" in summary(rows)
+
+
+NUMPY_ANSWER = ("import numpy\n\ndef squares(n):\n"
+                "    return [int(x) for x in numpy.arange(n) ** 2]\n")
+
+
+@pytest.mark.slow
+def test_an_ordinary_user_grades_a_quiz_that_imports_numpy():
+    """As an instructor without root: the kernel's sandbox sees the course's packages."""
+    from as_user import folder, give, run_as_user
+
+    course = folder()
+    try:
+        shutil.copytree(FIXTURE, course / "solutions" / "quiz1")
+        shutil.copy(manifest.MANIFEST, course / "course.toml")
+        path = handed_in(course, NUMPY_ANSWER)
+        give(course)
+        done = run_as_user(
+            "import os, sys\nos.environ['PACKLAB_COURSE_TOML'] = sys.argv[1]\n"
+            "from autograder.run.plain import grade_plain\n"
+            "from packlab.course.manifest import plain_assignments\n"
+            "result, _ = grade_plain(sys.argv[2], plain_assignments()['quiz1'], 'eve')\n"
+            "print(result.score, result.error, result.sandbox)",
+            str(course / "course.toml"), str(path))
+        assert done.stdout.split() == ["5", "None", "bubblewrap"], done.stdout + done.stderr
+    finally:
+        shutil.rmtree(course, ignore_errors=True)

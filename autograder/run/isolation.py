@@ -308,9 +308,16 @@ def _plan_for(pid: int, sandboxed: bool, limits: Limits, packages: tuple[Path, .
 
 
 def environment_packages() -> tuple[Path, ...]:
-    """The course environment's package folders (its virtual environment's site-packages)."""
+    """The course environment's package folders: its site-packages, and wherever this
+    process found nbgrader and ipykernel (a grader started with the course's folder added to
+    another Python's path, as tests/as_user.py does)."""
+    import ipykernel
+    import nbgrader
+
     paths = sysconfig.get_paths()
-    return tuple(sorted({Path(paths["purelib"]), Path(paths["platlib"])}))
+    found = {Path(paths["purelib"]), Path(paths["platlib"]),
+             *(Path(module.__file__).resolve().parent.parent for module in (nbgrader, ipykernel))}
+    return tuple(sorted(p for p in found if p.is_dir()))
 
 
 PYTHON_FLAGS = ("-I", "-S", "-u")  # no environment, no site-packages, unbuffered output
