@@ -58,7 +58,8 @@ PARTIAL = Misconception("plain-partial", "The test cell gave partial credit.", "
 NOT_RUN = Misconception("plain-not-run", "The notebook stopped before this test cell ran.", "")
 BLANK = Misconception("plain-blank-answer", "An answer was left as it was handed out.", "")
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
-CELL_LINE = re.compile(r"Cell In\[\d*\], line (\d+)")
+CELL_LINE = re.compile(r"Cell In\[(\d*)\], line (\d+)")  # IPython's traceback, colours removed
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 HIDDEN_PIECE = 6  # letters of a hidden line or string: a shorter one is too common to hold back
 HELD_BACK = "(not shown: it held text of a hidden test)"
 SHOWN_LINE = 160
@@ -293,8 +294,9 @@ def _error(done: Ran) -> tuple[str, int | None] | None:
             line = None
             for frame in output.get("traceback", []) if type(output.get("traceback")) is list \
                     else []:
-                found = CELL_LINE.search(str(frame))
-                line = int(found.group(1)) if found else line
+                found = CELL_LINE.search(ANSI.sub("", str(frame)))
+                if found and found.group(1) == str(done.get("execution_count")):
+                    line = int(found.group(2))  # the cell's own frame, not a function's
             return (f"{kind}: {message}" if message else kind)[:MAX_DETAIL], line
     return None
 
