@@ -71,7 +71,7 @@ def test_the_right_answer_scores_every_test_cell(quiz, tmp_path):
 def test_a_kernel_that_dies_scores_nothing_for_what_never_ran(quiz, tmp_path):
     result, _ = grade_plain(handed_in(tmp_path, RIGHT + "import os\nos._exit(0)\n"), quiz, "eve")
     assert result.score == 0
-    assert any("The notebook stopped" in n for n in result.notes), result.notes
+    assert any("The notebook stopped: its kernel died" in n for n in result.notes), result.notes
     assert all(f.misconception.key == "plain-not-run" for g in result.groups
                for f in g.failures if g.name != "why-answer")
 

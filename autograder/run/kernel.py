@@ -15,6 +15,7 @@ import base64
 import contextlib
 import json
 import os
+import re
 import selectors
 import shutil
 import stat
@@ -101,7 +102,9 @@ def execute(notebook: nbformat.NotebookNode, files: dict[str, str], settings: di
             raise ValueError
     except (ValueError, KeyError, TypeError, RecursionError, AttributeError):
         raise StudentError("interfered", "a run notebook that is not the one sent") from None
-    return run, stopped and stopped[:80]
+    if stopped is not None and not re.fullmatch(r"[A-Za-z_]\w{0,79}", stopped, re.ASCII):
+        stopped = "an error"  # the answer is the student's to forge: a name, nothing more
+    return run, stopped
 
 
 def _run(request: bytes, seconds: float, limits: Limits, sandboxed: bool,

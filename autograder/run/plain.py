@@ -186,7 +186,9 @@ def run(planned: list[Planned], source: nbformat.NotebookNode, files: dict[str, 
                                        limits, sandboxed)
     except StudentError as exc:
         return {}, exc.detail
-    return ran_at(planned, done), stopped and f"the kernel stopped ({stopped})"
+    said = "its kernel died (os._exit, a crash?)" if stopped == "DeadKernelError" \
+        else "its kernel stopped answering"
+    return ran_at(planned, done), stopped and said
 
 
 def execute_settings(course: Path | None = None) -> dict:
