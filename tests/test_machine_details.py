@@ -21,7 +21,7 @@ from as_user import folder, give, run_as_user
 from autograder import worker
 from autograder.run import isolation, machine
 from autograder.run.isolation import Limits
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 pytestmark = pytest.mark.xdist_group("ordinary-user")  # one ordinary user: one test at a time
 

@@ -26,11 +26,11 @@ from types import ModuleType
 from autograder import outfolder
 from autograder.checks.suite import Failure, Misconception
 from autograder.cohort import report
-from autograder.run import handed_in
+from autograder.run import handed_in, kernel
 from autograder.run import plain as plain_grading
 from autograder.run.engine import GroupScore, Result
 from autograder.run.handed_in import NOTEBOOK_BYTES
-from autograder.run.sandbox import WORKER_SOURCE
+from autograder.run.kernel import RUNNER_SOURCE
 from autograder.run.submission import CellProblem
 from packlab.manifest import load, plain_assignments
 
@@ -86,9 +86,12 @@ def grader_fingerprint(assignment: str) -> str:
     assignment the course does not have)."""
     plain = plain_assignments().get(assignment)
     if plain is not None:  # its notebooks (the tests, the release's checksums) and their grader
-        hasher = hashlib.sha256((inspect.getsource(plain_grading) + WORKER_SOURCE).encode())
+        hasher = hashlib.sha256((inspect.getsource(plain_grading) + RUNNER_SOURCE
+                                  + inspect.getsource(kernel)).encode())
         for path in (plain.source, plain.release):
             hasher.update(path.read_bytes() if path.is_file() else b"\0")
+        hasher.update(repr(sorted(plain_grading.gradebook_sources(assignment).items())).encode())
+        hasher.update(repr(sorted(plain_grading.execute_settings().items())).encode())
         return hasher.hexdigest()[:16]
     exercise = next((e for e in load().exercises if e.name == assignment), None)
     if exercise is None:

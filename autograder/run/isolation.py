@@ -8,6 +8,9 @@ filter that refuses the calls making memory no process maps (`seccomp_program`).
 the course, no class, no other sandbox and no other process can be seen from inside. The whole
 PID namespace dies with the worker's bubblewrap, and bubblewrap dies with the grading process.
 All its processes together are held to `Limits.footprint_bytes` (`autograder.run.footprint`).
+A plain nbgrader assignment's kernel (`autograder.run.kernel`) alone is also shown the course
+environment's packages, read-only (as under nbgrader its tests may import numpy): its
+site-packages folder, not the course's own folder, with editable installs' finders blanked.
 
 As an ordinary user bubblewrap runs as that user. As root it runs as a user of its own
 (`FIRST_UID` + the grading process's pid), so limits on processes hold and nothing it does is
@@ -29,6 +32,7 @@ import signal
 import struct
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -234,9 +238,11 @@ def _hidden_below(folders: list[Path], hidden: list[Path]) -> list[Path]:
     return [h for h in hidden if any(h != f and h.is_relative_to(f) for f in folders)]
 
 
-def bwrap_command(limits: Limits, python: Interpreter, source_prefix: Path) -> list[str]:
+def bwrap_command(limits: Limits, python: Interpreter, source_prefix: Path,
+                  packages: tuple[Path, ...] = ()) -> list[str]:
     """The bubblewrap command line for one worker (``source_prefix``: where bwrap finds
-    ``python.prefix``, which differs when root stages it)."""
+    ``python.prefix``, which differs when root stages it; ``packages``: folders of the course
+    environment's packages shown read-only, for a plain assignment's kernel)."""
     bwrap = shutil.which("bwrap") or "bwrap"
     size = str(limits.scratch_bytes)
     staged = source_prefix != python.prefix
@@ -264,26 +270,54 @@ def bwrap_command(limits: Limits, python: Interpreter, source_prefix: Path) -> l
         args += ["--tmpfs", str(folder)]
     args += ["--proc", "/proc", "--dev", "/dev",
              "--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm",
-             "--size", size, "--tmpfs", WORK, "--chdir", WORK, "--remount-ro", "/",
-             str(python.binary)]
+             "--size", size, "--tmpfs", WORK, "--chdir", WORK]
+    args += _package_binds(packages)
+    return [*args, "--remount-ro", "/", str(python.binary)]
+
+
+def _package_binds(packages: tuple[Path, ...]) -> list[str]:
+    """The course environment's packages, read-only and on the path; its editable installs'
+    finders (which name this machine's folders) blanked."""
+    args = []
+    for folder in packages:
+        args += ["--ro-bind", str(folder), str(folder)]
+        for finder in sorted(folder.glob("__editable__*")):
+            args += ["--ro-bind", "/dev/null", str(finder)]
+    if packages:
+        args += ["--setenv", "PYTHONPATH", os.pathsep.join(map(str, packages))]
     return args
 
 
-def plan(sandboxed: bool = True, limits: Limits | None = None) -> Plan:
-    """How this process starts its workers (a forked grading process works out its own)."""
-    return _plan_for(os.getpid(), sandboxed, limits or Limits())
+def plan(sandboxed: bool = True, limits: Limits | None = None,
+         packages: tuple[Path, ...] = ()) -> Plan:
+    """How this process starts its workers (a forked grading process works out its own);
+    ``packages``: see `bwrap_command`."""
+    return _plan_for(os.getpid(), sandboxed, limits or Limits(), packages)
 
 
 @cache
-def _plan_for(pid: int, sandboxed: bool, limits: Limits) -> Plan:
+def _plan_for(pid: int, sandboxed: bool, limits: Limits, packages: tuple[Path, ...]) -> Plan:
     python = interpreter()
     if not sandboxed:
         return Plan((str(python.binary),), sandboxed=False, grader=pid)
     if os.geteuid() != 0:
-        return Plan(tuple(bwrap_command(limits, python, python.prefix)), sandboxed=True,
-                    grader=pid)
-    return Plan(tuple(bwrap_command(limits, python, Path(STAGE))), sandboxed=True, grader=pid,
-                uid=FIRST_UID + pid, prefix=str(python.prefix))
+        return Plan(tuple(bwrap_command(limits, python, python.prefix, packages)),
+                    sandboxed=True, grader=pid)
+    return Plan(tuple(bwrap_command(limits, python, Path(STAGE), packages)), sandboxed=True,
+                grader=pid, uid=FIRST_UID + pid, prefix=str(python.prefix))
+
+
+def environment_packages() -> tuple[Path, ...]:
+    """The course environment's package folders: its site-packages, and wherever this
+    process found nbgrader and ipykernel (a grader started with the course's folder added to
+    another Python's path, as tests/as_user.py does)."""
+    import ipykernel
+    import nbgrader
+
+    paths = sysconfig.get_paths()
+    found = {Path(paths["purelib"]), Path(paths["platlib"]),
+             *(Path(module.__file__).resolve().parent.parent for module in (nbgrader, ipykernel))}
+    return tuple(sorted(p for p in found if p.is_dir()))
 
 
 PYTHON_FLAGS = ("-I", "-S", "-u")  # no environment, no site-packages, unbuffered output

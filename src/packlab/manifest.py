@@ -260,8 +260,10 @@ def _dated(exercise: Exercise, default_policy: object, manifest: str) -> Exercis
 # --- plain nbgrader assignments ----------------------------------------------------------------
 # A folder solutions/<name>/ (beside course.toml) with no [[exercises]] entry is a plain nbgrader
 # assignment: `packlab grade` grades it as `nbgrader autograde` would, from its notebook's own
-# test cells (`autograder.run.plain`). An optional [[plain]] entry gives it a due date and a late
-# policy, nothing else: its points are those of its notebook's graded cells.
+# test cells (`autograder.run.plain`). An optional [[plain]] entry gives it a due date, a late
+# policy and which submission counts, as an exercise's entry does; its points are those of its
+# notebook's graded cells and tasks. A folder of solutions/ with notebooks but not exactly one,
+# named after the folder, is not one (`plain_refused` says why).
 
 
 @dataclass(frozen=True)
@@ -270,7 +272,8 @@ class GradedCell:
 
     grade_id: str
     points: float
-    manual: bool  # an answer a person grades (markdown, or code marked as a solution)
+    manual: bool  # an answer or task a person grades (markdown, code marked as a solution)
+    task: bool = False  # nbgrader's task cell: a person grades it, from nothing
 
 
 @dataclass(frozen=True)
@@ -278,6 +281,7 @@ class PlainAssignment:
     name: str
     due: datetime | None = None
     late_policy: LatePolicy = LatePolicy()
+    counts: str = "latest"  # which submission counts, as an exercise's `counts`
 
     @property
     def source(self) -> Path:
@@ -317,7 +321,9 @@ def _graded_cells(source: Path) -> tuple[GradedCell, ...]:
     found = []
     for cell in cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("grade") and meta.get("grade_id"):
+        if meta.get("task") and meta.get("grade_id"):
+            found.append(GradedCell(meta["grade_id"], float(meta.get("points", 0)), True, True))
+        elif meta.get("grade") and meta.get("grade_id"):
             manual = bool(meta.get("solution")) or cell.get("cell_type") != "code"
             found.append(GradedCell(meta["grade_id"], float(meta.get("points", 0)), manual))
     return tuple(found)
@@ -341,7 +347,8 @@ def plain_assignments(path: Path = MANIFEST) -> dict[str, PlainAssignment]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     exercises = {e.name for e in load(path).exercises}
     solutions = path.parent / "solutions"
-    folders = sorted(p.name for p in solutions.iterdir() if (p / f"{p.name}.ipynb").is_file()) \
+    folders = sorted(p.name for p in solutions.iterdir()
+                     if [n.name for n in p.glob("*.ipynb")] == [f"{p.name}.ipynb"]) \
         if solutions.is_dir() else []
     entries = {entry.get("name"): entry for entry in data.get("plain", [])}
     default = data["course"].get("late_policy", "none")
@@ -355,10 +362,34 @@ def plain_assignments(path: Path = MANIFEST) -> dict[str, PlainAssignment]:
             continue
         entry = entries.get(name, {})
         where = f"{path.name}: plain assignment {name}"
-        if set(entry) - {"name", "due", "late_policy"}:
-            raise ValueError(f"{where}: a [[plain]] entry sets only name, due and late_policy "
-                             "(its points are its notebook's)")
+        if set(entry) - {"name", "due", "late_policy", "counts"}:
+            raise ValueError(f"{where}: a [[plain]] entry sets only name, due, late_policy and "
+                             "counts (its points are its notebook's)")
         due = entry.get("due")
+        counts = entry.get("counts") or data["course"].get("counts", "latest")
+        if counts not in COUNTS:
+            raise ValueError(f"{where} counts {counts!r}; `counts` is one of "
+                             f"{', '.join(map(repr, COUNTS))}.")
         found[name] = PlainAssignment(name, None if due is None else _when(due, where),
-                                      _late_policy(entry.get("late_policy", default), where))
+                                      _late_policy(entry.get("late_policy", default), where),
+                                      counts)
     return found
+
+
+@cache
+def plain_refused(path: Path = MANIFEST) -> dict[str, str]:
+    """Folders of solutions/ with notebooks that are not a plain assignment packlab grades, and
+    why (several notebooks in one assignment: nbgrader's ps1 has problem1 and problem2)."""
+    solutions = path.parent / "solutions"
+    exercises = {e.name for e in load(path).exercises}
+    refused = {}
+    for folder in sorted(solutions.iterdir()) if solutions.is_dir() else []:
+        notebooks = sorted(p.name for p in folder.glob("*.ipynb")) if folder.is_dir() else []
+        if folder.name in exercises or not notebooks or notebooks == [f"{folder.name}.ipynb"]:
+            continue
+        refused[folder.name] = (
+            f"`{folder.name}` holds {', '.join(notebooks)} in solutions/{folder.name}/: packlab "
+            f"grades a plain nbgrader assignment of one notebook named {folder.name}.ipynb, "
+            f"not several; grade it with `nbgrader autograde {folder.name}`, or split it into "
+            "one assignment per notebook")
+    return refused
