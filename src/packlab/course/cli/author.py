@@ -75,6 +75,8 @@ def cmd_new_exercise(args: argparse.Namespace) -> int:
                                            ("leaves_out", args.leaves_out)) if value}
     if args.hint:
         extra["hints"] = tuple(args.hint)
+    if args.raises:
+        extra["raises"] = True
     answers = scaffold.Answers(name=given["name"], function=given["function"],
                                signature=given["signature"], points=points,
                                lesson=given["lesson"] or None, **extra)
@@ -155,6 +157,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     new.add_argument("--title", help="the notebook's heading (default: Write `FUNCTION`)")
     new.add_argument("--teaches", help="what it teaches, one sentence (course.toml and notebook)")
     new.add_argument("--leaves-out", dest="leaves_out", help="what it leaves out, one sentence")
+    new.add_argument("--raises", action="store_true",
+                     help="the function must also raise ValueError for input it refuses")
     new.add_argument("--hint", action="append", default=[],
                      help="a hint (repeat; the first should ask a question)")
     new.set_defaults(run=cmd_new_exercise)
