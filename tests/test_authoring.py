@@ -164,7 +164,32 @@ def _diagnose_names_an_unknown_key(course: Path) -> None:
           '("keeps-oldest", keep_oldest(', '("kept-oldest", keep_oldest(')
 
 
+def _diagnose_returns_a_key(course: Path) -> None:
+    _edit(course / "autograder/checks/suites/trim_history.py",
+          "            return MISCONCEPTIONS[key]", "            return key")
+
+
+def _mutant_named_for_two_ideas(course: Path) -> None:
+    (course / "autograder/checks/mutants/trim_history/two_ideas.py").write_text(
+        "# misconception: keeps-oldest\n# keeps the oldest of a long history, and returns a "
+        "short one newest first\n"
+        "def trim_history(turns, budget):\n"
+        "    kept, used = [], 0\n"
+        "    for turn in (turns if len(turns) > 3 else turns[::-1]):\n"
+        "        if used + turn['tokens'] > budget:\n"
+        "            break\n"
+        "        kept.append(turn)\n"
+        "        used += turn['tokens']\n"
+        "    return kept\n")
+
+
 BROKEN = {
+    "a diagnosis returning a key, not a misconception": (
+        _diagnose_returns_a_key, "raised AttributeError"),
+    "a mutant named for two ideas": (
+        _mutant_named_for_two_ideas,
+        "the mutant trim_history/two_ideas is named for 2 ideas: 'keeps-oldest' and "
+        "'newest-first' (visible: ✗"),
     "a diagnosis naming a key the table lacks": (
         _diagnose_names_an_unknown_key, "the suite's own code raised KeyError: 'kept-oldest'"),
     "a missing misconception key": (_no_mutates_input, "no 'mutates-input' entry"),

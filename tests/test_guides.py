@@ -15,8 +15,20 @@ run (servers that run until stopped, JupyterHub's exchange, a cluster).
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
-from guide_walk import PAGES, bash_blocks
+from guide_walk import (
+    EXAMPLE,
+    EXAMPLE_FILES,
+    NEW_EXERCISE,
+    NUMBER,
+    PAGES,
+    bash_blocks,
+    free_number,
+    renumber_example,
+    renumbered,
+)
 from markdown_it import MarkdownIt
 
 from packlab.course import book
@@ -100,3 +112,22 @@ def test_every_guide_page_is_in_the_book_and_every_book_page_in_the_toc():
     written = {str(p.relative_to(book.BOOK).with_suffix("")) for p in book.BOOK.rglob("*.md")
                if "_build" not in p.parts}
     assert written - {"intro"} <= listed, written - listed - {"intro"}
+
+
+def test_the_new_exercise_walk_takes_the_first_free_number(tmp_path):
+    """An instructor's own exercises 11 and 12 do not break the guide's walk: it runs as 13."""
+    manifest = tmp_path / "course.toml"
+    manifest.write_text('[[exercises]]\nname = "11-mine"\n[[exercises]]\nname = "12-more"\n')
+    assert free_number(manifest) == "13"
+    shutil.copytree(ROOT / EXAMPLE_FILES, tmp_path / EXAMPLE_FILES)
+    renumber_example(tmp_path, "13")
+    for path in (tmp_path / EXAMPLE_FILES).rglob("*"):
+        assert EXAMPLE not in str(path.relative_to(tmp_path)), path
+        if path.is_file():
+            assert not NUMBER.search(path.read_text(encoding="utf-8")), path
+    assert (tmp_path / EXAMPLE_FILES / "class/bob/13-trim-history/13-trim-history.ipynb").is_file()
+    notebook = (tmp_path / EXAMPLE_FILES / "files/solutions/13-trim-history/13-trim-history.ipynb")
+    assert '"# Exercise 13:' in notebook.read_text() and 'hint 13`' in notebook.read_text()
+    blocks = [renumbered(b.code, "13") for b in bash_blocks(NEW_EXERCISE)]
+    assert all("11-trim-history" not in b for b in blocks)
+    assert any("packlab release 13-trim-history" in b for b in blocks)

@@ -112,9 +112,9 @@ def cmd_author_check(args: argparse.Namespace) -> int:
         return 1
     starter = "fails" if exercise.starter else "is \"not started\""
     console.print(f"{shown(exercise.name)}: ready. The reference passes every group, the released "
-                  f"starter {starter}, every gallery mutant is caught and named, the recorded "
-                  "answers and the release are current, and the notebook says what course.toml "
-                  "says.")
+                  f"starter {starter}, every gallery mutant is caught and named for its own idea "
+                  "alone, the recorded answers and the release are current, and the notebook "
+                  "says what course.toml says.")
     return 0
 
 
