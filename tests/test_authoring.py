@@ -161,12 +161,12 @@ def _notebook_not_course_toml(course: Path) -> None:
 
 def _diagnose_names_an_unknown_key(course: Path) -> None:
     _edit(course / "autograder/checks/suites/trim_history.py",
-          '("keeps-oldest", keep_oldest(', '("kept-oldest", keep_oldest(')
+          'return MISCONCEPTIONS["keeps-oldest"]', 'return MISCONCEPTIONS["kept-oldest"]')
 
 
 def _diagnose_returns_a_key(course: Path) -> None:
     _edit(course / "autograder/checks/suites/trim_history.py",
-          "            return MISCONCEPTIONS[key]", "            return key")
+          'return MISCONCEPTIONS["newest-first"]', 'return "newest-first"')
 
 
 def _mutant_named_for_two_ideas(course: Path) -> None:
