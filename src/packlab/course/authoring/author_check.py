@@ -4,8 +4,9 @@ It checks what grading and the release rely on without saying so: the suite's fi
 hold every misconception key the grader names; each test group has checks; the reference passes
 every group and so does the solution notebook's answer; the released starter fails ("not
 started", or for a bug-fix exercise its bug is caught); every gallery mutant of the exercise is
-caught and named for its misconception; the recorded answers of the visible checks and the release
-are current; the notebook's text, grade_ids and points are course.toml's; no "FILL IN" is left.
+caught and named for its misconception alone; the recorded answers of the visible checks and the
+release are current; the notebook's text, grade_ids and points are course.toml's; no "FILL IN"
+is left. An error of the exercise's own code is said in words, never as a traceback.
 """
 
 from __future__ import annotations
