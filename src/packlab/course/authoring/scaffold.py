@@ -40,6 +40,7 @@ class Answers:
     title: str = ""
     teaches: str = f"{FILL_IN}: what the exercise teaches, in one sentence."
     leaves_out: str = f"{FILL_IN}: what it leaves out, and where that is taught."
+    raises: bool = False  # must it also raise ValueError for input it refuses?
     hints: tuple[str, ...] = field(default=(
         f"{FILL_IN}: a first hint that asks the learner a question?",
         f"{FILL_IN}: a second hint, closer to the answer.",
@@ -97,12 +98,27 @@ def paths(answers: Answers, root: Path) -> dict[str, Path]:
     }
 
 
+TOKEN_WORDS = ("budget", "token", "reserve")  # a whole-number argument so named is in tokens
+
+
+def counts(signature: str) -> dict[int, str]:
+    """The whole-number parameters of ``signature`` that count things rather than tokens (by
+    position): annotated ``int`` and not named for a budget, tokens or a reserve."""
+    tree = ast.parse(f"def {signature}:\n    pass").body[0]
+    params = tree.args.args if isinstance(tree, ast.FunctionDef) else []
+    return {position: arg.arg for position, arg in enumerate(params)
+            if isinstance(arg.annotation, ast.Name) and arg.annotation.id == "int"
+            and not any(word in arg.arg.lower() for word in TOKEN_WORDS)}
+
+
 def _python(template: str, answers: Answers) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined,
                       keep_trailing_newline=True, autoescape=False)  # noqa: S701 - Python, not HTML
+    counted = counts(answers.signature)
     return env.get_template(template).render(
         name=answers.name, function=answers.function, signature=answers.signature,
-        suite=answers.suite, lesson=answers.lesson or "")
+        suite=answers.suite, lesson=answers.lesson or "", raises=answers.raises,
+        counts=repr(tuple(counted)), count_names=", ".join(counted.values()))
 
 
 def _points_sentence(points: dict[str, int]) -> str:
@@ -123,6 +139,10 @@ def intro(answers: Answers, course: Course) -> str:
               f"**What it leaves out.** {answers.leaves_out}", "",
               f"**How it is graded.** {_points_sentence(answers.points)}"]
     return "\n".join(lines)
+
+
+def _refuses(answers: Answers) -> str:
+    return ", and which input it refuses with a ValueError" if answers.raises else ""
 
 
 def notebook(answers: Answers, course: Course) -> nbformat.NotebookNode:
@@ -149,7 +169,7 @@ def notebook(answers: Answers, course: Course) -> nbformat.NotebookNode:
     cells = [
         text("intro", intro(answers, course)),
         text("task", f"## Your task\n\n{FILL_IN}: what to write, with one example call and its "
-             f"answer.\n\n```python\n{answers.signature}\n```"),
+             f"answer{_refuses(answers)}.\n\n```python\n{answers.signature}\n```"),
         code(grade_id("answer"), f"def {answers.signature}:\n    \"\"\"{FILL_IN}: what it "
              "returns, in one line.\"\"\"\n    ### BEGIN SOLUTION\n    raise "
              f"NotImplementedError(\"{FILL_IN}: the model answer\")\n    ### END SOLUTION",
