@@ -165,7 +165,8 @@ def _everyone_can_run(path: Path) -> bool:
 
 
 def build(hub: Hub) -> None:
-    """Write the hub's home: student install, runtime, both environments, exchange, config."""
+    """Write the hub's home: student install, runtime, both environments, exchange (the
+    servers' settings: `write_configs`)."""
     for folder in (hub.home, hub.jupyter_config.parent, hub.jupyter_config,
                    hub.instructor_config):
         folder.mkdir(parents=True, exist_ok=True)
@@ -176,6 +177,11 @@ def build(hub: Hub) -> None:
     _instructor_env(hub)
     hub.exchange.mkdir(exist_ok=True)
     hub.exchange.chmod(0o1777)  # nbgrader: "chmod ugo+rw"; sticky, so no one deletes another's
+
+
+def write_configs(hub: Hub) -> None:
+    """The servers' nbgrader settings (written at each start: a hub of an older packlab gets
+    today's, the hand-ins' collect among them)."""
     (hub.jupyter_config / "nbgrader_config.py").write_text(
         "# Every server of the hub: nbgrader's shared exchange and the course (packlab hub).\n"
         "c = get_config()  # noqa: F821\n"

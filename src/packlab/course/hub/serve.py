@@ -17,6 +17,7 @@ from packlab.course.hub.layout import (
     build,
     login_profile,
     private_folder,
+    write_configs,
 )
 
 
@@ -63,6 +64,7 @@ def start(hub: Hub, rebuild: bool = False, **popen) -> subprocess.Popen:
         raise HubError("; ".join(found))
     if rebuild or not (hub.learner / "bin" / "python").exists():
         build(hub)
+    write_configs(hub)
     private_folder(hub)
     PROFILE.write_text(login_profile(hub))
     PROFILE.chmod(0o644)
