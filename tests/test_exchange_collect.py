@@ -106,6 +106,9 @@ def test_a_hand_in_is_its_namesakes_only_when_all_of_it_is(tmp_path):
     assert stranger(str(folder), me) is None
     assert stranger(str(folder), None) == "no account has that name"
     assert stranger(str(folder), me + 1).startswith(". was written by")
+    (tmp_path / "fifo").unlink(missing_ok=True)
+    os.mkfifo(tmp_path / "fifo")
+    assert stranger(str(tmp_path / "fifo"), me) == "it is not a folder"
     if me == 0:
         os.chown(folder / "sub" / "a.ipynb", 12345, 12345)
         assert stranger(str(folder), me) == "sub/a.ipynb was written by uid 12345"

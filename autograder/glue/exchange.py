@@ -53,14 +53,17 @@ def stranger(folder: str, uid: int | None) -> str | None:
     """What in ``folder`` was not written by ``uid`` (in words), None when all of it was."""
     if uid is None:
         return "no account has that name"
-    for root, dirs, files in os.walk(folder):
-        for path in [root, *(os.path.join(root, name) for name in [*dirs, *files])]:
-            info = os.lstat(path)
-            where = os.path.relpath(path, folder)
-            if stat.S_ISLNK(info.st_mode):
-                return f"{where} is a link"
-            if info.st_uid != uid:
-                return f"{where} was written by {_owner(info.st_uid)}"
+    inside = (os.path.join(root, name) for root, dirs, files in os.walk(folder)
+              for name in [*dirs, *files])
+    for path in (folder, *inside):
+        info = os.lstat(path)
+        where = os.path.relpath(path, folder)
+        if stat.S_ISLNK(info.st_mode):
+            return f"{where} is a link"
+        if info.st_uid != uid:
+            return f"{where} was written by {_owner(info.st_uid)}"
+        if path == folder and not stat.S_ISDIR(info.st_mode):
+            return "it is not a folder"
     return None
 
 
