@@ -221,9 +221,10 @@ def test_a_term_through_the_hub(hub):
         assert "There was an error collecting" in said, said
         assert f"{forged!r}, handed in as {ada.name!r}: . was written by the account " \
                f"{hub.learners[1].name}" in said, said
-        status, shown = in_terminal(teacher, hub.instructor,
-                                    f"cd {hub.course} && packlab grade submitted --out graded")
+        status, shown = in_terminal(teacher, hub.instructor, f"cd {hub.course} && nbgrader "
+                                    "--version && packlab grade submitted --out graded")
         assert status == 0, shown[-4000:]
+        assert "0.9.6" in shown and "command not found" not in shown, shown[-4000:]
         teacher.goto(f"{hub.base}/user/{hub.instructor.name}/formgrader/manage_submissions/"
                      f"{ASSIGNMENT}")
         row = teacher.locator("tbody tr", has_text=ada.name)
