@@ -26,8 +26,15 @@ c.JupyterHub.hub_port = hub.api_port
 c.ConfigurableHTTPProxy.command = [str(PROXY)]
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{hub.proxy_api_port}"
 c.ConfigurableHTTPProxy.pid_file = str(hub.home / "proxy.pid")
-c.JupyterHub.db_url = f"sqlite:///{hub.home / 'jupyterhub.sqlite'}"
+c.JupyterHub.db_url = f"sqlite:///{hub.private / 'jupyterhub.sqlite'}"  # root's alone
 c.JupyterHub.cookie_secret_file = str(hub.home / "jupyterhub_cookie_secret")
+
+# HTTPS, when a certificate and its key are named (PACKLAB_HUB_SSL_CERT, PACKLAB_HUB_SSL_KEY):
+# the proxy serves them on HUB_PORT; the hub's own ports stay on this machine's loopback.
+if hub.ssl_cert:
+    c.JupyterHub.bind_url = f"https://{hub.ip}:{hub.port}"
+    c.JupyterHub.ssl_cert = hub.ssl_cert
+    c.JupyterHub.ssl_key = hub.ssl_key
 
 # Who may log in: the roster's learners and the instructors' group, with their system password.
 c.JupyterHub.authenticator_class = "pam"
@@ -108,4 +115,4 @@ if os.environ.get("PACKLAB_HUB_ADMIN_TOKEN"):
 # The room: every learner's check counted on a live chart that the instructors open (names hidden
 # until asked for); learners see that it is on and can opt out with `packlab room off`.
 c.JupyterHub.load_groups["learners"] = {"users": sorted(learners(hub.roster))}
-configure_room(c, db=hub.home / "room.sqlite", port=hub.room_port, presenters="instructors")
+configure_room(c, db=hub.private / "room.sqlite", port=hub.room_port, presenters="instructors")

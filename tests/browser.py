@@ -188,14 +188,16 @@ def stop_group(process: subprocess.Popen) -> None:
             continue
 
 
-def wait_for_http(url: str, process: subprocess.Popen, seconds: float, log: Path) -> None:
-    """Poll ``url`` until it answers 200; fail with the log's tail if the process dies first."""
+def wait_for_http(url: str, process: subprocess.Popen, seconds: float, log: Path,
+                  context=None) -> None:
+    """Poll ``url`` until it answers 200; fail with the log's tail if the process dies first.
+    ``context``: the ssl.SSLContext an https ``url`` is checked with."""
     deadline = time.monotonic() + seconds
     while True:
         if process.poll() is not None:
             pytest.fail(f"{process.args} exited with {process.returncode}:\n{tail(log)}")
         try:
-            with urllib.request.urlopen(url, timeout=5) as answer:
+            with urllib.request.urlopen(url, timeout=5, context=context) as answer:
                 if answer.status == 200:
                     return
         except (urllib.error.URLError, OSError):

@@ -30,7 +30,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from packlab.course import book
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 PAGES = ["intro", *(page for pages in book.GUIDES.values() for page in pages
                     if not page.startswith("docs/"))]

@@ -15,7 +15,9 @@ run (servers that run until stopped, JupyterHub's exchange, a cluster).
 
 from __future__ import annotations
 
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 from guide_walk import (
@@ -107,8 +109,7 @@ def test_every_link_from_the_readme_into_the_repository_resolves():
 def test_every_guide_page_is_in_the_book_and_every_book_page_in_the_toc():
     listed = {page for pages in book.GUIDES.values() for page in pages}
     for page in listed:
-        where = ROOT / f"{page}.md" if page.startswith("docs/") else book.BOOK / f"{page}.md"
-        assert where.is_file(), page
+        assert book.guide_file(page).is_file(), page
     written = {str(p.relative_to(book.BOOK).with_suffix("")) for p in book.BOOK.rglob("*.md")
                if "_build" not in p.parts}
     assert written - {"intro"} <= listed, written - listed - {"intro"}
@@ -131,3 +132,30 @@ def test_the_new_exercise_walk_takes_the_first_free_number(tmp_path):
     blocks = [renumbered(b.code, "13") for b in bash_blocks(NEW_EXERCISE)]
     assert all("11-trim-history" not in b for b in blocks)
     assert any("packlab release 13-trim-history" in b for b in blocks)
+
+
+def _relative_links(text: str) -> list[str]:
+    links = [t.attrGet("href") for token in MarkdownIt("commonmark").parse(text)
+             if token.children for t in token.children if t.type == "link_open"]
+    return [link.split("#")[0] for link in links if "://" not in link and link.split("#")[0]]
+
+
+@pytest.mark.parametrize("page", sorted({p for pages in book.GUIDES.values() for p in pages}))
+def test_every_link_of_a_guide_works_on_the_repositorys_page_and_in_the_book(page):
+    """A link resolves from the page's file in the repository, and from its place in the book's
+    source (book/'s pages at the top, docs/ beside them), as `book.stage` writes it."""
+    where = book.guide_file(page)
+    text = where.read_text(encoding="utf-8")
+    links = _relative_links(text)
+    assert [link for link in links if not (where.parent / link).exists()] == []
+    source = Path("/source")
+    staged = _relative_links(book.book_links(text, page.count("/")))
+    assert len(staged) == len(links)
+
+    def in_repository(path: Path) -> Path:
+        inside = path.relative_to(source)
+        return ROOT / inside if inside.parts[0] == "docs" else book.BOOK / inside
+
+    placed = (source / page).parent
+    assert [link for link in staged
+            if not in_repository(Path(os.path.normpath(placed / link))).exists()] == []

@@ -81,3 +81,49 @@ def test_make_hub_serves_the_hub_on_hub_port():
     said = subprocess.run(["make", "-n", "hub", "HUB_PORT=8123"], cwd=ROOT, capture_output=True,
                           text=True, timeout=60).stdout
     assert "HUB_PORT=8123 .venv/bin/packlab hub serve" in said, said
+
+
+def test_https_needs_a_certificate_and_its_key_both_there(tmp_path):
+    """The guide's HTTPS settings: neither (plain HTTP) or both, each an existing file."""
+    course = tmp_path / "course"
+    course.mkdir(mode=0o2770)
+    (course / "nbgrader_config.py").write_text("")
+    cert, key = tmp_path / "hub.crt", tmp_path / "hub.key"
+
+    def https(**given) -> str:
+        hub = Hub(home=tmp_path / "hub", course=course, roster=tmp_path / "missing.csv", **given)
+        return " ".join(problems(hub))
+
+    assert "HTTPS needs" not in https() and "no certificate at" not in https()
+    assert "needs both a certificate and its key" in https(ssl_cert=str(cert))
+    said = https(ssl_cert=str(cert), ssl_key=str(key))
+    assert f"no certificate at {cert}" in said and f"no key at {key}" in said
+    cert.write_text("x")
+    key.write_text("x")
+    assert "no certificate at" not in https(ssl_cert=str(cert), ssl_key=str(key))
+    assert "no key at" not in https(ssl_cert=str(cert), ssl_key=str(key))
+    hub = Hub.from_environment(Hub(home=tmp_path, course=course, roster=course, ssl_cert=str(cert),
+                                   ssl_key=str(key)).environment())
+    assert (hub.ssl_cert, hub.ssl_key) == (str(cert), str(key))
+
+
+def test_lock_leaves_a_file_only_its_owner_may_open_so(tmp_path):
+    """`packlab hub lock`: the course's files go to the instructors' group, first-passwords.csv
+    (mode 0600) stays its owner's alone and is named."""
+    if os.geteuid() != 0:
+        impossible("giving files to the instructors' group needs root")
+    from packlab.course.hub.accounts import _group
+    from packlab.course.hub.layout import INSTRUCTORS
+    from packlab.course.hub.serve import lock
+
+    _group(INSTRUCTORS)
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "notes.md").write_text("x")
+    passwords = course / "first-passwords.csv"
+    passwords.touch(mode=0o600)
+    assert lock(course) == [passwords]
+    gid = grp.getgrnam(INSTRUCTORS).gr_gid
+    assert os.stat(course / "notes.md").st_gid == gid
+    assert stat.S_IMODE(os.stat(course / "notes.md").st_mode) & 0o060 == 0o060
+    assert stat.S_IMODE(passwords.stat().st_mode) == 0o600 and passwords.stat().st_gid != gid

@@ -163,17 +163,29 @@ def stage(source: Path, course: Course | None = None) -> None:
     (source / "_toc.yml").write_text(toc(course), encoding="utf-8")
     (source / "intro.md").write_text(
         _fill(BOOK / "intro.md", MAP_MARKER, course_map(course)), encoding="utf-8")
-    for page in (p for pages in GUIDES.values() for p in pages if not p.startswith("docs/")):
+    for page in (p for pages in GUIDES.values() for p in pages):
         (source / page).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(BOOK / f"{page}.md", source / f"{page}.md")
-    (source / "docs").mkdir()
-    shutil.copy2(ROOT / "docs" / "jupyterhub.md", source / "docs" / "jupyterhub.md")
+        text = guide_file(page).read_text(encoding="utf-8")
+        (source / f"{page}.md").write_text(book_links(text, page.count("/")), encoding="utf-8")
     for lesson in course.lessons:
         notebook = nbformat.read(lesson.path, as_version=4)
         nbformat.write(notebook, source / "lessons" / lesson.path.name)
     for exercise in course.exercises:
         _stage_exercise(exercise, source / f"{exercise_doc(exercise.name)}.ipynb")
     _stage_mathjax(source / MATHJAX_STAGE)
+
+
+def guide_file(page: str) -> Path:
+    """Where a guide page of `GUIDES` is in the repository."""
+    return ROOT / f"{page}.md" if page.startswith("docs/") else BOOK / f"{page}.md"
+
+
+def book_links(text: str, depth: int) -> str:
+    """A guide page as the book shows it, ``depth`` folders down the book's source. Its links
+    are written for the repository; in the book's source, book/'s pages sit at the top and
+    docs/ beside them, one folder less up."""
+    up = "../" * depth
+    return text.replace(f"]({up}../docs/", f"]({up}docs/").replace(f"]({up}book/", f"]({up}")
 
 
 def _is_thebe(script) -> bool:

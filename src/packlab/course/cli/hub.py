@@ -35,11 +35,13 @@ def cmd_lock(args: argparse.Namespace) -> int:
     from packlab.course.hub.serve import lock
 
     try:
-        lock(Path(args.course).resolve())
+        private = lock(Path(args.course).resolve())
     except (KeyError, PermissionError) as exc:
         console.print(f"[bold red]Not locked:[/] {shown(exc)} (make the accounts first, as root)")
         return 2
     console.print(f"{shown(args.course)}: readable by the instructors' group only.")
+    for path in private:
+        console.print(f"Left to its owner alone (mode 0600): {shown(path)}")
     return 0
 
 

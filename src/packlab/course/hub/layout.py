@@ -13,12 +13,18 @@ The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable 
 - ``exchange/``: nbgrader's exchange, mode 1777 as nbgrader's docs ask (it makes each course's
   inbound folder write-only for students itself);
 - ``etc/jupyter/nbgrader_config.py``: the exchange and the course id, read by every server;
-- the hub's database, cookie secret and proxy pid file.
+- ``private/``: root's alone (mode 0700): the hub's database and the room's (names, pass or
+  fail, misconceptions);
+- the hub's cookie secret (mode 0600, as JupyterHub asks) and proxy pid file.
+
+Outside it, /etc/profile.d/packlab-hub.sh gives login shells (JupyterLab's terminal, ssh,
+``su -``) the commands and settings each account's server has.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import stat
 import subprocess
@@ -38,6 +44,9 @@ VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
 # Left out of the learners' runtime: the instructor's editable packlab points into the checkout.
 NOT_IN_RUNTIME = ("__editable__*", "packlab-*", "__pycache__")
 WORKSPACE = "packlab"  # a learner's own copies: ~/packlab
+PROFILE = Path("/etc/profile.d/packlab-hub.sh")  # read by every login shell (Debian's /etc/profile)
+# The instructors' collect: a hand-in counts only for the account that wrote it.
+COLLECT = "autograder.glue.exchange.OwnedCollect"
 
 
 class HubError(Exception):
@@ -57,6 +66,8 @@ class Hub:
     proxy_api_port: int = 8001
     room_port: int = 8002  # the room's service (its live chart), behind the proxy
     idle_timeout: int = 3600  # seconds of inactivity before the culler stops a server
+    ssl_cert: str = ""  # HTTPS: the certificate (chain) and its key, both files, or neither
+    ssl_key: str = ""
 
     @property
     def exchange(self) -> Path:
@@ -79,6 +90,11 @@ class Hub:
         return self.home / "runtime"
 
     @property
+    def private(self) -> Path:
+        """Root's alone: the hub's and the room's databases."""
+        return self.home / "private"
+
+    @property
     def jupyter_config(self) -> Path:
         return self.home / "etc" / "jupyter"
 
@@ -94,7 +110,8 @@ class Hub:
                 "PACKLAB_HUB_IP": self.ip, "PACKLAB_HUB_API_PORT": str(self.api_port),
                 "PACKLAB_HUB_PROXY_API_PORT": str(self.proxy_api_port),
                 "PACKLAB_HUB_ROOM_PORT": str(self.room_port),
-                "PACKLAB_HUB_IDLE_TIMEOUT": str(self.idle_timeout)}
+                "PACKLAB_HUB_IDLE_TIMEOUT": str(self.idle_timeout),
+                "PACKLAB_HUB_SSL_CERT": self.ssl_cert, "PACKLAB_HUB_SSL_KEY": self.ssl_key}
 
     @classmethod
     def from_environment(cls, env: dict[str, str] | None = None) -> Hub:
@@ -107,7 +124,9 @@ class Hub:
                    api_port=int(env.get("PACKLAB_HUB_API_PORT", "8081")),
                    proxy_api_port=int(env.get("PACKLAB_HUB_PROXY_API_PORT", "8001")),
                    room_port=int(env.get("PACKLAB_HUB_ROOM_PORT", "8002")),
-                   idle_timeout=int(env.get("PACKLAB_HUB_IDLE_TIMEOUT", "3600")))
+                   idle_timeout=int(env.get("PACKLAB_HUB_IDLE_TIMEOUT", "3600")),
+                   ssl_cert=env.get("PACKLAB_HUB_SSL_CERT", ""),
+                   ssl_key=env.get("PACKLAB_HUB_SSL_KEY", ""))
 
 
 def shared_python(hub: Hub) -> Path:
@@ -146,7 +165,8 @@ def _everyone_can_run(path: Path) -> bool:
 
 
 def build(hub: Hub) -> None:
-    """Write the hub's home: student install, runtime, both environments, exchange, config."""
+    """Write the hub's home: student install, runtime, both environments, exchange (the
+    servers' settings: `write_configs`)."""
     for folder in (hub.home, hub.jupyter_config.parent, hub.jupyter_config,
                    hub.instructor_config):
         folder.mkdir(parents=True, exist_ok=True)
@@ -157,6 +177,11 @@ def build(hub: Hub) -> None:
     _instructor_env(hub)
     hub.exchange.mkdir(exist_ok=True)
     hub.exchange.chmod(0o1777)  # nbgrader: "chmod ugo+rw"; sticky, so no one deletes another's
+
+
+def write_configs(hub: Hub) -> None:
+    """The servers' nbgrader settings (written at each start: a hub of an older packlab gets
+    today's, the hand-ins' collect among them)."""
     (hub.jupyter_config / "nbgrader_config.py").write_text(
         "# Every server of the hub: nbgrader's shared exchange and the course (packlab hub).\n"
         "c = get_config()  # noqa: F821\n"
@@ -166,7 +191,41 @@ def build(hub: Hub) -> None:
     (hub.instructor_config / "nbgrader_config.py").write_text(
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.root = {str(hub.course)!r}\n"
-        f"c.CourseDirectory.db_url = {'sqlite:///' + str(hub.course / 'gradebook.db')!r}\n")
+        f"c.CourseDirectory.db_url = {'sqlite:///' + str(hub.course / 'gradebook.db')!r}\n"
+        f"c.ExchangeFactory.collect = {COLLECT!r}\n")
+
+
+def private_folder(hub: Hub) -> None:
+    """The hub's private folder (root's alone), with the databases an older hub kept in its
+    home moved in."""
+    hub.private.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chown(hub.private, 0, 0)
+    hub.private.chmod(0o700)
+    for name in ("jupyterhub.sqlite", "room.sqlite", "room.sqlite-wal", "room.sqlite-shm"):
+        old = hub.home / name
+        if old.exists() and not (hub.private / name).exists():
+            old.rename(hub.private / name)
+
+
+def login_profile(hub: Hub) -> str:
+    """/etc/profile.d/packlab-hub.sh: login shells of the instructors and the learners get what
+    their servers have (the environment's commands first on PATH, the exchange's settings)."""
+    q = shlex.quote
+    library = python_environment(hub).get("LD_LIBRARY_PATH")
+    shared = f" LD_LIBRARY_PATH={q(library)}" if library else ""
+    return (
+        "# The class's hub (written by `packlab hub serve`): in login shells (JupyterLab's\n"
+        "# terminal, ssh, su -), the course's commands and settings as each server has them.\n"
+        'case " $(id -Gn 2>/dev/null) " in\n'
+        f'  *" {INSTRUCTORS} "*)\n'
+        f'    PATH={q(str(hub.instructor / "bin"))}:"$PATH"\n'
+        f"    export JUPYTER_CONFIG_PATH={q(f'{hub.instructor_config}:{hub.jupyter_config}')}"
+        f"{shared} ;;\n"
+        f'  *" {LEARNERS} "*)\n'
+        f'    PATH={q(str(hub.learner / "bin"))}:"$PATH"\n'
+        f'    export JUPYTER_CONFIG_PATH={q(str(hub.jupyter_config))} '
+        f'PACKLAB_WORKSPACE="$HOME/{WORKSPACE}"{shared} ;;\n'
+        "esac\n")
 
 
 def _build_student(folder: Path) -> None:

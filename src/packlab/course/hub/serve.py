@@ -8,7 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from packlab.course.hub.layout import CONFIG, PROXY, Hub, HubError, build
+from packlab.course.hub.layout import (
+    CONFIG,
+    PROFILE,
+    PROXY,
+    Hub,
+    HubError,
+    build,
+    login_profile,
+    private_folder,
+    write_configs,
+)
 
 
 def problems(hub: Hub) -> list[str]:
@@ -29,7 +39,17 @@ def problems(hub: Hub) -> list[str]:
                      "replaces with an empty one: name another (PACKLAB_HUB_HOME)")
     if not hub.roster.is_file():
         found.append(f"no roster at {hub.roster}: the hub admits the roster's learners only")
-    return found
+    return found + _https_problems(hub)
+
+
+def _https_problems(hub: Hub) -> list[str]:
+    if not (hub.ssl_cert or hub.ssl_key):
+        return []
+    if not (hub.ssl_cert and hub.ssl_key):
+        return ["HTTPS needs both a certificate and its key (PACKLAB_HUB_SSL_CERT and "
+                "PACKLAB_HUB_SSL_KEY)"]
+    return [f"no {what} at {path}" for what, path in
+            (("certificate", hub.ssl_cert), ("key", hub.ssl_key)) if not Path(path).is_file()]
 
 
 def command(hub: Hub) -> list[str]:
@@ -44,22 +64,31 @@ def start(hub: Hub, rebuild: bool = False, **popen) -> subprocess.Popen:
         raise HubError("; ".join(found))
     if rebuild or not (hub.learner / "bin" / "python").exists():
         build(hub)
+    write_configs(hub)
+    private_folder(hub)
+    PROFILE.write_text(login_profile(hub))
+    PROFILE.chmod(0o644)
     env = {**os.environ, **hub.environment()}
     return subprocess.Popen(command(hub), env=env, cwd=hub.home, start_new_session=True,
                             stdin=subprocess.DEVNULL, **popen)
 
 
-def lock(course: Path) -> None:
-    """Give the course folder to the instructors' group; no one else may read it."""
+def lock(course: Path) -> list[Path]:
+    """Give the course folder to the instructors' group; no one else may read it. A file only
+    its owner may open (first-passwords.csv, root's) stays so: those files are returned."""
     import grp
 
     from packlab.course.hub.layout import INSTRUCTORS
 
     gid = grp.getgrnam(INSTRUCTORS).gr_gid
+    private = []
     for root, dirs, files in os.walk(course):
         for name in [*dirs, *files]:
             path = os.path.join(root, name)
             if os.path.islink(path):
+                continue
+            if _owners_alone(path):
+                private.append(Path(path))
                 continue
             os.chown(path, -1, gid)
             mode = os.stat(path).st_mode
@@ -67,3 +96,9 @@ def lock(course: Path) -> None:
             os.chmod(path, (mode & 0o770) | 0o060 | extra | (0o010 if mode & 0o100 else 0))
     os.chown(course, -1, gid)
     os.chmod(course, 0o2770)
+    return private
+
+
+def _owners_alone(path: str) -> bool:
+    mode = os.stat(path).st_mode
+    return stat.S_ISREG(mode) and not mode & 0o077
