@@ -87,6 +87,29 @@ class Hub:
         """Read by the instructors' servers before jupyter_config: the course folder's place."""
         return self.home / "etc" / "jupyter-instructors"
 
+    @property
+    def lock(self) -> Path:
+        """Held by `packlab hub serve` while it runs (its pid inside)."""
+        return self.home / "hub.lock"
+
+    @property
+    def hub_pid(self) -> Path:
+        return self.home / "jupyterhub.pid"
+
+    @property
+    def proxy_pid(self) -> Path:
+        return self.home / "proxy.pid"
+
+    @property
+    def proxy_token(self) -> Path:
+        """The proxy's API token (root's alone): the next hub keeps the running proxy with it."""
+        return self.home / "proxy-token"
+
+    @property
+    def admin_token(self) -> Path:
+        """The token of root's commands that run the class (`packlab hub warm`), root's alone."""
+        return self.home / "admin-token"
+
     def environment(self) -> dict[str, str]:
         """The settings hub/jupyterhub_config.py reads."""
         return {"PACKLAB_HUB_HOME": str(self.home), "PACKLAB_HUB_COURSE": str(self.course),
