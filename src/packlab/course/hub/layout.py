@@ -18,6 +18,7 @@ The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable 
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
 import stat
@@ -35,8 +36,12 @@ CONFIG = ROOT / "hub" / "jupyterhub_config.py"
 PROXY = ROOT / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 PURELIB = Path(sysconfig.get_paths()["purelib"])  # the course venv's site-packages
 VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
-# Left out of the learners' runtime: the instructor's editable packlab points into the checkout.
-NOT_IN_RUNTIME = ("__editable__*", "packlab-*", "__pycache__")
+# Left out of the learners' runtime: the instructor's editable packlab points into the checkout;
+# rfc3987_syntax, an optional extra of jsonschema that builds a grammar whenever it is imported
+# (about 1 CPU-second of every server's start; jsonschema checks "iri" formats with it, which no
+# schema of the servers uses). The compiled modules (__pycache__) are kept: no account may write
+# them there, so without them every server would compile its imports again at each start.
+NOT_IN_RUNTIME = ("__editable__*", "packlab-*", "rfc3987_syntax*")
 WORKSPACE = "packlab"  # a learner's own copies: ~/packlab
 
 
@@ -198,6 +203,7 @@ def _build_student(folder: Path) -> None:
     if folder.exists():
         shutil.rmtree(folder)
     student.build(folder)
+    compileall.compile_dir(folder, quiet=1)  # compiled once here, not by each learner's server
     _readable(folder)
 
 
