@@ -62,10 +62,12 @@ def login(hub: ClassHub, name: str, password: str) -> tuple[float, float]:
         xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.read().decode()).group(1)
     form = urllib.parse.urlencode({"username": name, "password": password, "_xsrf": xsrf})
     opener.open(f"{hub.base}/hub/login", data=form.encode(), timeout=300).close()
-    cpu = None
-    while cpu is None:  # the hub's word that the server is ready: its CPU-seconds until then
+    while True:  # the hub's word that the server is ready: its CPU-seconds until then
         server = hub.api(f"/users/{name}")["servers"].get("", {})
-        cpu = cpu_seconds(server["state"]["pid"]) if server.get("ready") else time.sleep(0.2)
+        if server.get("ready"):
+            cpu = cpu_seconds(server["state"]["pid"])
+            break
+        time.sleep(0.2)
     lab = f"{hub.base}/user/{name}/lab"
     while True:
         try:
