@@ -16,9 +16,12 @@ a kernel of that server over its websocket, the way JupyterLab runs them.
 
 Figures: seconds from the login form to the learner's JupyterLab page answering (median, p95,
 max), cold and warm; the CPU-seconds each server had used when the hub first said it was ready
-(user + system, from /proc through psutil); the check cell's seconds under that load; memory (RSS of
+(user + system, from /proc through psutil); the check cell's seconds under that load, and how
+soon the room's numbers (the presenter's chart) count it after its reply; memory (RSS of
 the hub's processes, and of each server with its kernel); the load average at the start and
-the end of each phase; the class's processes left after `packlab hub stop --everything`.
+the end of each phase; the hub's stop and its start again mid-class with every server running
+(kept: the same processes after); the class's processes left after `packlab hub stop
+--everything`.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import os
 import re
 import statistics
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -112,7 +116,7 @@ def execute(ws: websocket.WebSocket, code: str) -> tuple[float, str]:
         "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
         "content": {"code": code, "silent": False, "store_history": True,
                     "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}))
-    start, printed = time.monotonic(), []
+    start, printed, replied, idle = time.monotonic(), [], None, False
     while True:
         message = json.loads(ws.recv())
         if message.get("parent_header", {}).get("msg_id") != msg_id:
@@ -123,25 +127,51 @@ def execute(ws: websocket.WebSocket, code: str) -> tuple[float, str]:
             printed.append(message["content"]["data"].get("text/plain", ""))
         if message["msg_type"] == "error":
             printed.append("\n".join(message["content"]["traceback"]))
-        if message["channel"] == "shell" and message["msg_type"] == "execute_reply":
-            return time.monotonic() - start, "".join(printed)
+        if message["msg_type"] == "execute_reply":
+            replied = time.monotonic() - start
+        idle = idle or (message["msg_type"] == "status"
+                        and message["content"]["execution_state"] == "idle")
+        if replied is not None and idle:  # the reply (shell) and the last output (iopub)
+            return replied, "".join(printed)
 
 
-def check(hub: ClassHub, name: str, setup: str, test: str) -> tuple[float, str]:
+def check(hub: ClassHub, name: str, setup: str, test: str) -> tuple[float, float, str]:
     """Start a kernel on ``name``'s server, run the cells before the test, then the test cell;
-    its seconds and what it printed (nan seconds: the check's connection failed)."""
+    its seconds, when its reply came (monotonic) and what it printed (nan: the check's
+    connection failed)."""
     try:
         kernel = hub.api("/kernels", "POST", {"name": "python3"}, base=f"/user/{name}/api")
         ws = websocket.create_connection(
             f"{hub.base.replace('http', 'ws', 1)}/user/{name}/api/kernels/{kernel['id']}/"
             "channels", header=[f"Authorization: token {hub.token}"], timeout=600)
     except (websocket.WebSocketException, OSError) as error:
-        return float("nan"), f"the check's connection failed: {error}"
+        return float("nan"), float("nan"), f"the check's connection failed: {error}"
     try:
         execute(ws, setup)
-        return execute(ws, test)
+        seconds, printed = execute(ws, test)
+        return seconds, time.monotonic(), printed
     finally:
         ws.close()
+
+
+class Watcher(threading.Thread):
+    """Reads the room's numbers as the presenter's chart does, every 50 ms: when each learner
+    first shows."""
+
+    def __init__(self, hub: ClassHub) -> None:
+        super().__init__(daemon=True)
+        self.hub, self.seen, self.stop = hub, {}, threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                room = self.hub.api("/api/room?names=1", base="/services/room")["room"]
+            except Exception:  # noqa: BLE001 - the hub is busy; ask again
+                room = {}
+            now = time.monotonic()
+            for name in room.get(EXERCISE.name, {}).get("names", {}).get("ran", []):
+                self.seen.setdefault(name, now)
+            time.sleep(0.05)
 
 
 def memory(hub: ClassHub, names: list[str]) -> dict:
@@ -184,6 +214,20 @@ def logins(hub: ClassHub) -> tuple[list[float], list[float], list[float]]:
     return [d[0] for d in done], [d[1] for d in done], [load_before, os.getloadavg()[0]]
 
 
+def restart(hub: ClassHub, names: list[str]) -> dict:
+    """The hub stopped (Ctrl-C) and served again mid-class: how long each took, and whether
+    every server is the same process after."""
+    before = {name: server(hub, name).pid for name in names}
+    start = time.monotonic()
+    hub.stop()
+    stopped = time.monotonic()
+    hub.serve(600)
+    after = {name: server(hub, name).pid for name in names}
+    return {"stop_s": round(stopped - start, 1),
+            "serve_again_s": round(time.monotonic() - stopped, 1),
+            "servers_kept": sum(after[n] == before[n] for n in names)}
+
+
 def run(learners: int) -> dict:
     setup, test = cells()
     figures: dict = {"learners": learners, "cpu_count": os.cpu_count()}
@@ -192,14 +236,26 @@ def run(learners: int) -> dict:
         seconds, cpu, load = logins(hub)
         figures["cold"] = {"login_to_lab_s": summary(seconds), "cpu_s_per_start": summary(cpu),
                            "load_average_1min": load}
+        watcher = Watcher(hub)
+        watcher.start()
         with ThreadPoolExecutor(learners) as pool:
             checks = list(pool.map(lambda n: check(hub, n, setup, test), names))
-        figures["check_s"] = summary([s for s, _ in checks if s == s])
-        figures["checks_said"] = dict(Counter(last_line(said) for _, said in checks))
+        time.sleep(2)
+        watcher.stop.set()
+        watcher.join()
+        figures["check_s"] = summary([s for s, _, _ in checks if s == s])
+        figures["checks_said"] = dict(Counter(last_line(said) for _, _, said in checks))
+        delays = [max(0.0, watcher.seen[n] - replied) for n, (_, replied, _) in
+                  zip(names, checks, strict=True) if n in watcher.seen and replied == replied]
+        figures["room"] = {"counted": len(delays),
+                           "delay_after_reply_s": summary(delays) if delays else None}
         figures["memory"] = memory(hub, names)
 
+        figures["restart"] = restart(hub, names)
+        start = time.monotonic()
         stopped = hub.packlab("hub", "stop", "--everything")
         assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+        figures["stop_everything_s"] = round(time.monotonic() - start, 1)
         hub.serve(600)
         load_before = os.getloadavg()[0]
         start = time.monotonic()

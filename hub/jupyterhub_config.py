@@ -103,7 +103,7 @@ c.JupyterHub.services.append({"name": "packlab-admin", "api_token": admin_token(
 c.JupyterHub.load_roles.append({
     "name": "packlab-admin",
     "scopes": ["admin:users", "admin:servers", "list:users", "read:users", "list:services",
-               "read:services", "access:servers"],
+               "read:services", "access:servers", "access:services!service=room"],
     "services": ["packlab-admin"],
 })
 

@@ -6,7 +6,10 @@ releases exercise 02 in formgrader; the learner fetches it in the Assignments ta
 its checks and submits; the instructor collects in formgrader, grades with `packlab grade` as
 their own account (sandboxed), sees the score in formgrader and releases feedback; the learner
 fetches it and reads the score. Then, as a real process of a learner's account: no other
-learner's work, no solutions, hidden tests or course folder can be read.
+learner's work, no solutions, hidden tests or course folder can be read. Mid-class, the hub is
+stopped and served again (a second `packlab hub serve` refused meanwhile) with the learners'
+servers, kernels and proxy running on; a learner whose server crashed is brought back by the
+page they reload. The hub's fixture fails if any process of the class outlives its end.
 """
 
 from __future__ import annotations
@@ -319,12 +322,16 @@ def run_in_kernel(ws, code: str) -> str:
         "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
         "content": {"code": code, "silent": False, "store_history": False,
                     "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}))
-    printed = []
-    while True:
+    printed, replied, idle = [], False, False
+    while not (replied and idle):  # the reply (shell) and the last output (iopub): any order
         message = json.loads(ws.recv())
         if message.get("parent_header", {}).get("msg_id") != msg_id:
             continue
         if message["msg_type"] == "stream":
             printed.append(message["content"]["text"])
-        if message["channel"] == "shell" and message["msg_type"] == "execute_reply":
-            return "".join(printed)
+        if message["msg_type"] == "error":
+            printed.append(f"{message['content']['ename']}: {message['content']['evalue']}")
+        replied = replied or message["msg_type"] == "execute_reply"
+        idle = idle or (message["msg_type"] == "status"
+                        and message["content"]["execution_state"] == "idle")
+    return "".join(printed)
