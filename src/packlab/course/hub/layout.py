@@ -13,7 +13,8 @@ The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable 
 - ``exchange/``: nbgrader's exchange, mode 1777 as nbgrader's docs ask (it makes each course's
   inbound folder write-only for students itself);
 - ``etc/jupyter/nbgrader_config.py``: the exchange and the course id, read by every server;
-- the hub's database, cookie secret and proxy pid file.
+- the hub's database, cookie secret, pid files and lock, and the proxy's and root's tokens
+  (`proxy-token`, `admin-token`: root's alone).
 """
 
 from __future__ import annotations
