@@ -7,6 +7,7 @@ logins, servers run as their own accounts), on free loopback ports, for accounts
         hub.learners[0].name, .password
         hub.instructor.name, .password
         hub.api("/users")              # the REST API, as the hub's admin token
+        hub.restart()                  # the hub stopped and served again (servers kept)
 
 In a new folder of /var/tmp (mode 0755) it copies the course folder (the files git knows), puts
 the roster where the guide says (roster.csv), runs the ```bash blocks of docs/jupyterhub.md
@@ -14,8 +15,9 @@ there as root, as the guide gives them (the one line that names the instructor,
 `INSTRUCTOR=...`, names the test's account), starts the hub with `packlab hub serve` (what
 `make hub` runs; it writes the hub's home: student install, environments, exchange) over HTTPS
 with a self-signed certificate made by openssl, as the guide's settings name it, and waits for
-/hub/api/. On leaving it stops the hub (which stops every server), ends what is left of the
-accounts' processes, removes the accounts with their homes and the login profile the hub wrote.
+/hub/api/. On leaving it stops everything with `packlab hub stop --everything` (the hub, then
+the servers and the proxy, which outlive the hub), fails if any process of the class is left after it, and
+removes the accounts with their homes and the login profile the hub wrote.
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
 from as_user import impossible
-from browser import free_port, stop_group, wait_for_http
+from browser import free_port, wait_for_http
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKLAB = Path(sys.executable).with_name("packlab")
@@ -66,11 +69,46 @@ class ClassHub:
     token: str
     process: subprocess.Popen = field(repr=False)
     tls: ssl.SSLContext = field(repr=False)  # trusts the hub's self-signed certificate
+    env: dict[str, str] = field(repr=False, default_factory=dict)
+    seen: set[int] = field(repr=False, default_factory=set)  # pids of the class's processes
 
-    def api(self, path: str, method: str = "GET", body: dict | None = None):
-        """The hub's REST API (/hub/api/...), as the service token the tests gave it."""
+    def packlab(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+        """`packlab ARGS` as root on this hub (its settings in the environment)."""
+        return subprocess.run([str(PACKLAB), *args], env=self.env, cwd=self.course, text=True,
+                              capture_output=True, timeout=timeout)
+
+    def serve(self, seconds: float = 180) -> None:
+        """`packlab hub serve` (what `make hub` runs), until /hub/api/ answers."""
+        with open(self.log, "ab") as out:
+            self.process = subprocess.Popen([str(PACKLAB), "hub", "serve"], env=self.env,
+                                            cwd=self.course, stdout=out,
+                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                            start_new_session=True)
+        wait_for_http(f"{self.base}/hub/api/", self.process, seconds, self.log,
+                      context=self.tls)
+
+    def stop(self, seconds: float = 120) -> int:
+        """Stop the hub as Ctrl-C in `make hub`'s terminal does; its exit code."""
+        self.remember()
+        self.process.send_signal(signal.SIGINT)
+        return self.process.wait(timeout=seconds)
+
+    def restart(self, seconds: float = 180) -> None:
+        self.stop()
+        self.serve(seconds)
+
+    def remember(self) -> None:
+        """Note every process of the class now running, to check that none is left at the end."""
+        with contextlib.suppress(psutil.Error):
+            self.seen.update(p.pid for p in psutil.Process(self.process.pid).children(True))
+        self.seen.add(self.process.pid)
+
+    def api(self, path: str, method: str = "GET", body: dict | None = None,
+            base: str = "/hub/api"):
+        """The hub's REST API (/hub/api/...), or a server's (``base``: /user/NAME/api), as the
+        service token the tests gave it."""
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(f"{self.base}/hub/api{path}", data=data, method=method,
+        request = urllib.request.Request(f"{self.base}{base}{path}", data=data, method=method,
                                          headers={"Authorization": f"token {self.token}"})
         with urllib.request.urlopen(request, timeout=30, context=self.tls) as answer:
             text = answer.read()
@@ -121,16 +159,41 @@ def _copy_course(course: Path) -> None:
             shutil.copy2(source, target)
 
 
-def _end_processes(names: list[str]) -> None:
+def _stop_everything(hub: ClassHub, names: list[str]) -> list[str]:
+    """`packlab hub stop --everything`; the class's processes still there after it (ended)."""
+    if hub.process is not None:
+        hub.remember()
+    hub.seen.update(_processes_of(names))
+    with contextlib.suppress(OSError, ValueError):
+        hub.seen.add(int((hub.home / "proxy.pid").read_text()))
+    done = hub.packlab("hub", "stop", "--everything", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    if hub.process is not None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            hub.process.wait(timeout=30)
+    left = []
+    for pid in sorted(hub.seen | _processes_of(names)):
+        with contextlib.suppress(psutil.Error):
+            process = psutil.Process(pid)
+            if process.status() != psutil.STATUS_ZOMBIE:
+                left.append(f"{pid} {' '.join(process.cmdline())[:120]}")
+                process.kill()
+    return left
+
+
+def _processes_of(names: list[str]) -> set[int]:
     uids = set()
     for name in names:
         with contextlib.suppress(KeyError):
             uids.add(pwd.getpwnam(name).pw_uid)
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if entry.stat().st_uid in uids:
-                    os.kill(int(entry.name), signal.SIGKILL)
+    return {process.pid for process in psutil.process_iter(["uids"])
+            if process.info["uids"] and process.info["uids"].real in uids}
+
+
+def _end_processes(names: list[str]) -> None:
+    for pid in _processes_of(names):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 @contextlib.contextmanager
@@ -165,21 +228,17 @@ def class_hub(learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
                   proxy_api_port=free_port(), room_port=free_port(),
                   ssl_cert=str(cert), ssl_key=str(key))
         token = secrets.token_hex(32)
-        log = tmp / "hub.log"
         env = {**os.environ, **hub.environment(), "PACKLAB_HUB_ADMIN_TOKEN": token}
-        with open(log, "wb") as out:  # `make hub`'s command
-            process = subprocess.Popen([str(PACKLAB), "hub", "serve"], env=env, cwd=course,
-                                       stdout=out, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, start_new_session=True)
-        base = f"https://127.0.0.1:{hub.port}"
         tls = ssl.create_default_context(cafile=str(cert))
+        running = ClassHub(f"https://127.0.0.1:{hub.port}", hub.home, course, tmp / "hub.log",
+                           [Person(n, first[n]) for n in names],
+                           Person(teacher, first[teacher]), token, None, tls, env)
         try:
-            wait_for_http(f"{base}/hub/api/", process, seconds, log, context=tls)
-            yield ClassHub(base, hub.home, course, log,
-                           [Person(n, first[n]) for n in names], Person(teacher, first[teacher]),
-                           token, process, tls)
+            running.serve(seconds)
+            yield running
         finally:
-            stop_group(process)
+            left = _stop_everything(running, [*names, teacher])
+        assert not left, f"left running after `packlab hub stop --everything`: {left}"
     finally:
         _end_processes([*names, teacher])
         time.sleep(0.5)

@@ -4,11 +4,14 @@ tests/test_hub_term.py."""
 
 from __future__ import annotations
 
+import configparser
 import csv
 import grp
 import os
 import pwd
 import secrets
+import shutil
+import socket
 import stat
 import subprocess
 import sys
@@ -16,10 +19,12 @@ from pathlib import Path
 
 import pytest
 from as_user import impossible
+from browser import free_port
+from markdown_it import MarkdownIt
 
 from packlab.course.hub import accounts
 from packlab.course.hub.layout import LEARNERS, Hub
-from packlab.course.hub.serve import problems
+from packlab.course.hub.serve import ports_taken, problems
 from packlab.manifest import ROOT
 
 PACKLAB = Path(sys.executable).with_name("packlab")
@@ -127,3 +132,40 @@ def test_lock_leaves_a_file_only_its_owner_may_open_so(tmp_path):
     assert os.stat(course / "notes.md").st_gid == gid
     assert stat.S_IMODE(os.stat(course / "notes.md").st_mode) & 0o060 == 0o060
     assert stat.S_IMODE(passwords.stat().st_mode) == 0o600 and passwords.stat().st_gid != gid
+
+
+def test_the_guides_service_keeps_the_servers_and_restarts_on_failure(tmp_path):
+    """docs/jupyterhub.md's systemd unit: `packlab hub serve` restarted when it fails, and a
+    stop or restart that ends the hub's own process only (KillMode=process: the learners'
+    servers are in its cgroup); systemd itself finds nothing wrong in it, for this checkout."""
+    text = (ROOT / "docs" / "jupyterhub.md").read_text(encoding="utf-8")
+    units = [t.content for t in MarkdownIt("commonmark").parse(text)
+             if t.type == "fence" and t.info.strip() == "ini"]
+    assert len(units) == 1
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str
+    unit.read_string(units[0])
+    service = unit["Service"]
+    assert service["KillMode"] == "process" and service["Restart"] == "on-failure"
+    assert service["ExecStart"].endswith("/.venv/bin/packlab hub serve")
+    if not shutil.which("systemd-analyze"):
+        impossible("systemd-analyze is not installed")
+    here = tmp_path / "packlab-hub.service"
+    here.write_text(units[0].replace("/srv/course", str(ROOT)))
+    verified = subprocess.run(["systemd-analyze", "verify", str(here)], capture_output=True,
+                              text=True, timeout=60)
+    assert verified.returncode == 0 and not verified.stderr.strip(), verified.stderr
+
+
+def test_the_hub_names_a_port_another_program_holds(tmp_path):
+    """Another program on the hub's API port: named, instead of JupyterHub's EADDRINUSE
+    traceback."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        hub = Hub(home=tmp_path, course=tmp_path, roster=tmp_path / "roster.csv",
+                  ip="127.0.0.1", port=free_port(), api_port=port, proxy_api_port=free_port(),
+                  room_port=free_port())
+        assert ports_taken(hub) == [f"port {port} (the hub's API) is in use by another program"]
+    assert ports_taken(hub) == []

@@ -10,6 +10,9 @@ releases feedback; the learner fetches it and reads the score. All over HTTPS, w
 self-signed certificate. Then, as real processes of the accounts: no other learner's work, no
 solutions, hidden tests or course folder can be read; the hub's and the room's databases and
 the first passwords are root's alone; login shells (ssh, `su -`) find the course's commands.
+Mid-class, the hub is stopped and served again (a second `packlab hub serve` refused meanwhile) with the learners' servers, kernels and
+proxy running on; a learner whose server crashed is brought back by the page they reload. The
+hub's fixture fails if any process of the class outlives its end.
 """
 
 from __future__ import annotations
@@ -18,10 +21,14 @@ import json
 import os
 import pwd
 import re
+import signal
 import subprocess
+import uuid
 
 import nbformat
+import psutil
 import pytest
+import websocket
 from browser import chromium, chromium_process, require_browser, run_all_cells, screenshot_path
 from class_hub import ClassHub, class_hub
 
@@ -346,3 +353,88 @@ def test_login_shells_find_the_course_commands(hub):
     root = subprocess.run(["bash", "-lc", "command -v packlab || echo none"], capture_output=True,
                           text=True, timeout=60, env={"PATH": "/usr/bin:/bin", "HOME": "/root"})
     assert root.stdout.strip() == "none", root.stdout
+
+
+def test_the_class_survives_the_hub(hub):
+    """Mid-class (the learners' servers started before class with `packlab hub warm`, a kernel
+    open on a websocket as in a learner's tab), a second `packlab hub serve` refuses, saying one
+    runs; the hub is stopped and served again: the learner's server is the same process, its
+    kernel answers on the same websocket, and a notebook saves through the same proxy."""
+    ada = hub.learners[0]
+    warmed = hub.packlab("hub", "warm")
+    assert warmed.returncode == 0, warmed.stdout + warmed.stderr
+    assert f"{len(hub.learners)} of {len(hub.learners)} learners' servers running" in \
+        " ".join(warmed.stdout.split())
+    server = server_pid(hub, ada.name)
+    proxy = int((hub.home / "proxy.pid").read_text())
+    kernel = hub.api("/kernels", "POST", {"name": "python3"}, base=f"/user/{ada.name}/api")
+    tab = websocket.create_connection(
+        f"{hub.base.replace('http', 'ws', 1)}/user/{ada.name}/api/kernels/{kernel['id']}/"
+        "channels", header=[f"Authorization: token {hub.token}"], timeout=120)
+    try:
+        assert run_in_kernel(tab, "x = 6 * 7; print(x)") == "42\n"
+        second = hub.packlab("hub", "serve", timeout=300)
+        said = " ".join(second.stdout.split())
+        assert second.returncode == 2 and "already running" in said, second.stdout + second.stderr
+        assert "Traceback" not in second.stdout + second.stderr
+        assert hub.process.poll() is None and psutil.pid_exists(proxy)
+
+        assert hub.stop() == 0
+        assert psutil.Process(server).uids().real == pwd.getpwnam(ada.name).pw_uid
+        hub.serve()
+        assert server_pid(hub, ada.name) == server
+        assert int((hub.home / "proxy.pid").read_text()) == proxy
+        assert run_in_kernel(tab, "print(x + 1)") == "43\n"  # the same kernel, the same tab
+    finally:
+        tab.close()
+    saved = hub.api("/contents/after-restart.ipynb", "PUT",
+                    {"type": "notebook", "format": "json", "content": nbformat.v4.new_notebook()},
+                    base=f"/user/{ada.name}/api")
+    assert saved["name"] == "after-restart.ipynb"
+    on_disk = pwd.getpwnam(ada.name).pw_dir + "/packlab/after-restart.ipynb"
+    assert os.stat(on_disk).st_uid == pwd.getpwnam(ada.name).pw_uid
+
+
+def test_a_crashed_server_comes_back_from_the_learners_page(hub):
+    """The learner's server dies under an open JupyterLab; reloading it shows the proxy's page,
+    which starts the server again and brings the learner back to JupyterLab by itself."""
+    bo = hub.learners[1]
+    with chromium_process() as browser, chromium(browser) as context:
+        page = log_in(context, hub, bo)
+        crashed = server_pid(hub, bo.name)
+        os.kill(crashed, signal.SIGKILL)
+        page.goto(f"{hub.base}/user/{bo.name}/lab", wait_until="commit")
+        page.wait_for_url(re.compile(r"/hub/spawn"), timeout=SPAWN_MS)
+        page.wait_for_url(re.compile(rf"/user/{bo.name}/lab"), timeout=SPAWN_MS)
+        page.locator(".jp-LauncherCard, .jp-NotebookPanel").first.wait_for(timeout=SPAWN_MS)
+    assert server_pid(hub, bo.name) not in (crashed, None)
+
+
+def server_pid(hub: ClassHub, name: str) -> int | None:
+    """The pid of ``name``'s server, as the hub's database keeps it."""
+    server = hub.api(f"/users/{name}")["servers"].get("")
+    return server["state"].get("pid") if server else None
+
+
+def run_in_kernel(ws, code: str) -> str:
+    """Run ``code`` over a kernel's websocket as JupyterLab does; what it printed."""
+    msg_id = uuid.uuid4().hex
+    ws.send(json.dumps({
+        "header": {"msg_id": msg_id, "username": "test", "session": uuid.uuid4().hex,
+                   "msg_type": "execute_request", "version": "5.3"},
+        "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+        "content": {"code": code, "silent": False, "store_history": False,
+                    "user_expressions": {}, "allow_stdin": False, "stop_on_error": True}}))
+    printed, replied, idle = [], False, False
+    while not (replied and idle):  # the reply (shell) and the last output (iopub): any order
+        message = json.loads(ws.recv())
+        if message.get("parent_header", {}).get("msg_id") != msg_id:
+            continue
+        if message["msg_type"] == "stream":
+            printed.append(message["content"]["text"])
+        if message["msg_type"] == "error":
+            printed.append(f"{message['content']['ename']}: {message['content']['evalue']}")
+        replied = replied or message["msg_type"] == "execute_reply"
+        idle = idle or (message["msg_type"] == "status"
+                        and message["content"]["execution_state"] == "idle")
+    return "".join(printed)

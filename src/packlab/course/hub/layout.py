@@ -15,7 +15,8 @@ The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable 
 - ``etc/jupyter/nbgrader_config.py``: the exchange and the course id, read by every server;
 - ``private/``: root's alone (mode 0700): the hub's database and the room's (names, pass or
   fail, misconceptions);
-- the hub's cookie secret (mode 0600, as JupyterHub asks) and proxy pid file.
+- the hub's cookie secret, pid files and lock, and the proxy's and root's tokens
+  (`proxy-token`, `admin-token`: root's alone).
 
 Outside it, /etc/profile.d/packlab-hub.sh gives login shells (JupyterLab's terminal, ssh,
 ``su -``) the commands and settings each account's server has.
@@ -23,6 +24,7 @@ Outside it, /etc/profile.d/packlab-hub.sh gives login shells (JupyterLab's termi
 
 from __future__ import annotations
 
+import compileall
 import os
 import shlex
 import shutil
@@ -41,8 +43,12 @@ CONFIG = ROOT / "hub" / "jupyterhub_config.py"
 PROXY = ROOT / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 PURELIB = Path(sysconfig.get_paths()["purelib"])  # the course venv's site-packages
 VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
-# Left out of the learners' runtime: the instructor's editable packlab points into the checkout.
-NOT_IN_RUNTIME = ("__editable__*", "packlab-*", "__pycache__")
+# Left out of the learners' runtime: the instructor's editable packlab points into the checkout;
+# rfc3987_syntax, an optional extra of jsonschema that builds a grammar whenever it is imported
+# (about 1 CPU-second of every server's start; jsonschema checks "iri" formats with it, which no
+# schema of the servers uses). The compiled modules (__pycache__) are kept: no account may write
+# them there, so without them every server would compile its imports again at each start.
+NOT_IN_RUNTIME = ("__editable__*", "packlab-*", "rfc3987_syntax*")
 WORKSPACE = "packlab"  # a learner's own copies: ~/packlab
 PROFILE = Path("/etc/profile.d/packlab-hub.sh")  # read by every login shell (Debian's /etc/profile)
 # The instructors' collect: a hand-in counts only for the account that wrote it.
@@ -102,6 +108,29 @@ class Hub:
     def instructor_config(self) -> Path:
         """Read by the instructors' servers before jupyter_config: the course folder's place."""
         return self.home / "etc" / "jupyter-instructors"
+
+    @property
+    def lock(self) -> Path:
+        """Held by `packlab hub serve` while it runs (its pid inside)."""
+        return self.home / "hub.lock"
+
+    @property
+    def hub_pid(self) -> Path:
+        return self.home / "jupyterhub.pid"
+
+    @property
+    def proxy_pid(self) -> Path:
+        return self.home / "proxy.pid"
+
+    @property
+    def proxy_token(self) -> Path:
+        """The proxy's API token (root's alone): the next hub keeps the running proxy with it."""
+        return self.home / "proxy-token"
+
+    @property
+    def admin_token(self) -> Path:
+        """The token of root's commands that run the class (`packlab hub warm`), root's alone."""
+        return self.home / "admin-token"
 
     def environment(self) -> dict[str, str]:
         """The settings hub/jupyterhub_config.py reads."""
@@ -234,6 +263,7 @@ def _build_student(folder: Path) -> None:
     if folder.exists():
         shutil.rmtree(folder)
     student.build(folder)
+    compileall.compile_dir(folder, quiet=1)  # compiled once here, not by each learner's server
     _readable(folder)
 
 

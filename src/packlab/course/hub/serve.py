@@ -1,11 +1,20 @@
-"""Start the class's JupyterHub: set up its home when needed, then run it in the foreground."""
+"""Start the class's JupyterHub: set up its home when needed, then run it in the foreground.
+
+One hub per home: `packlab hub serve` holds a lock in the hub's home while it runs, and a second
+one refuses, saying so, instead of taking over the first one's proxy and ports.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import os
+import socket
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from packlab.course.hub.layout import (
@@ -19,6 +28,7 @@ from packlab.course.hub.layout import (
     private_folder,
     write_configs,
 )
+from packlab.course.hub.proxy import read_pid, running_proxy
 
 
 def problems(hub: Hub) -> list[str]:
@@ -52,14 +62,55 @@ def _https_problems(hub: Hub) -> list[str]:
             (("certificate", hub.ssl_cert), ("key", hub.ssl_key)) if not Path(path).is_file()]
 
 
+@contextlib.contextmanager
+def held(hub: Hub) -> Iterator[None]:
+    """This hub's home, for this process alone while it serves; refuses when another serves it."""
+    hub.home.mkdir(parents=True, exist_ok=True)
+    with open(hub.lock, "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            raise HubError(f"the class's hub is already running from {hub.home} (pid "
+                           f"{lock.read().strip() or '?'}): a second one would take over its "
+                           "proxy and ports. Stop it first with `packlab hub stop` (its "
+                           "learners' servers keep running), or Ctrl-C where it runs") from None
+        lock.truncate(0)
+        lock.write(f"{os.getpid()}\n")
+        lock.flush()
+        yield
+
+
+def ports_taken(hub: Hub) -> list[str]:
+    """The hub's ports that another program holds (the last hub's proxy may keep its own)."""
+    keeps = running_proxy(read_pid(hub.proxy_pid) or 0)
+    wanted = [("the hub's API", "127.0.0.1", hub.api_port),
+              ("the room's service", "127.0.0.1", hub.room_port)]
+    if not keeps:
+        wanted += [("the hub's address", hub.ip, hub.port),
+                   ("the proxy's API", "127.0.0.1", hub.proxy_api_port)]
+    return [f"port {port} ({what}) is in use by another program" for what, ip, port in wanted
+            if _taken(ip, port)]
+
+
+def _taken(ip: str, port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((ip, port))
+        except OSError as error:
+            return error.errno == errno.EADDRINUSE
+    return False
+
+
 def command(hub: Hub) -> list[str]:
     return [str(Path(sys.executable).with_name("jupyterhub")), "-f", str(CONFIG)]
 
 
 def start(hub: Hub, rebuild: bool = False, **popen) -> subprocess.Popen:
     """The hub's process (its own session), once its home is built; refuses what `problems`
-    names."""
-    found = problems(hub)
+    and `ports_taken` name. Call it within `held`."""
+    found = problems(hub) or ports_taken(hub)
     if found:
         raise HubError("; ".join(found))
     if rebuild or not (hub.learner / "bin" / "python").exists():
