@@ -747,3 +747,84 @@ def test_a_wrong_answer_run_all_reaches_the_slider_with_the_learners_bar(context
     wait_for_text(view.locator(".widget-html-content"), plain(mine.summary.value))
     assert image_bytes(view)["png"]
     page.close()
+
+
+# --- issue 36: predict, commit, then see ------------------------------------------------------
+
+WALK = "issue36-walk"  # the screenshots of one question, from prediction to verdict
+
+
+def run_cells(page, sources: list[str]):
+    """Run the open notebook's cells holding ``sources``, one by one (Ctrl+Enter); the last."""
+    for source in sources:
+        cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").filter(
+            has_text=source)
+        assert cell.count() == 1, f"no single cell with {source!r}"
+        cell.scroll_into_view_if_needed()
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Control+Enter")
+    return cell
+
+
+def test_a_predict_answer_opens_only_after_a_prediction_with_a_verdict(context, lab):
+    """Lesson 01's coding-assistant question: its answer cannot be opened before the learner
+    commits; an incomplete prediction is refused; typed and committed by keyboard (labelled
+    fields, Enter), it says which part matched and why, in a live region, locks, opens the
+    explanation and the cell's output; START's progress cell then counts it."""
+    from packlab.course.predictions import find
+
+    question = find("01-coding-assistant")
+    notebook = "lessons/01-the-window-is-finite.ipynb"
+    page = context.new_page()
+    page.goto(lab.notebook(notebook))
+    page.wait_for_function(NOTEBOOK_READY,
+                           arg=len(nbformat.read(lab.folder / notebook, as_version=4).cells))
+    cell = run_cells(page, ["%load_ext packlab.course.reveal", "%%reveal 01-coding-assistant"])
+    view = cell.locator(".jp-OutputArea-output .packlab-predict").first
+    commit = view.locator("button", has_text="Commit my prediction")
+    commit.wait_for()
+    assert view.locator("button", has_text="Presenter").count() == 0  # a learner's session
+    answer = view.locator(".packlab-predict-answer")
+    text = cell.locator(".jp-OutputArea").inner_text()
+    assert answer.is_hidden() and "575" not in text and "1425 575" not in page.content()
+    assert "If you said 1,425" not in page.content()
+    cell.screenshot(path=screenshot_path(f"{WALK}-1-asked"))
+
+    commit.click()  # nothing given yet
+    verdict = view.locator(".packlab-predict-verdict")
+    verdict.filter(has_text="Answer every part first").wait_for()
+    assert verdict.get_attribute("aria-live") == "polite" and answer.is_hidden()
+
+    fields = view.locator("input[type=text]")
+    assert fields.count() == len(question.asks)
+    labels = fields.evaluate_all("fields => fields.map(f => f.labels[0].innerText.trim())")
+    assert labels == ["The first number printed (used):", "The second number printed (remaining):"]
+    fields.first.focus()
+    page.keyboard.type("1,425")
+    page.keyboard.press("Tab")
+    page.keyboard.type("600")
+    cell.screenshot(path=screenshot_path(f"{WALK}-2-typed"))
+    page.keyboard.press("Enter")
+    verdict.filter(has_text="Does not match").wait_for()
+    said = " ".join(verdict.inner_text().split())
+    assert "✓ Matches. The first number printed (used): You said 1,425" in said, said
+    assert "✗ Does not match. The second number printed (remaining): You said 600; the " \
+           "answer is 575. The budget minus what was used." in said, said
+    answer.wait_for()
+    opened = " ".join(answer.inner_text().split())
+    assert "If you said 1,425" in opened and "1425 575" in opened, opened
+    assert fields.evaluate_all("fields => fields.every(f => f.disabled)") and commit.is_disabled()
+    cell.screenshot(path=screenshot_path(f"{WALK}-3-verdict"))
+    page.close()
+
+    start = context.new_page()
+    start.goto(lab.notebook("START.ipynb"))
+    start.wait_for_function(NOTEBOOK_READY, arg=2)
+    progress = run_cells(start, ["progress()"])
+    table = progress.locator(".jp-OutputArea-output").filter(has_text="Your predictions")
+    table.wait_for(timeout=3 * WAIT_MS)
+    rows = " ".join(table.inner_text().split())
+    assert re.search(r"01 │ 1 of 2 │ 0", rows), rows
+    progress.screenshot(path=screenshot_path(f"{WALK}-4-start"))
+    start.close()
+    shut_down_kernels(lab)

@@ -74,6 +74,7 @@ function render({ model, el }) {
   commit.type = "button";
   commit.textContent = "Commit my prediction";
   commit.className = "jupyter-widgets jupyter-button widget-button mod-primary";
+  commit.style.width = "auto";
   commit.addEventListener("click", () => {
     model.set("given", given());
     model.set("commits", model.get("commits") + 1);
@@ -85,6 +86,7 @@ function render({ model, el }) {
     open.type = "button";
     open.textContent = "Presenter: open without a prediction";
     open.className = "jupyter-widgets jupyter-button widget-button";
+    open.style.width = "auto";
     open.addEventListener("click", () => {
       model.set("opens", model.get("opens") + 1);
       model.save_changes();
