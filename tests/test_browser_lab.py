@@ -620,6 +620,14 @@ OUTPUT_FOLDS = """(count) => document.querySelectorAll(
     '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output details').length >= count"""
 OPENED = """(box) => box.open && [...box.childNodes].some(node => node.nodeName !== 'SUMMARY'
     && node.nodeType === Node.ELEMENT_NODE && node.checkVisibility())"""
+# Issue 36: each predict question's form, with its Commit button, and nothing of its answer shown.
+PREDICT_FORMS = """(count) => {
+    const forms = [...document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output .packlab-predict')];
+    return forms.length === count && forms.every(form => form.querySelector('button')
+        && !form.querySelector('.packlab-predict-answer').checkVisibility()
+        && !form.querySelector('.packlab-predict-answer').textContent.trim());
+}"""
 # A lesson run here by its own slider test shares that test's Run All.
 RUN_ELSEWHERE = ("02", "04")
 
@@ -631,6 +639,10 @@ def check_folded(page, lab, notebook: str, ran: bool) -> None:
     page.wait_for_function(MARKDOWN_RENDERED)
     if ran:
         page.wait_for_function(OUTPUT_FOLDS, arg=want.reveals)
+        page.wait_for_function(PREDICT_FORMS, arg=want.predictions)
+        shown = " ".join(page.locator(NOTEBOOK).inner_text().split())
+        told = [sentence for sentence in explanations(notebook) if sentence in shown]
+        assert not told, f"{notebook}: an explanation shown before any prediction: {told}"
     wrong = problems(folds(page, NOTEBOOK, ".jp-CodeCell"), want, ran)
     if wrong:
         page.screenshot(path=screenshot_path(f"issue29-lab-{Path(notebook).stem}-unfolded"),
@@ -642,19 +654,36 @@ def folded_before_run_all(lab, notebook: str):
     return lambda page: check_folded(page, lab, notebook, ran=False)
 
 
+def explanations(notebook: str) -> list[str]:
+    """The sentences (24 characters or more) a lesson's predict questions explain after a
+    commit."""
+    from packlab.course.predictions import questions
+
+    lesson = Path(notebook).name[:2]
+    return [" ".join(sentence.split()) for key, question in questions().items()
+            if key.startswith(lesson)
+            for sentence in re.split(r"(?<=[.!?])\s|\n", question.explain)
+            if len(sentence.strip()) >= 24]
+
+
 def check_opens(page, notebook: str) -> None:
-    """A click on the summary opens a folded output, and a folded explanation."""
-    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden):visible")
-    for where in (".jp-OutputArea-output", ".jp-MarkdownOutput"):
-        summary = panel.locator(f"{where} details > summary").first
-        summary.scroll_into_view_if_needed()
-        summary.click()
-        box = summary.locator("xpath=..").element_handle()
-        try:
-            page.wait_for_function(OPENED, arg=box, timeout=10_000)
-        except Exception:  # noqa: BLE001 - Playwright's timeout: say which fold did not open
-            pytest.fail(f"{notebook}: a click on a fold's summary in {where} does not open it")
-    page.screenshot(path=screenshot_path(f"issue29-lab-{Path(notebook).stem}-opened"))
+    """The first predict question commits (every part given) and then opens its answer."""
+    form = page.locator(f"{NOTEBOOK} .jp-OutputArea-output .packlab-predict").first
+    form.scroll_into_view_if_needed()
+    for field in form.locator(".packlab-predict-ask").all():
+        radio = field.locator("input[type=radio]")
+        if radio.count():
+            radio.first.check()
+        else:
+            field.locator("input[type=text]").fill("0")
+    form.locator("button", has_text="Commit my prediction").click()
+    answer = form.locator(".packlab-predict-answer")
+    try:
+        answer.wait_for(timeout=10_000)
+    except Exception:  # noqa: BLE001 - Playwright's timeout: say which answer did not open
+        pytest.fail(f"{notebook}: a committed prediction does not open its answer")
+    assert form.locator(".packlab-predict-verdict").inner_text().strip()
+    page.screenshot(path=screenshot_path(f"issue36-lab-{Path(notebook).stem}-opened"))
 
 
 @pytest.mark.parametrize("lesson", [one for one in COURSE.lessons

@@ -8,6 +8,7 @@ in the built book; test_room.py counts predictions on a real hub's chart.
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 
@@ -199,3 +200,46 @@ def test_lesson_02_no_longer_works_out_where_the_warranty_gets_in():
     lesson, index = question_cell("02-slide-the-budget")
     read = before(lesson, index)
     assert not addends(read[read.rindex("# Lesson "):], 428)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson", COURSE.lessons, ids=lambda one: one.slug[:2])
+def test_each_expected_answer_is_what_its_cell_prints(executed_lessons, lesson):
+    """predictions.toml's answers are the lesson's truth: each number and each run of ids is in
+    what its executed cell prints (a choice is checked by the lesson-facts tests)."""
+    from conftest import executed
+    from folds import sealed_answer
+
+    wrong = []
+    for cell in executed(executed_lessons, lesson).cells:
+        match = cell.cell_type == "code" and REVEAL_ID.match(cell.source)
+        if not match:
+            continue
+        printed = sealed_answer(cell).split("</summary>", 1)[1]
+        printed = html.unescape(re.sub(r"<[^>]+>", " ", printed))
+        for ask in find(match[1]).asks:
+            if ask.kind == "text":  # the ids in this order, whatever is printed between them
+                said = re.search(r"(?<![\w-])" + r"(?![\w-]).*?(?<![\w-])".join(
+                    map(re.escape, ask.answer.split())) + r"(?![\w-])", printed, re.S)
+            else:
+                said = ask.kind == "choice" or meaning(ask).found_in(printed)
+            if not said:
+                wrong.append(f"{match[1]}: {ask.answer!r} is not in what the cell prints")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_slide_shows_the_fields_and_folds_the_answer_for_the_presenter():
+    """Slides run no script to judge a prediction: a slide shows the question's fields and the
+    answer in a closed box a presenter opens, with no seal left in the page."""
+    from packlab.course.predict import PRESENT
+    from packlab.course.slides import _presenter_answer
+
+    question = find("02-two-budgets")
+    cell = nbformat.v4.new_code_cell("%%reveal 02-two-budgets")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={
+        "text/html": form_html(question, OUTPUT), "text/plain": "Prediction"})]
+    page = _presenter_answer(cell).outputs[0].data["text/html"]
+    assert "data-packlab-sealed" not in page and "<button" not in page
+    fields, box = page.split("<details", 1)
+    assert question.asks[0].prompt.split("`")[0] in fields and OUTPUT not in fields
+    assert f">{PRESENT}</summary>" in box and OUTPUT in box and " open" not in box.split(">")[0]

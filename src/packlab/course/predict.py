@@ -16,6 +16,7 @@ import base64
 import html
 import json
 import os
+import re
 from pathlib import Path
 
 import anywidget
@@ -81,6 +82,16 @@ def form_html(question: Question, answer_html: str) -> str:
             f"<button type='submit'>{COMMIT}</button>"
             f"<div class='packlab-predict-verdict' aria-live='polite'></div>"
             f"<div class='packlab-predict-answer' hidden></div></form>")
+
+
+def unsealed(page: str) -> tuple[str, str] | None:
+    """A static form's fields without Commit or seal, and the answer it seals (None when
+    ``page`` holds no form)."""
+    found = re.search(r"data-packlab-sealed='([A-Za-z0-9+/=]*)'", page)
+    if not found:
+        return None
+    fields = re.sub(r"<button type='submit'>.*?</button>", "", page.replace(found[0], ""))
+    return fields, json.loads(base64.b64decode(found[1]))["answer"]
 
 
 def presenter() -> bool:
