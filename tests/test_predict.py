@@ -243,3 +243,25 @@ def test_a_slide_shows_the_fields_and_folds_the_answer_for_the_presenter():
     fields, box = page.split("<details", 1)
     assert question.asks[0].prompt.split("`")[0] in fields and OUTPUT not in fields
     assert f">{PRESENT}</summary>" in box and OUTPUT in box and " open" not in box.split(">")[0]
+
+
+def test_the_student_install_holds_the_predictions_sealed(tmp_path, monkeypatch):
+    """predictions.sealed.json (the student install's) unseals to predictions.toml's questions,
+    with no answer in sight; the install's plan ships it instead of predictions.toml."""
+    from packlab.course import student
+
+    text = predictions.sealed()
+    assert "turn-previous" not in text and "1425" not in text
+    plan = student.plan()
+    names = {path.name for path in [*plan.copies, *plan.texts]}
+    assert predictions.SEALED in names and predictions.PREDICTIONS not in names
+    expected = questions()
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / predictions.SEALED).write_text(text, encoding="utf-8")
+    monkeypatch.setattr(predictions.resources, "files", lambda package: folder)
+    predictions.questions.cache_clear()
+    try:
+        assert predictions.questions() == expected and len(expected) == 19
+    finally:
+        predictions.questions.cache_clear()

@@ -8,16 +8,19 @@ page count them, and on a hub the room's service judges the ones it is sent with
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 import tomllib
+import zlib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 PREDICTIONS = "predictions.toml"
+SEALED = "predictions.sealed.json"  # what the student install holds instead (as the quizzes')
 KINDS = ("number", "choice", "text")
 RECORD = "predictions.json"  # in the learner's state folder
 MAX_GIVEN = 80  # characters of one answer kept or sent
@@ -82,10 +85,27 @@ def _ask(question_id: str, entry: dict) -> Ask:
     return ask
 
 
+def sealed() -> str:
+    """The text of predictions.sealed.json: predictions.toml compressed and base64-encoded, so
+    that a learner browsing the student install does not read an answer by accident (a seal, not
+    a lock, like the quizzes')."""
+    text = (resources.files(__package__) / PREDICTIONS).read_bytes()
+    return json.dumps({"predictions": base64.b64encode(zlib.compress(text, 9)).decode()}) + "\n"
+
+
+def _text() -> str:
+    folder = resources.files(__package__)
+    if (folder / PREDICTIONS).is_file():
+        return (folder / PREDICTIONS).read_text(encoding="utf-8")
+    seal = json.loads((folder / SEALED).read_text(encoding="utf-8"))["predictions"]
+    return zlib.decompress(base64.b64decode(seal)).decode("utf-8")
+
+
 @cache
 def questions() -> dict[str, Question]:
-    """Every predict question of the course, by id (its first two characters: the lesson)."""
-    text = (resources.files(__package__) / PREDICTIONS).read_text(encoding="utf-8")
+    """Every predict question of the course, by id (its first two characters: the lesson): from
+    predictions.toml, or in the student install from predictions.sealed.json."""
+    text = _text()
     return {key: Question(key, tuple(_ask(key, ask) for ask in entry["asks"]), entry["explain"])
             for key, entry in tomllib.loads(text).items()}
 
