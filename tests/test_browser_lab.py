@@ -13,6 +13,7 @@ checks that the summary (taken/skipped, or lost) and the plot follow the new bud
 from __future__ import annotations
 
 import html
+import json
 import re
 import time
 from pathlib import Path
@@ -853,7 +854,10 @@ def test_a_predict_answer_opens_only_after_a_prediction_with_a_verdict(context, 
     table = progress.locator(".jp-OutputArea-output").filter(has_text="Your predictions")
     table.wait_for(timeout=3 * WAIT_MS)
     rows = " ".join(table.inner_text().split())
-    assert re.search(r"01 │ 1 of 2 │ 0", rows), rows
+    # (other tests of this module's lab commit predictions too: the row counts this one)
+    assert re.search(r"01 │ [12] of 2 │ [01] ", rows), rows
+    kept = json.loads((lab.folder.parent / "state" / "packlab" / "predictions.json").read_text())
+    assert kept["01-coding-assistant"] == {"right": False, "given": ["1,425", "600"]}
     progress.screenshot(path=screenshot_path(f"{WALK}-4-start"))
     start.close()
     shut_down_kernels(lab)
