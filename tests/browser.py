@@ -247,6 +247,7 @@ def lab_server(tmp: Path, seconds: float = 90) -> Iterator[Lab]:
         JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
         JUPYTERLAB_SETTINGS_DIR=str(tmp / "lab-settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(tmp / "lab-workspaces"),
+        XDG_STATE_HOME=str(tmp / "state"),  # the learner's hints, quiz key and predictions
     )
     # No "Would you like to get notified about official Jupyter news?" toast over the views.
     settings = tmp / "lab-settings" / "@jupyterlab" / "apputils-extension"

@@ -16,8 +16,8 @@ there as root, as the guide gives them (the one line that names the instructor,
 `make hub` runs; it writes the hub's home: student install, environments, exchange) over HTTPS
 with a self-signed certificate made by openssl, as the guide's settings name it, and waits for
 /hub/api/. On leaving it stops everything with `packlab hub stop --everything` (the hub, then
-the servers and the proxy, which outlive the hub), fails if any process of the class is left after it, and
-removes the accounts with their homes and the login profile the hub wrote.
+the servers and the proxy, which outlive the hub), fails if any process of the class is left
+after it, and removes the accounts with their homes and the login profile the hub wrote.
 """
 
 from __future__ import annotations

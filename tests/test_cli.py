@@ -281,6 +281,18 @@ def test_progress_after_solving_one(capsys, tmp_path, monkeypatch):
     assert "not started" in row(out, BY_NUMBER["02"].name)
 
 
+def test_progress_counts_the_learners_predictions(capsys, tmp_path, monkeypatch):
+    """Issue 36: `packlab progress` shows the predictions made and right, lesson by lesson."""
+    from packlab.course.predictions import keep
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    keep("03-two-packers-at-200", ["system", "system chunk-b chunk-c"], True)
+    code, out = run(capsys, "progress", "--workspace", str(tmp_path / "nothing-yet"))
+    assert code == 0 and "Your predictions" in out
+    assert re.search(r"03\s*│\s*1 of 2\s*│\s*1", out), out
+    assert re.search(r"01\s*│\s*0 of 2\s*│\s*—", out), out
+
+
 def test_progress_before_the_lab_was_opened(capsys, tmp_path):
     code, out = run(capsys, "progress", "--workspace", str(tmp_path / "nothing-yet"))
     assert code == 0

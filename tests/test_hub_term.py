@@ -1,18 +1,17 @@
-"""The whole term through the class's JupyterHub (`make hub`), in a real Chromium.
-
-One hub for the module (tests/class_hub.py: real accounts, PAM logins, each server run as its own
-account): a learner logs in and lands on the course's start page; the instructor generates and
-releases exercise 02 in formgrader; the learner fetches it in the Assignments tab, answers, runs
-its checks and submits; another learner forges a later hand-in in the first one's name; the
-instructor collects in formgrader (the forgery set aside, loudly), grades with `packlab grade` in
-a terminal of their JupyterLab (sandboxed), sees the learner's own score in formgrader and
-releases feedback; the learner fetches it and reads the score. All over HTTPS, with a
-self-signed certificate. Then, as real processes of the accounts: no other learner's work, no
-solutions, hidden tests or course folder can be read; the hub's and the room's databases and
-the first passwords are root's alone; login shells (ssh, `su -`) find the course's commands.
-Mid-class, the hub is stopped and served again (a second `packlab hub serve` refused meanwhile) with the learners' servers, kernels and
-proxy running on; a learner whose server crashed is brought back by the page they reload. The
-hub's fixture fails if any process of the class outlives its end.
+"""The whole term through the class's JupyterHub (`make hub`), in a real Chromium. One hub for the
+module (tests/class_hub.py: real accounts, PAM logins, each server run as its own account): a
+learner logs in and lands on the course's start page; the instructor generates and releases
+exercise 02 in formgrader; the learner fetches it in the Assignments tab, answers, runs its checks
+and submits; another learner forges a later hand-in in the first one's name; the instructor
+collects in formgrader (the forgery set aside, loudly), grades with `packlab grade` in a terminal
+of their JupyterLab (sandboxed), sees the learner's own score in formgrader and releases feedback;
+the learner fetches it and reads the score. All over HTTPS, with a self-signed certificate. Then,
+as real processes of the accounts: no other learner's work, no solutions, hidden tests or course
+folder can be read; the hub's and the room's databases and the first passwords are root's alone;
+login shells (ssh, `su -`) find the course's commands. Mid-class, the hub is stopped and served
+again (a second `packlab hub serve` refused meanwhile) with the learners' servers, kernels and
+proxy running on; a learner whose server crashed is brought back by the page they reload. The hub's
+fixture fails if any process of the class outlives its end.
 """
 
 from __future__ import annotations

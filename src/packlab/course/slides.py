@@ -300,8 +300,25 @@ def slide_cells(notebook: nbformat.NotebookNode) -> list:
             cells.append(cell)
         else:
             cells += [piece for part in split_source(cell) for piece in _split_tall(
-                _picture_apart(part))]
+                _picture_apart(_presenter_answer(part)))]
     return cells
+
+
+def _presenter_answer(cell):
+    """A predict question on a slide: its fields, and its answer folded behind a presenter's
+    summary (a slide runs no script to judge a prediction; the room predicts aloud)."""
+    from packlab.course.predict import PRESENT, unsealed
+    from packlab.course.reveal import BOX_STYLE, SUMMARY_STYLE
+
+    for output in cell.get("outputs", []):
+        found = unsealed(str(output.get("data", {}).get("text/html", "")))
+        if found:
+            fields, answer = found
+            output.data["text/html"] = (
+                f"{fields}<details class='packlab-reveal' style='{BOX_STYLE}'><summary "
+                f"class='packlab-reveal-summary' style='{SUMMARY_STYLE}'>{PRESENT}</summary>"
+                f"{answer}</details>")
+    return cell
 
 
 def _picture_apart(cell):

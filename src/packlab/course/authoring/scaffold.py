@@ -181,9 +181,11 @@ def notebook(answers: Answers, course: Course) -> nbformat.NotebookNode:
              f"import hint; hint(\"{key}\")`. Each call shows one more hint."),
         code(grade_id("visible"), "# Visible tests.\nfrom packlab.course.check import run_tests"
              f"\n\n{call}\"visible\")", answers.points["visible"]),
-        text("hidden-intro", "## Hidden tests\n\nWhen your notebook is graded, two more groups "
-             "of tests run. Their code is not shown, but if one fails you get the same kind of "
-             "message as above.\n\n"
+        text("hidden-intro", "## Hidden tests\n\nTwo more groups of tests decide the rest of "
+             "the points. In the course's own install (`make lab`) the visible test cell above "
+             "already runs them and reports every group; in a student install they run when your "
+             "notebook is graded. Their code is never shown, but if one fails you get the same "
+             "kind of message as above.\n\n"
              f"- **Edge cases** ({answers.points['edge-cases']} points).\n"
              f"- **Properties** ({answers.points['properties']} points): checked on generated "
              "inputs."),
