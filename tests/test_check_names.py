@@ -14,6 +14,7 @@ from autograder.checks.suites import load
 FIRST_CHECK_SAYS = {
     "assemble_turn/best_first_placement": ("edges-first",),
     "assemble_turn/drops_required": ("required", "raise a ValueError"),
+    "assemble_turn/evidence_before_history": ("history is packed first",),
     "assemble_turn/evidence_break": ("evidence", "skipped", "next still"),
     "assemble_turn/evidence_by_input_order": ("evidence", "score", "not in the order"),
     "assemble_turn/history_with_holes": ("history", "no holes"),
