@@ -92,3 +92,20 @@ def test_the_feedback_and_the_notebook_name_the_step():
                          f"The other steps hold {others} points of {exercise.max_score}.")
     whole = score_line(exercise, dict.fromkeys(exercise.points, 1), ())
     assert whole.startswith(f"Score: {exercise.max_score} / {exercise.max_score} points")
+
+
+def test_progress_says_how_many_steps_pass_and_which_is_next():
+    from types import SimpleNamespace
+
+    from packlab.course.progress import status
+
+    exercise = STEPPED[0]
+    failing = {exercise.steps[1].group("hidden"), exercise.steps[3].group("visible")}
+    wrong = SimpleNamespace(misconception=SimpleNamespace(key="required-dropped"))
+    groups = [SimpleNamespace(name=name, passed=["a check"],
+                              failures=[wrong] if name in failing else [])
+              for name in exercise.points]
+    result = SimpleNamespace(error=None, groups=groups, score=5, max_score=exercise.max_score)
+    said = status(result, exercise=exercise)
+    assert said == (f"5 of {exercise.max_score} points (2 of 4 steps pass; next: step 2, "
+                    f"{exercise.steps[1].title})")
