@@ -215,9 +215,8 @@ def test_exercise_pages_show_the_task_and_never_a_solution(built, exercise):
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "HIDDEN TESTS"):
         assert marker not in raw
     assert not re.search(r"run_tests\([^)]*(edge-cases|properties|hidden)", text)
-    visible = [group for group in exercise.points if group.endswith("visible")]
     assert all(f'run_tests("{exercise.name}", {exercise.function}, "{group}")' in text
-               for group in visible)
+               for group in exercise.visible_groups)
     assert exercise.function in text and "make lab" in text
     leaked = [line for line in _solution_lines(exercise) if line in text]
     assert not leaked, leaked

@@ -279,10 +279,12 @@ GROUP_ORDER = ("visible", "edge-cases", "properties")  # packlab's groups; any o
 
 
 def group_columns(rows: list[dict]) -> list[str]:
-    """The per-group columns of ``rows`` (keys `GROUP_COLUMN` + group), packlab's groups first."""
+    """The per-group columns of ``rows`` (keys `GROUP_COLUMN` + group), packlab's groups first,
+    then the steps' in course order, then any other by name."""
     groups = {key.removeprefix(GROUP_COLUMN) for row in rows for key in row
               if key.startswith(GROUP_COLUMN)}
-    order = {name: number for number, name in enumerate(GROUP_ORDER)}
+    steps = [group for exercise in load_course().exercises for group in exercise.points]
+    order = {name: number for number, name in enumerate(dict.fromkeys((*GROUP_ORDER, *steps)))}
     return [GROUP_COLUMN + g for g in sorted(groups, key=lambda g: (order.get(g, len(order)), g))]
 
 

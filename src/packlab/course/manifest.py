@@ -87,6 +87,11 @@ class Exercise:
         """The step a test group belongs to (None when the exercise has no steps)."""
         return next((s for s in self.steps for kind in s.points if s.group(kind) == group), None)
 
+    @property
+    def visible_groups(self) -> tuple[str, ...]:
+        """The test groups of the visible checks: "visible", or each step's."""
+        return tuple(step.group("visible") for step in self.steps) or ("visible",)
+
     def group_title(self, group: str, titles: dict[str, str]) -> str:
         """How a learner reads a test group's name: ``titles``' words for a whole exercise's
         groups, "Step 2 of 4, required items: hidden tests" for a step's."""
