@@ -109,3 +109,4 @@ def test_progress_says_how_many_steps_pass_and_which_is_next():
     said = status(result, exercise=exercise)
     assert said == (f"5 of {exercise.max_score} points (2 of 4 steps pass; next: step 2, "
                     f"{exercise.steps[1].title})")
+

@@ -227,7 +227,7 @@ class Check:
         elif mutant.misconception not in keys:
             self.say(f"the mutant {mutant.key} is caught but named {', '.join(sorted(keys))}, "
                      f"not {mutant.misconception!r}: diagnose does not recognise it")
-        elif not failed[suite.groups[0].name] and not hidden_only:
+        elif not any(failed[g.name] for g in suite.groups if g.visible) and not hidden_only:
             self.say(f"the mutant {mutant.key} passes the visible checks: add a visible example "
                      "that catches it, or list it in course.toml's [left_to_hidden] with why")
 
