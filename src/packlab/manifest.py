@@ -73,6 +73,24 @@ class Lesson:
 
 
 @dataclass(frozen=True)
+class Step:
+    """One graded step of a big exercise: one idea, with visible and hidden checks of its own.
+
+    Its test groups are ``<name>-visible`` and ``<name>-hidden`` (`group`)."""
+
+    number: int
+    name: str
+    title: str
+    teaches: str
+    points: dict[str, int]  # "visible" and "hidden"
+    hints: tuple[str, ...] = ()
+
+    def group(self, kind: str) -> str:
+        """The test group of this step that runs the ``kind`` ("visible", "hidden") checks."""
+        return f"{self.name}-{kind}"
+
+
+@dataclass(frozen=True)
 class Exercise:
     name: str
     function: str
@@ -88,6 +106,25 @@ class Exercise:
     due: datetime | None = None  # course.toml's `due` (nbgrader's gradebook may give one too)
     late_policy: LatePolicy = LatePolicy()
     counts: str = ""  # which submission counts: latest, on-time or best ("": the course's)
+    steps: tuple[Step, ...] = ()  # graded steps, one idea each (none: one whole exercise)
+
+    def step_of(self, group: str) -> Step | None:
+        """The step a test group belongs to (None when the exercise has no steps)."""
+        return next((s for s in self.steps for kind in s.points if s.group(kind) == group), None)
+
+    @property
+    def visible_groups(self) -> tuple[str, ...]:
+        """The test groups of the visible checks: "visible", or each step's."""
+        return tuple(step.group("visible") for step in self.steps) or ("visible",)
+
+    def group_title(self, group: str, titles: dict[str, str]) -> str:
+        """How a learner reads a test group's name: ``titles``' words for a whole exercise's
+        groups, "Step 2 of 4, required items: hidden tests" for a step's."""
+        step = self.step_of(group)
+        if step is None:
+            return titles.get(group, group)
+        kind = group.removeprefix(f"{step.name}-")
+        return f"Step {step.number} of {len(self.steps)}, {step.title}: {kind} tests"
 
     def earned(self, group: str, passed: int, checks: int) -> int | float:
         """The points a test group earns when ``passed`` of its ``checks`` pass.
@@ -170,10 +207,8 @@ def load(path: Path = MANIFEST) -> Course:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     lessons = tuple(_lesson(entry, path.name) for entry in data.get("lessons", []))
     default = data["course"].get("partial_credit", ALL_OR_NOTHING)
-    exercises = tuple(
-        Exercise(**{"partial_credit": default, **entry, "hints": tuple(entry["hints"])})
-        for entry in data.get("exercises", [])
-    )
+    exercises = tuple(_exercise({"partial_credit": default, **entry}, path.name)
+                      for entry in data.get("exercises", []))
     slugs = {lesson.slug for lesson in lessons}
     for exercise in exercises:
         if exercise.lesson is not None and exercise.lesson not in slugs:
@@ -195,6 +230,21 @@ def load(path: Path = MANIFEST) -> Course:
         student_install=data.get("build", {}).get("student") is True,
         free_late_days=_free_late_days(data["course"].get("free_late_days", 0), path.name),
     )
+
+
+def _exercise(entry: dict, manifest: str) -> Exercise:
+    """One [[exercises]] entry; with [[exercises.steps]], its points and hints are its steps'."""
+    steps = tuple(Step(number, **{**step, "hints": tuple(step.get("hints", ()))})
+                  for number, step in enumerate(entry.pop("steps", ()), 1))
+    if steps and "points" in entry:
+        raise ValueError(f"{manifest}: exercise {entry['name']} has steps and its own points; "
+                         "with steps, each step gives its points (delete the exercise's).")
+    if steps:
+        entry["points"] = {step.group(kind): points for step in steps
+                           for kind, points in step.points.items()}
+        entry["hints"] = [f"Step {step.number} ({step.title}): {hint}"
+                          for step in steps for hint in step.hints]
+    return Exercise(**{**entry, "hints": tuple(entry["hints"]), "steps": steps})
 
 
 def _free_late_days(value: object, manifest: str) -> int:

@@ -109,6 +109,20 @@ def _fill(template: Path, marker: str, content: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _check_cells(exercise) -> str:
+    """Which check cells a learner runs: the one under the answer, or each step's in turn."""
+    if not exercise.steps:
+        return "run the check cell under it"
+    return (f"build it in {len(exercise.steps)} graded steps, running each step's check cell "
+            "before adding the next idea")
+
+
+def _hidden_share(exercise) -> str:
+    """How much of an exercise's score the hidden tests decide, in words."""
+    visible = sum(exercise.points[group] for group in exercise.visible_groups)
+    return "most of them" if visible * 2 < exercise.max_score else "half of them"
+
+
 def _exercise_note(exercise, number: str) -> nbformat.NotebookNode:
     """The cell put on top of an exercise page: it is to be done in JupyterLab."""
     path = f"workspace/exercises/{exercise.name}/{exercise.name}.ipynb"
@@ -117,8 +131,9 @@ def _exercise_note(exercise, number: str) -> nbformat.NotebookNode:
         f"This page shows exercise {number} as it is handed out: the task, the starter code and "
         "the visible checks, without any output. Do it in JupyterLab: `make lab` opens the "
         f"course, and your own copy of this notebook is `{path}`. Write "
-        f"`{exercise.signature}` in the answer cell, then run the check cell under it "
-        f"({exercise.max_score} points in all, most of them from hidden tests). Stuck? "
+        f"`{exercise.signature}` in the answer cell, then {_check_cells(exercise)} "
+        f"({exercise.max_score} points in all, {_hidden_share(exercise)} from hidden tests). "
+        "Stuck? "
         f"`packlab hint {number}` shows one more hint each time.\n:::"
     )
 

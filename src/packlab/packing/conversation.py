@@ -83,6 +83,7 @@ class Rules:
     evidence_walk: str = "continue"  # or "stop" (break at the first chunk that does not fit)
     evidence_rank: str = "score"  # or "input" (ignore the scores)
     placement: str = "edges"  # or "best-first", "best-last"
+    first: str = "history"  # or "evidence": the evidence packed before the history
 
 
 RULES = Rules()
@@ -94,6 +95,7 @@ MISTAKES: dict[str, Rules] = {
     "evidence-break": Rules(evidence_walk="stop"),
     "evidence-by-input-order": Rules(evidence_rank="input"),
     "evidence-placement": Rules(placement="best-first"),
+    "evidence-before-history": Rules(first="evidence"),
 }
 
 
@@ -192,9 +194,14 @@ def assemble_with(system: dict, tools: Sequence[dict], history: Sequence[dict],
         raise RequiredTooBig(needed, budget, required)
 
     room = budget - needed
-    kept_history, history_reasons = _keep_history(history, room, rules)
-    room -= sum(history[i]["tokens"] for i in kept_history)
-    ranked, evidence_reasons = _keep_evidence(evidence, room, rules)
+    if rules.first == "evidence":
+        ranked, evidence_reasons = _keep_evidence(evidence, room, rules)
+        room -= sum(evidence[i]["tokens"] for i in ranked)
+        kept_history, history_reasons = _keep_history(history, room, rules)
+    else:
+        kept_history, history_reasons = _keep_history(history, room, rules)
+        room -= sum(history[i]["tokens"] for i in kept_history)
+        ranked, evidence_reasons = _keep_evidence(evidence, room, rules)
 
     order = [system["id"], *(t["id"] for t in tools)]
     order += [m["id"] for i, m in enumerate(history) if i in kept_history]

@@ -244,7 +244,7 @@ class Check:
                      f"{_named_where(failed, mutant.misconception)}; a learner holds one, and "
                      "the class summary would count them under each: make diagnose name "
                      f"{mutant.misconception!r} for every answer this mistake gives")
-        elif not failed[suite.groups[0].name] and not hidden_only:
+        elif not any(failed[g.name] for g in suite.groups if g.visible) and not hidden_only:
             self.say(f"the mutant {mutant.key} passes the visible checks: add a visible example "
                      "that catches it, or list it in course.toml's [left_to_hidden] with why")
 

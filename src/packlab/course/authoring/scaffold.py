@@ -226,14 +226,16 @@ def entry(answers: Answers) -> str:
 
 
 def with_entry(manifest: str, new: str) -> str:
-    """course.toml's text with ``new`` after the last [[exercises]] entry: before the comments
-    and the table that follow it, so every comment stays where it was."""
+    """course.toml's text with ``new`` after the last [[exercises]] entry (and its steps): before
+    the comments and the table that follow it, so every comment stays where it was."""
     lines = manifest.splitlines(keepends=True)
     last = max((i for i, line in enumerate(lines) if line.strip() == "[[exercises]]"), default=None)
     if last is None:
         return manifest.rstrip("\n") + "\n\n" + new
-    end = next((i for i in range(last + 1, len(lines))
-                if lines[i].startswith("[")), len(lines))
+    end = next((i for i in range(last + 1, len(lines))  # its own [[exercises.steps]] stay
+                if lines[i].startswith("[") and not lines[i].startswith(("[exercises.",
+                                                                         "[[exercises."))),
+               len(lines))
     while end > last + 1 and (not lines[end - 1].strip() or lines[end - 1].startswith("#")):
         end -= 1
     before = "".join(lines[:end]).rstrip("\n") + "\n\n"

@@ -126,7 +126,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.all and missing:
         console.print(f"Note: {shown(hidden_not_installed(missing))} Checking the visible tests "
                       "only.")
-    groups = None if args.all and not missing else ("visible",)
+    groups = None if args.all and not missing else exercise.visible_groups
     result, cells = grade_submission(path, exercise, "you", groups=groups,
                                      sandboxed=_learner_sandbox())
     if result.error:
