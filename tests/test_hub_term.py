@@ -369,7 +369,8 @@ def test_the_class_survives_the_hub(hub):
     kernel = hub.api("/kernels", "POST", {"name": "python3"}, base=f"/user/{ada.name}/api")
     tab = websocket.create_connection(
         f"{hub.base.replace('http', 'ws', 1)}/user/{ada.name}/api/kernels/{kernel['id']}/"
-        "channels", header=[f"Authorization: token {hub.token}"], timeout=120)
+        "channels", header=[f"Authorization: token {hub.token}"], timeout=120,
+        sslopt={"context": hub.tls})
     try:
         assert run_in_kernel(tab, "x = 6 * 7; print(x)") == "42\n"
         second = hub.packlab("hub", "serve", timeout=300)
@@ -398,7 +399,7 @@ def test_a_crashed_server_comes_back_from_the_learners_page(hub):
     """The learner's server dies under an open JupyterLab; reloading it shows the proxy's page,
     which starts the server again and brings the learner back to JupyterLab by itself."""
     bo = hub.learners[1]
-    with chromium_process() as browser, chromium(browser) as context:
+    with chromium_process() as browser, chromium(browser, ignore_https_errors=True) as context:
         page = log_in(context, hub, bo)
         crashed = server_pid(hub, bo.name)
         os.kill(crashed, signal.SIGKILL)

@@ -50,6 +50,7 @@ FIRST_UID = 200_000  # as root, bubblewrap runs as FIRST_UID + the grading proce
 SANDBOX_UID = 1000  # the student's uid inside the sandbox
 WORK = "/work"  # the sandbox's working folder (a private tmpfs)
 STAGE = "/tmp/packlab-python"  # as root: where the interpreter's folder is shown to bubblewrap
+STAGED_PACKAGES = "/tmp/packlab-packages-"  # as root: where package folder N is shown to it
 INSTALL_HINT = ("Install bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`) and allow "
                 "user namespaces (Ubuntu 24.04: `sudo sysctl "
                 "kernel.apparmor_restrict_unprivileged_userns=0`); or, knowing that student code "
@@ -87,6 +88,7 @@ class Plan:
     grader: int  # the grading process that starts the workers (its pid)
     uid: int | None = None  # as root: the user bubblewrap runs as
     prefix: str | None = None  # as root: the interpreter's folder, staged at STAGE
+    packages: tuple[str, ...] = ()  # as root: package folders, staged at STAGED_PACKAGES + N
 
     def argv(self, seccomp_fd: int | None) -> list[str]:
         """The command, bubblewrap told to read its seccomp filter from ``seccomp_fd`` (an fd
@@ -98,7 +100,7 @@ class Plan:
     def preexec(self) -> None:
         """Runs in the child between fork and exec of bubblewrap (or the bare worker)."""
         if self.uid is not None:
-            _stage_interpreter(self.prefix)
+            _stage_interpreter(self.prefix, self.packages)
             os.setgroups([])
             os.setgid(self.uid)
             os.setuid(self.uid)
@@ -128,14 +130,20 @@ def _mount(source: str | None, target: str, kind: str | None, flags: int, data: 
         raise OSError(ctypes.get_errno(), f"mount {source} on {target}")
 
 
-def _stage_interpreter(prefix: str) -> None:
-    """In a private mount namespace, show the interpreter's folder at STAGE (root only)."""
+def _stage_interpreter(prefix: str, packages: tuple[str, ...] = ()) -> None:
+    """In a private mount namespace, show the interpreter's folder at STAGE and each package
+    folder at STAGED_PACKAGES + N (root only). The folders are opened before the private /tmp
+    hides them: a course environment may itself live under /tmp."""
     if _libc().unshare(CLONE_NEWNS) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    opened = [os.open(folder, os.O_PATH | os.O_DIRECTORY) for folder in (prefix, *packages)]
     _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k")
-    os.mkdir(STAGE, 0o755)
-    _mount(prefix, STAGE, None, MS_BIND | MS_REC, None)
+    for fd, target in zip(opened, (STAGE, *(f"{STAGED_PACKAGES}{n}" for n in range(len(packages)))),
+                          strict=True):
+        os.mkdir(target, 0o755)
+        _mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC, None)
+        os.close(fd)
 
 
 # --- what the sandbox may not do: its seccomp filter ------------------------------------------
@@ -271,16 +279,17 @@ def bwrap_command(limits: Limits, python: Interpreter, source_prefix: Path,
     args += ["--proc", "/proc", "--dev", "/dev",
              "--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm",
              "--size", size, "--tmpfs", WORK, "--chdir", WORK]
-    args += _package_binds(packages)
+    args += _package_binds(packages, staged)
     return [*args, "--remount-ro", "/", str(python.binary)]
 
 
-def _package_binds(packages: tuple[Path, ...]) -> list[str]:
+def _package_binds(packages: tuple[Path, ...], staged: bool) -> list[str]:
     """The course environment's packages, read-only and on the path; its editable installs'
-    finders (which name this machine's folders) blanked."""
+    finders (which name this machine's folders) blanked. ``staged``: as root, bubblewrap finds
+    folder N at STAGED_PACKAGES + N (`_stage_interpreter`)."""
     args = []
-    for folder in packages:
-        args += ["--ro-bind", str(folder), str(folder)]
+    for n, folder in enumerate(packages):
+        args += ["--ro-bind", f"{STAGED_PACKAGES}{n}" if staged else str(folder), str(folder)]
         for finder in sorted(folder.glob("__editable__*")):
             args += ["--ro-bind", "/dev/null", str(finder)]
     if packages:
@@ -304,7 +313,8 @@ def _plan_for(pid: int, sandboxed: bool, limits: Limits, packages: tuple[Path, .
         return Plan(tuple(bwrap_command(limits, python, python.prefix, packages)),
                     sandboxed=True, grader=pid)
     return Plan(tuple(bwrap_command(limits, python, Path(STAGE), packages)), sandboxed=True,
-                grader=pid, uid=FIRST_UID + pid, prefix=str(python.prefix))
+                grader=pid, uid=FIRST_UID + pid, prefix=str(python.prefix),
+                packages=tuple(map(str, packages)))
 
 
 def environment_packages() -> tuple[Path, ...]:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from autograder import worker
 from autograder.run import isolation
+from autograder.run import kernel as kernel_runner
 from autograder.run.isolation import Limits
 
 HOST_PATH = "…"  # what a detail of this machine in a student's text is shown as
@@ -36,13 +37,14 @@ RUNS = re.compile(r"…(?:[\s\x00'\",\\x0-9]*…)+")  # hidden pieces side by si
 
 
 def hidden(text: str, limits: Limits | None = None, sandboxed: bool = True,
-           folder: str | None = None) -> str:
+           folder: str | None = None, kernel: bool = False) -> str:
     """``text`` (from a student's code) without this machine's details; ``folder``: a bare
-    worker's working folder."""
+    worker's working folder; ``kernel``: the text came from a plain assignment's kernel, whose
+    command line (`autograder.run.kernel`) is hidden too."""
     paths = isolation.host_paths(folder)
     text = _without_paths(text, paths)
     text = _partial_path_at_end(text, paths)
-    known = _machine_text(limits or Limits(), sandboxed, tuple(paths))
+    known = _machine_text(limits or Limits(), sandboxed, tuple(paths), kernel)
     return RUNS.sub(HOST_PATH, _without_stretches(text, known))
 
 
@@ -65,11 +67,24 @@ def _partial_path_at_end(text: str, paths: list[str]) -> str:
 
 
 @cache
-def _machine_text(limits: Limits, sandboxed: bool, paths: tuple[str, ...]) -> str:
+def _machine_text(limits: Limits, sandboxed: bool, paths: tuple[str, ...],
+                  kernel: bool = False) -> str:
     """The command line that starts a worker, with the worker's source, in the forms a student's
-    text may show it (joined by NULs or spaces, `repr`- or JSON-escaped), paths hidden."""
-    plan = isolation.plan(sandboxed, limits)
-    command = [*plan.argv(SECCOMP_FD), *isolation.PYTHON_FLAGS, "-c", _worker_source()]
+    text may show it (joined by NULs or spaces, `repr`- or JSON-escaped), paths hidden; with
+    ``kernel``, a plain assignment's kernel runner's too."""
+    known = _command_text(limits, sandboxed, paths, ())
+    if kernel:
+        known += "\1" + _command_text(limits, sandboxed, paths,
+                                      isolation.environment_packages())
+    return known
+
+
+def _command_text(limits: Limits, sandboxed: bool, paths: tuple[str, ...],
+                  packages: tuple[Path, ...]) -> str:
+    plan = isolation.plan(sandboxed, limits, packages)
+    runner = (kernel_runner.RUNNER_FLAGS, kernel_runner.RUNNER_SOURCE) if packages \
+        else (isolation.PYTHON_FLAGS, _worker_source())
+    command = [*plan.argv(SECCOMP_FD), *runner[0], "-c", runner[1]]
     forms = [separator.join(command) for separator in ("\0", " ")]
     forms += [forms[0].encode("unicode_escape").decode("ascii"), json.dumps(forms[0])[1:-1],
               "', '".join(command).encode("unicode_escape").decode("ascii")]

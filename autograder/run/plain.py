@@ -174,7 +174,7 @@ def printed(planned: list[Planned], ran: dict[int, Ran], hidden: list[str]) -> s
         for output in ran.get(cell.position, {}).get("outputs", []):
             if output.get("output_type") == "stream" and type(output.get("text")) is str:
                 text.append(output["text"])
-    return without_hidden(machine.hidden("".join(text)[-OUTPUT_TAIL:]), hidden).strip()
+    return without_hidden(machine.hidden("".join(text)[-OUTPUT_TAIL:], kernel=True), hidden).strip()
 
 
 def run(planned: list[Planned], source: nbformat.NotebookNode, files: dict[str, str],
@@ -299,7 +299,7 @@ def _error(done: Ran) -> tuple[str, int | None] | None:
                 found = CELL_LINE.search(ANSI.sub("", str(frame)))
                 if found and found.group(1) == str(done.get("execution_count")):
                     line = int(found.group(2))  # the cell's own frame, not a function's
-            shown = machine.hidden(f"{kind}: {message}" if message else kind)
+            shown = machine.hidden(f"{kind}: {message}" if message else kind, kernel=True)
             return shown[:MAX_DETAIL], line
     return None
 

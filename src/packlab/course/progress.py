@@ -84,10 +84,27 @@ def table(folder: Path, console: Console) -> tuple[Table, bool]:
     return found, visible_only
 
 
+def predictions_table() -> Table:
+    """The learner's predictions, lesson by lesson: how many made, how many right."""
+    from packlab.course import predictions as predict
+
+    found = Table(title="Your predictions (the lessons' predict questions)")
+    for column in ("lesson", "made", "right"):
+        found.add_column(column)
+    lessons = sorted({question.lesson for question in predict.questions().values()})
+    for lesson in lessons:
+        made, right, asked = predict.tally(lesson)
+        found.add_row(lesson, f"{made} of {asked}", f"{right}" if made else "—")
+    made, right, asked = predict.tally()
+    found.add_row("all", f"{made} of {asked}", f"{right}" if made else "—")
+    return found
+
+
 def show(folder: Path, console: Console) -> None:
-    """Print the progress table of ``folder`` on ``console``."""
+    """Print the progress table of ``folder`` and the learner's predictions on ``console``."""
     found, visible_only = table(folder, console)
     console.print(found)
+    console.print(predictions_table())
     if visible_only:
         console.print("Only the visible tests run in this install; the hidden tests run when "
                       "your notebook is graded.")
