@@ -573,6 +573,8 @@ window.MathJax = {
 .reveal .packlab-static table { font-size: 24px !important; margin: 0; }
 .reveal .packlab-static code, .reveal .packlab-still code { font-size: 1em; }
 .reveal .packlab-static [style*="font-size"] { font-size: 24px !important; }
+.reveal .packlab-predict, .reveal .packlab-predict *, .reveal details.packlab-reveal,
+.reveal details.packlab-reveal * { font-size: 24px !important; }
 .packlab-still { border-left: 4px solid #0072b2; padding-left: 10px; }
 .packlab-still-note { color: #555; margin: 4px 0; }
 .packlab-still-row { display: flex; align-items: center; gap: 8px; }

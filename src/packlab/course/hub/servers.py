@@ -124,7 +124,7 @@ def stop(hub: Hub, everything: bool = False, seconds: float = 60) -> list[str]:
 def _servers(hub: Hub) -> list[psutil.Process]:
     """The servers the hub's database says run, with everything they started (kernels,
     terminals); only live processes that are a hub's single-user servers."""
-    database = hub.home / "jupyterhub.sqlite"
+    database = hub.private / "jupyterhub.sqlite"
     if not database.exists():
         return []
     with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
