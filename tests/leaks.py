@@ -45,9 +45,15 @@ def left_running() -> list[psutil.Process]:
     running = []
     for process in found.values():
         with contextlib.suppress(psutil.Error):
-            if process.status() != psutil.STATUS_ZOMBIE:
+            if process.status() != psutil.STATUS_ZOMBIE and not _own_tracker(process, me):
                 running.append(process)
     return running
+
+
+def _own_tracker(process: psutil.Process, me: int) -> bool:
+    """multiprocessing's resource tracker of this very process: it ends when this one does."""
+    return process.ppid() == me and "multiprocessing.resource_tracker" in " ".join(
+        process.cmdline())
 
 
 def describe(process: psutil.Process) -> str:
