@@ -30,7 +30,7 @@ from autograder.run import handed_in, kernel
 from autograder.run import plain as plain_grading
 from autograder.run.engine import GroupScore, Result
 from autograder.run.handed_in import NOTEBOOK_BYTES
-from autograder.run.kernel import RUNNER_SOURCE
+from autograder.run.kernel import runner_source
 from autograder.run.submission import CellProblem
 from packlab.manifest import load, plain_assignments
 
@@ -86,7 +86,7 @@ def grader_fingerprint(assignment: str) -> str:
     assignment the course does not have)."""
     plain = plain_assignments().get(assignment)
     if plain is not None:  # its notebooks (the tests, the release's checksums) and their grader
-        hasher = hashlib.sha256((inspect.getsource(plain_grading) + RUNNER_SOURCE
+        hasher = hashlib.sha256((inspect.getsource(plain_grading) + runner_source()
                                   + inspect.getsource(kernel)).encode())
         for path in (plain.source, plain.release):
             hasher.update(path.read_bytes() if path.is_file() else b"\0")

@@ -22,6 +22,7 @@ import stat
 import subprocess
 import tempfile
 import time
+from functools import cache
 from pathlib import Path
 
 import nbformat
@@ -30,7 +31,14 @@ from autograder.checks.suite import StudentError
 from autograder.run import footprint, isolation
 from autograder.run.isolation import Limits
 
-RUNNER_SOURCE = (Path(__file__).parent / "kernel_runner.py").read_text(encoding="utf-8")
+
+@cache
+def runner_source() -> str:
+    """The kernel runner's source (read when a plain assignment is graded: the student install,
+    which imports this module's neighbours, ships no runner)."""
+    return (Path(__file__).parent / "kernel_runner.py").read_text(encoding="utf-8")
+
+
 RUNNER_FLAGS = ("-S", "-u")  # the packages' folder comes on PYTHONPATH, so not -I
 MAX_NOTEBOOK = 16 * 1024 * 1024  # the run notebook sent back
 MAX_FILES = 32 * 1024 * 1024  # the files beside the notebook, together
@@ -124,7 +132,7 @@ def _run(request: bytes, seconds: float, limits: Limits, sandboxed: bool,
 
     with isolation.seccomp_pipe(plan) as seccomp, tempfile.TemporaryFile() as said:
         process = subprocess.Popen(
-            [*plan.argv(seccomp), *RUNNER_FLAGS, "-c", RUNNER_SOURCE, str(request_read),
+            [*plan.argv(seccomp), *RUNNER_FLAGS, "-c", runner_source(), str(request_read),
              str(response_write)], cwd=folder, stdin=subprocess.DEVNULL, stdout=said,
             stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=preexec, env=env,
             pass_fds=(request_read, response_write, *([seccomp] if seccomp else [])))

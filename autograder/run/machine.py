@@ -24,7 +24,6 @@ from pathlib import Path
 
 from autograder import worker
 from autograder.run import isolation
-from autograder.run import kernel as kernel_runner
 from autograder.run.isolation import Limits
 
 HOST_PATH = "…"  # what a detail of this machine in a student's text is shown as
@@ -81,8 +80,10 @@ def _machine_text(limits: Limits, sandboxed: bool, paths: tuple[str, ...],
 
 def _command_text(limits: Limits, sandboxed: bool, paths: tuple[str, ...],
                   packages: tuple[Path, ...]) -> str:
+    from autograder.run import kernel  # graders only: the student install has no kernel runner
+
     plan = isolation.plan(sandboxed, limits, packages)
-    runner = (kernel_runner.RUNNER_FLAGS, kernel_runner.RUNNER_SOURCE) if packages \
+    runner = (kernel.RUNNER_FLAGS, kernel.runner_source()) if packages \
         else (isolation.PYTHON_FLAGS, _worker_source())
     command = [*plan.argv(SECCOMP_FD), *runner[0], "-c", runner[1]]
     forms = [separator.join(command) for separator in ("\0", " ")]

@@ -575,6 +575,8 @@ window.MathJax = {
 .reveal .packlab-static [style*="font-size"] { font-size: 24px !important; }
 .reveal .packlab-predict, .reveal .packlab-predict *, .reveal details.packlab-reveal,
 .reveal details.packlab-reveal * { font-size: 24px !important; }
+.reveal .packlab-predict p, .reveal .packlab-predict fieldset { margin: 2px 0; padding: 0 4px; }
+.reveal .packlab-predict fieldset label { display: inline-block !important; margin-right: 1em; }
 .packlab-still { border-left: 4px solid #0072b2; padding-left: 10px; }
 .packlab-still-note { color: #555; margin: 4px 0; }
 .packlab-still-row { display: flex; align-items: center; gap: 8px; }
