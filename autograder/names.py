@@ -19,12 +19,20 @@ that could pass for another is refused, with the reason `problem` gives, and gra
 
 Everything else is a name, whatever it holds: spaces inside, any script, ``=2+5``; outputs
 escape it where it goes (`autograder.escape`).
+
+Names that look alike are told to the instructor, never merged or renamed (`look_alikes`): an
+all-Cyrillic ``сосо`` beside a Latin ``coco`` are two students, each with their own rows, and the
+class's summary names them together. What looks alike is read from Unicode's confusables
+(`confusable_homoglyphs`, which carries the table itself and works offline).
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+from confusable_homoglyphs import categories, confusables
 
 from autograder.escape import visible
 
@@ -78,3 +86,31 @@ def problem(name: str) -> str | None:
         mixed = " and ".join(sorted(a.title() for a in alphabets))
         return f"mixes {mixed} letters, which look alike ({_named(odd)})"
     return None
+
+
+def looks_like(name: str) -> str:
+    """``name`` as it looks: each character with a Latin look-alike in Unicode's confusables
+    (Cyrillic ``с``, Greek ``Α``, the digit ``0``) written as that Latin letter."""
+    shown = []
+    for char in name:
+        found = confusables.is_confusable(char, preferred_aliases=["latin"])
+        latin = [h["c"] for h in found[0]["homoglyphs"] if h["n"].startswith("LATIN ")] \
+            if found else []
+        shown.append(latin[0] if latin else char)
+    return "".join(shown)
+
+
+def look_alikes(names: Iterable[str]) -> list[list[str]]:
+    """The groups of two or more different ``names`` that look the same (`looks_like`), each
+    sorted, in order of their first name."""
+    groups: dict[str, set[str]] = defaultdict(set)
+    for name in names:
+        if not _undecodable(name):
+            groups[looks_like(name)].add(name)
+    return sorted(sorted(group) for group in groups.values() if len(group) > 1)
+
+
+def scripts(name: str) -> str:
+    """The alphabets ``name`` is written in, by Unicode's name for them: "Cyrillic and Latin"."""
+    found = sorted(categories.unique_aliases(name) - {"COMMON", "INHERITED"})
+    return " and ".join(s.title() for s in found) or "no letters"

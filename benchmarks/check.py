@@ -18,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 
 def right_answer(folder: Path) -> Path:

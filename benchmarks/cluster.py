@@ -23,7 +23,7 @@ from pathlib import Path
 
 from grading import make_class  # benchmarks/grading.py: the same class
 
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 PACKLAB = Path(sys.executable).parent / "packlab"
 

@@ -43,8 +43,8 @@ import nbformat
 
 from autograder.checks import example_cache, gallery
 from autograder.run.isolation import Limits
-from packlab.course.manifest import ROOT, Exercise, load
 from packlab.course.release import BIN, NBGRADER, nbgrader_env, release
+from packlab.manifest import ROOT, Exercise, load
 
 TARGET_RATIO = 60.0  # × nbgrader's throughput
 TARGET_RATE = 15.0  # notebooks per second

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from autograder.run import engine, sandbox
 from autograder.run.isolation import require_sandbox
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grading import make_class  # noqa: E402 - the benchmark class, laid out the same way

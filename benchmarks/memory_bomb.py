@@ -25,7 +25,7 @@ from pathlib import Path
 
 from autograder.cohort.classroom import grade_class
 from autograder.run.isolation import Limits
-from packlab.course.manifest import ROOT, load
+from packlab.manifest import ROOT, load
 
 sys.path.insert(0, str(ROOT / "tests"))
 from conftest import submit, with_answer  # noqa: E402

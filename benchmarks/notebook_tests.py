@@ -15,7 +15,7 @@ import time
 import nbformat
 from nbclient import NotebookClient
 
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 
 def main() -> int:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from grading import make_class
 
-from packlab.course.manifest import ROOT, load
+from packlab.manifest import ROOT, load
 
 EXPECTED_TO_DIFFER = ("grader", "graded_at")  # graded.json's keys that name the grader and time
 

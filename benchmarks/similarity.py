@@ -21,7 +21,7 @@ import itertools
 from autograder.checks import gallery
 from autograder.cohort import similarity
 from autograder.cohort.similarity import Answer
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 
 class Renamer(ast.NodeTransformer):

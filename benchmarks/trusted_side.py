@@ -26,8 +26,8 @@ import nbformat
 
 from autograder.run import submission
 from autograder.run.handed_in import NOTEBOOK_BYTES
-from packlab.course.manifest import load
 from packlab.course.release import BIN
+from packlab.manifest import load
 
 PACK = load().exercise("02")
 HUGE_ANSWER = '''

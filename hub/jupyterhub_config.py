@@ -14,6 +14,9 @@ import sys
 
 from packlab.course.hub.accounts import instructors, learners
 from packlab.course.hub.layout import INSTRUCTORS, PROXY, WORKSPACE, Hub, python_environment
+from packlab.course.hub.proxy import LastingProxy
+from packlab.course.hub.proxy import token as proxy_token
+from packlab.course.hub.servers import admin_token
 from packlab.course.room.hub import configure as configure_room
 from packlab.course.workspace import START
 
@@ -26,8 +29,15 @@ c.JupyterHub.hub_port = hub.api_port
 c.ConfigurableHTTPProxy.command = [str(PROXY)]
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{hub.proxy_api_port}"
 c.ConfigurableHTTPProxy.pid_file = str(hub.home / "proxy.pid")
-c.JupyterHub.db_url = f"sqlite:///{hub.home / 'jupyterhub.sqlite'}"
+c.JupyterHub.db_url = f"sqlite:///{hub.private / 'jupyterhub.sqlite'}"  # root's alone
 c.JupyterHub.cookie_secret_file = str(hub.home / "jupyterhub_cookie_secret")
+
+# HTTPS, when a certificate and its key are named (PACKLAB_HUB_SSL_CERT, PACKLAB_HUB_SSL_KEY):
+# the proxy serves them on HUB_PORT; the hub's own ports stay on this machine's loopback.
+if hub.ssl_cert:
+    c.JupyterHub.bind_url = f"https://{hub.ip}:{hub.port}"
+    c.JupyterHub.ssl_cert = hub.ssl_cert
+    c.JupyterHub.ssl_key = hub.ssl_key
 
 # Who may log in: the roster's learners and the instructors' group, with their system password.
 c.JupyterHub.authenticator_class = "pam"
@@ -94,18 +104,32 @@ c.JupyterHub.services = [{
                 f"--timeout={hub.idle_timeout}", "--cull-every=60"],
 }]
 
-# A token for scripts that run the class (the tests, the room's service): PACKLAB_HUB_ADMIN_TOKEN.
-if os.environ.get("PACKLAB_HUB_ADMIN_TOKEN"):
-    c.JupyterHub.services.append({"name": "packlab-admin",
-                                  "api_token": os.environ["PACKLAB_HUB_ADMIN_TOKEN"]})
-    c.JupyterHub.load_roles.append({
-        "name": "packlab-admin",
-        "scopes": ["admin:users", "admin:servers", "list:users", "read:users", "list:services",
-                   "read:services"],
-        "services": ["packlab-admin"],
-    })
+# A token for root's commands that run the class (`packlab hub warm`, the tests, the benchmark):
+# PACKLAB_HUB_ADMIN_TOKEN, else one kept in the hub's home that only root can read.
+c.JupyterHub.services.append({"name": "packlab-admin", "api_token": admin_token(hub)})
+c.JupyterHub.load_roles.append({
+    "name": "packlab-admin",
+    "scopes": ["admin:users", "admin:servers", "list:users", "read:users", "list:services",
+               "read:services", "access:servers", "access:services!service=room"],
+    "services": ["packlab-admin"],
+})
 
 # The room: every learner's check counted on a live chart that the instructors open (names hidden
 # until asked for); learners see that it is on and can opt out with `packlab room off`.
 c.JupyterHub.load_groups["learners"] = {"users": sorted(learners(hub.roster))}
-configure_room(c, db=hub.home / "room.sqlite", port=hub.room_port, presenters="instructors")
+configure_room(c, db=hub.private / "room.sqlite", port=hub.room_port, presenters="instructors")
+
+
+# The class survives the hub (issue 35.2): stopping, restarting or upgrading the hub leaves every
+# server, kernel and open tab running. The hub leaves the servers and the proxy running when it
+# stops and finds them again when it starts: LocalProcessSpawner keeps each server's pid in the
+# database, LastingProxy keeps the last hub's proxy and its routes (its token is kept in the
+# hub's home). A crashed server is seen within 10 s; the proxy's page for it (hub/templates/
+# 503.html) starts it again and brings the learner back. `packlab hub stop --everything` ends all.
+c.JupyterHub.cleanup_servers = False
+c.JupyterHub.cleanup_proxy = False
+c.JupyterHub.proxy_class = LastingProxy
+c.ConfigurableHTTPProxy.auth_token = proxy_token(hub.proxy_token)
+c.JupyterHub.pid_file = str(hub.hub_pid)
+c.Spawner.poll_interval = 10
+c.JupyterHub.template_paths = [os.path.join(os.path.dirname(__file__), "templates")]

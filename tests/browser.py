@@ -188,14 +188,16 @@ def stop_group(process: subprocess.Popen) -> None:
             continue
 
 
-def wait_for_http(url: str, process: subprocess.Popen, seconds: float, log: Path) -> None:
-    """Poll ``url`` until it answers 200; fail with the log's tail if the process dies first."""
+def wait_for_http(url: str, process: subprocess.Popen, seconds: float, log: Path,
+                  context=None) -> None:
+    """Poll ``url`` until it answers 200; fail with the log's tail if the process dies first.
+    ``context``: the ssl.SSLContext an https ``url`` is checked with."""
     deadline = time.monotonic() + seconds
     while True:
         if process.poll() is not None:
             pytest.fail(f"{process.args} exited with {process.returncode}:\n{tail(log)}")
         try:
-            with urllib.request.urlopen(url, timeout=5) as answer:
+            with urllib.request.urlopen(url, timeout=5, context=context) as answer:
                 if answer.status == 200:
                     return
         except (urllib.error.URLError, OSError):
@@ -245,6 +247,7 @@ def lab_server(tmp: Path, seconds: float = 90) -> Iterator[Lab]:
         JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
         JUPYTERLAB_SETTINGS_DIR=str(tmp / "lab-settings"),
         JUPYTERLAB_WORKSPACES_DIR=str(tmp / "lab-workspaces"),
+        XDG_STATE_HOME=str(tmp / "state"),  # the learner's hints, quiz key and predictions
     )
     # No "Would you like to get notified about official Jupyter news?" toast over the views.
     settings = tmp / "lab-settings" / "@jupyterlab" / "apputils-extension"

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from leaks import pytest_configure, pytest_sessionfinish  # noqa: F401 - no process left running
 
-from packlab.course.manifest import ROOT, Exercise, load
+from packlab.manifest import ROOT, Exercise, load
 
 COURSE = load()
 EXERCISES = COURSE.exercises
@@ -184,3 +185,13 @@ def undated(results: str) -> dict:
     for attempt in data.get("extra_data", {}).get("counted", {}).get("attempts", []):
         attempt["graded_at"] = ""
     return data
+
+
+@pytest.fixture(scope="session")
+def rehearsal(tmp_path_factory):
+    """One copy of the course in which the guides' pages run, each once (tests/guide_walk.py):
+    tests/test_guides.py and tests/test_authoring.py share it (one xdist group, "guides")."""
+    from guide_walk import Rehearsal, copy_course, environment
+
+    course = copy_course(tmp_path_factory.mktemp("guides") / "course")
+    return Rehearsal(course, environment(course))

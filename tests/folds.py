@@ -12,6 +12,8 @@ tests/test_browser_lab.py and tests/test_browser_book.py share it.
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,16 +70,22 @@ FOLDS = f"""([root, code]) => {{
 
 @dataclass(frozen=True)
 class Expected:
-    """How many folds a lesson has: its ``%%reveal`` cells and its markdown ``<details>`` boxes."""
+    """How many folds a lesson has: its plain ``%%reveal`` cells, its markdown ``<details>``
+    boxes, and its ``%%reveal ID`` predict questions (whose answers open only after a committed
+    prediction, issue 36)."""
 
     reveals: int
     markdown: int
+    predictions: int = 0
 
 
 def expected(path: Path) -> Expected:
     cells = nbformat.read(path, as_version=4).cells
     return Expected(
-        reveals=sum(c.cell_type == "code" and c.source.startswith("%%reveal") for c in cells),
+        reveals=sum(c.cell_type == "code" and c.source.split("\n")[0].strip() == "%%reveal"
+                    for c in cells),
+        predictions=sum(c.cell_type == "code" and c.source.startswith("%%reveal ")
+                        and bool(c.source.split("\n")[0].split()[1:]) for c in cells),
         markdown=sum(len(re.findall(r"<details\b", c.source)) for c in cells
                      if c.cell_type == "markdown"))
 
@@ -102,3 +110,15 @@ def problems(found: dict, want: Expected, ran: bool) -> list[str]:
     if markdown < want.markdown:
         wrong.append(f"{markdown} folded explanations, expected {want.markdown}")
     return wrong
+
+
+SEALED = re.compile(r"data-packlab-sealed='([A-Za-z0-9+/=]+)'")
+
+
+def sealed_answer(cell) -> str:
+    """What an executed ``%%reveal ID`` cell opens after a committed prediction, as HTML: the
+    explanation, then the cell's output (read from the seal its static page carries)."""
+    (output,) = cell.outputs
+    found = SEALED.search(output.data["text/html"])
+    assert found, f"{cell.id}: no sealed prediction form in its output"
+    return json.loads(base64.b64decode(found[1]))["answer"]

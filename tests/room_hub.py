@@ -1,4 +1,4 @@
-"""A real JupyterHub with the room's service, for the room's tests (and its load benchmark).
+"""A real JupyterHub with the room's service, for the room's tests.
 
 JupyterHub from the venv, configurable-http-proxy from npm (installed once into
 ``.venv/node/``), the room configured by `packlab.course.room.hub.configure`, every port free and
@@ -24,6 +24,8 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
@@ -185,27 +187,42 @@ def start(folder: Path, users: list[str], learners: list[str], extra: str = "") 
     return hub
 
 
-def stop(hub: Hub) -> None:
-    """End the hub, its proxy, its services and any server it spawned."""
-    for sig, grace in ((signal.SIGTERM, 15), (signal.SIGKILL, 5)):
-        try:
-            os.killpg(hub.process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            hub.process.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+def stop(hub: Hub, seconds: float = 120) -> list[str]:
+    """End the hub and let it stop what it started (its proxy, services and servers, each in
+    a session of its own); what was still running after it (then ended)."""
+    family = _family(hub)
+    try:
+        hub.process.send_signal(signal.SIGTERM)
+        hub.process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(hub.process.pid, signal.SIGKILL)
+        hub.process.wait()
+    left = []
+    for process in family:
+        with contextlib.suppress(psutil.Error):
+            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                left.append(" ".join(process.cmdline())[:120])
+                process.kill()
+    return left
+
+
+def _family(hub: Hub) -> list[psutil.Process]:
+    """The hub's process and every process it started."""
+    with contextlib.suppress(psutil.Error):
+        root = psutil.Process(hub.process.pid)
+        return [root, *root.children(recursive=True)]
+    return []
 
 
 @contextlib.contextmanager
 def running(folder: Path, users: list[str], learners: list[str], extra: str = "") -> Iterator[Hub]:
+    """A hub for the ``with`` block; it fails if anything of the hub outlives its stop."""
     hub = start(folder, users, learners, extra)
     try:
         yield hub
     finally:
-        stop(hub)
+        left = stop(hub)
+    assert not left, f"still running after the hub stopped: {left}"
 
 
 def restart_room(hub: Hub, seconds: float = 60) -> None:

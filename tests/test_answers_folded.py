@@ -295,16 +295,20 @@ def test_a_markdown_answer_under_the_reveal_is_caught_until_it_is_folded():
 # ---- every lesson: an answer comes only after its question, folded ---------------------------
 
 @pytest.mark.parametrize("path", [one.path for one in COURSE.lessons], ids=lambda p: p.stem[:2])
-def test_what_explains_a_reveal_is_folded_right_after_it(path):
-    """One mechanism in all ten lessons: the ``%%reveal`` output, then a ``<details>`` box."""
+def test_what_explains_a_reveal_waits_behind_its_prediction(path):
+    """One mechanism in all ten lessons (issue 36): each ``%%reveal ID`` names its question in
+    predictions.toml, which holds the explanation; no markdown after it explains anything."""
+    from packlab.course.predictions import questions
+
     notebook_cells = cells(path)
     assert reveals(path), "no %%reveal predict cell"
     for index in reveals(path):
+        first = notebook_cells[index].source.splitlines()[0].split()
+        assert len(first) == 2 and first[1] in questions(), (
+            f"{notebook_cells[index].id}: a reveal that names no question: {first}")
         after = notebook_cells[index + 1] if index + 1 < len(notebook_cells) else None
-        assert after is not None and after.cell_type == "markdown", notebook_cells[index].id
-        assert after.source.startswith("<details><summary>"), (
-            f"{after.id}: what follows a reveal is not folded: {after.source[:40]!r}")
-        assert "</details>" in after.source, f"{after.id}: a fold that never closes"
+        assert after is None or "<details" not in after.source, (
+            f"{after.id}: an explanation folded after the reveal, open without a prediction")
 
 
 @pytest.mark.parametrize("path", [one.path for one in COURSE.lessons], ids=lambda p: p.stem[:2])
@@ -362,7 +366,7 @@ def test_lesson_03_does_not_print_its_slider_answer_before_asking():
     stretches = agreeing_stretches()
     assert stretches == [(60, 71), (90, 101), (510, 521), (528, 539), (553, 580), (595, 610),
                          (617, 652)]
-    read = before("03", question_index("03", "Find budgets in that range at which they"))
+    read = before("03", question_index("03", "Find the lowest budget in that range"))
     assert not says_number(read, sum(b - a + 1 for a, b in stretches))
     told = [f"{a}-{b}" for a, b in stretches
             if re.search(rf"(?<!\d){a}\s*(?:to|-|–|,)\s*{b}(?!\d)", read)]
@@ -387,10 +391,12 @@ def printed_numbers(text: str) -> set[int]:
 
 
 def folded_text(cell) -> str:
-    """What a %%reveal cell's fold holds once opened, as text."""
-    (output,) = cell.outputs
-    folded = output.data["text/html"].split("</summary>", 1)[1]
-    return html.unescape(re.sub(r"<[^>]+>", " ", folded))
+    """What a %%reveal cell prints, shown once its prediction is committed (sealed in its page),
+    as text."""
+    from folds import sealed_answer
+
+    printed = sealed_answer(cell).split("</summary>", 1)[1]  # the output, not the explanation
+    return html.unescape(re.sub(r"<[^>]+>", " ", printed))
 
 
 @pytest.mark.slow

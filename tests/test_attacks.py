@@ -26,7 +26,7 @@ from as_user import folder, give, leftover_processes, run_as_user
 from conftest import COURSE, submit, with_answer
 from test_escaping import formula_cells
 
-from autograder import names, outfolder
+from autograder import names, outfolder, worker
 from autograder.checks import gallery
 from autograder.cohort import record
 from autograder.cohort.classroom import grade_class
@@ -35,7 +35,7 @@ from autograder.run import footprint, isolation
 from autograder.run.handed_in import NOTEBOOK_BYTES
 from autograder.run.isolation import Limits
 from autograder.term import bundle, lms
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ordinary-user")]
 
@@ -160,10 +160,12 @@ GALLERY_SAYS = {
     "memory_bomb_children": (DIED, "it used more than 1024 MiB of memory across its processes"),
     "hoards_memfds": ("it raised PermissionError",),
     "hoards_system_v_memory": ("it raised PermissionError",),
+    "reads_the_machine": ("raised RuntimeError: ", "it raised RuntimeError: "),
 }
 # Nothing of the machine that grades may reach a student: the sandbox's command line, the
-# interpreter's folder, the staging folder, the worker's source.
-HOST_DETAILS = ("bwrap", "--unshare", "--ro-bind", "--uid", isolation.STAGE, "def _run_cells(",
+# interpreter's folder, the staging folder, the worker's source (its start, too).
+HOST_DETAILS = ("bwrap", "--unshare", "--ro-bind", "--uid", "--seccomp", isolation.STAGE,
+                "def _run_cells(", Path(worker.__file__).read_text()[3:40],
                 *isolation.host_paths())
 
 
@@ -303,6 +305,7 @@ SPARSE_BYTES = 4 << 30  # a notebook of 4 GiB that takes no room on the disk (tr
 UNDECODABLE = os.fsdecode(b"bad\xff")  # a folder name from a cp1252 zip
 LOOK_ALIKE = "honest\u00a0"  # the honest classmate's name and a no-break space
 FAKE_ASSIGNMENT = PACK.name + "\u00a0"  # 02-greedy-pack and a no-break space
+CYRILLIC_COCO, MIXED_COCO = "\u0441\u043e\u0441\u043e", "\u0441oco"  # сосо, all Cyrillic; сoco
 STRAY_FOLDERS = 300
 
 
@@ -348,6 +351,10 @@ def name_cases() -> list[Case]:
         Case("fake_assignment", PACK, None, PACK.max_score, build=fake_assignment),
         Case("many_folders", PACK, right, PACK.max_score, build=stray_folders),
         Case("semi;=1+1;x", PACK, right, PACK.max_score),
+        # Issue 37: look-alikes of a classmate, all-Cyrillic and mixed: reported, never merged.
+        Case("coco", PACK, right, PACK.max_score),
+        Case(CYRILLIC_COCO, PACK, wrong, 0),
+        Case(MIXED_COCO, PACK, right, None, reason="its name mixes Cyrillic and Latin letters"),
         Case("formula_notebook_name", PACK, None, None, reason="no notebook called "
              f"{PACK.name}.ipynb (found =HYPERLINK(1).ipynb, x;",  # then '=cmd| in grades.csv
              build=in_place("formula_notebook_name", lambda folder: [
@@ -558,6 +565,19 @@ def test_names_that_pass_for_others_are_refused_and_take_nothing(graded, tmp_pat
     assert LOOK_ALIKE not in made and UNDECODABLE not in made and "honest" in made
     assert any(line.startswith(f"{LOOK_ALIKE}: no bundle (its name has characters that "
                                "cannot be seen") for line in bundles.problems)
+
+
+def test_names_that_look_alike_are_reported_and_kept_apart(graded):
+    """coco, an all-Cyrillic сосо and a mixed сoco: each keeps its own row (the mixed one
+    refused for its name), and the class's summary names all three together."""
+    cases, rows, out, _ = graded
+    scores = {r["student"]: r["score"] for r in rows if r["assignment"] == PACK.name}
+    assert (scores["coco"], scores[CYRILLIC_COCO], scores[MIXED_COCO]) == (PACK.max_score, 0, 0)
+    said = " ".join((out / "summary.md").read_text(encoding="utf-8").split())
+    assert f"look alike (each kept apart with their own rows; nothing was merged or renamed: " \
+        f"check they are different people): coco (Latin) and {MIXED_COCO} (Cyrillic and " \
+        f"Latin) and {CYRILLIC_COCO} (Cyrillic)" in said, said
+    assert "honest (Latin)" not in said
 
 
 def test_a_huge_notebook_is_refused_by_its_size_unread(graded):

@@ -1,104 +1,79 @@
-"""An instructor adds an exercise of their own (issue 27.2): `packlab new-exercise` writes every
-file, `packlab author check` says in words what is missing or wrong, `packlab release NAME`
+"""An instructor adds an exercise of their own (issue 27.2, 34.5): `packlab new-exercise` writes
+every file, `packlab author check` says in words what is missing or wrong, `packlab release NAME`
 releases that exercise alone, and `packlab grade` grades a class on it.
 
-The walk is the guide's own: book/instructors/new-exercise.md's ```bash blocks, run in order in a
-temporary copy of the course with that copy's code first on the path (so nothing is written into
-this checkout). The broken variants then each break one thing in that copy and read what
-`packlab author check` says.
+The walk is the guide's own: book/instructors/new-exercise.md's ```bash blocks, run once for the
+session in the guides' rehearsal (tests/guide_walk.py, shared with tests/test_guides.py), under
+the first exercise number the course has free. The broken variants then each break one thing in
+a copy of it and read what `packlab author check` says. A must-raise exercise is then made with
+the scaffold from nothing to a graded class, writing only into the files the guide names.
 """
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+import must_raise as must_raise_walk
 import nbformat
 import pytest
+from guide_walk import (
+    EXAMPLE,
+    NEW_EXERCISE,
+    bash_blocks,
+    copy_course,
+    environment,
+    free_number,
+    renumbered,
+)
 
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("authoring")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("guides")]
 
-GUIDE = ROOT / "book" / "instructors" / "new-exercise.md"
-NAME = "11-trim-history"
 SUITE = "trim_history"
+NAME = renumbered(EXAMPLE, free_number(ROOT / "course.toml"))  # 11-trim-history, or as free
 
 
-def bash_blocks(page: Path) -> list[str]:
-    """The page's ```bash blocks, in order."""
-    return re.findall(r"^```bash\n(.*?)^```", page.read_text(encoding="utf-8"), re.M | re.S)
-
-
-def course_copy(folder: Path) -> Path:
-    """A copy of the course's files (what a clone holds, and any new file not ignored)."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        source = ROOT / name
-        if source.is_file():
-            target = folder / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-    return folder
-
-
-def env_for(course: Path) -> dict[str, str]:
-    """The copy's code first on the path, this environment's scripts first on PATH."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PACKLAB_COURSE_TOML",)}
-    env["PYTHONPATH"] = f"{course / 'src'}{os.pathsep}{course}"
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    return env
-
-
-def run(course: Path, command: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-e", "-c", command], cwd=course, env=env_for(course),
-                          capture_output=True, text=True, timeout=900)
-
-
-def digests(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+def run(course: Path, command: str, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-e", "-c", command], cwd=course,
+                          env=env or environment(course), capture_output=True, text=True,
+                          timeout=900)
 
 
 @pytest.fixture(scope="module")
-def walked(tmp_path_factory) -> dict:
-    """The guide walked in a copy of the course: what each block printed, and the releases of
-    the other exercises before and after."""
-    course = course_copy(tmp_path_factory.mktemp("authoring") / "course")
-    blocks = bash_blocks(GUIDE)
-    others = [p for p in (course / "exercises").iterdir()]
-    before = {p.name: digests(p) for p in others}
-    said = []
-    for block in blocks:
-        done = run(course, block)
-        assert done.returncode == 0, f"the guide's block failed:\n{block}\n{done.stdout}\n" \
-                                     f"{done.stderr}"
-        said.append(done.stdout)
-    after = {p.name: digests(p) for p in others}
-    return {"course": course, "said": said, "before": before, "after": after, "blocks": blocks}
+def walked(rehearsal) -> dict:
+    """The new-exercise guide walked in the guides' rehearsal: what each block printed, and the
+    releases of the other exercises before and after."""
+    failure = rehearsal.run_page(NEW_EXERCISE)
+    assert failure is None, failure
+    before, after = rehearsal.releases[NEW_EXERCISE]
+    name = rehearsal.example
+    assert name == NAME
+    return {"course": rehearsal.course, "said": rehearsal.said[NEW_EXERCISE], "name": name,
+            "before": {k: v for k, v in before.items() if not k.startswith(name)},
+            "after": {k: v for k, v in after.items() if not k.startswith(name)},
+            "blocks": [b.code for b in bash_blocks(NEW_EXERCISE)]}
 
 
 def test_the_guide_walks_from_nothing_to_a_graded_class(walked):
-    course, said = walked["course"], walked["said"]
+    course, said, name = walked["course"], walked["said"], walked["name"]
     first_check = next(out for block, out in zip(walked["blocks"], said, strict=True)
                        if "author check" in block)
     assert "FILL IN" in first_check and "not released" in first_check
     released = next(out for block, out in zip(walked["blocks"], said, strict=True)
                     if "packlab release" in block)
-    assert f"{NAME}: ready." in released  # the author check after release and recording
+    assert f"{name}: ready." in released  # the author check after release and recording
     rows = {row["student"]: row for row in
             csv.DictReader((course / "graded-trim" / "grades.csv").open(encoding="utf-8"))}
     assert (rows["ada"]["score"], rows["ada"]["max_score"]) == ("5", "5")
     assert rows["bob"]["score"] == "0" and rows["cy"]["score"] == "0"
-    feedback = (course / "graded-trim" / "students" / "bob" / NAME / "feedback.html").read_text()
+    feedback = (course / "graded-trim" / "students" / "bob" / name / "feedback.html").read_text()
     assert "the newest turns matter most" in feedback
     named = {(row["student"], row["misconception"]) for row in
              csv.DictReader((course / "graded-trim" / "misconceptions.csv").open())}
@@ -186,10 +161,35 @@ def _notebook_not_course_toml(course: Path) -> None:
 
 def _diagnose_names_an_unknown_key(course: Path) -> None:
     _edit(course / "autograder/checks/suites/trim_history.py",
-          '("keeps-oldest", keep_oldest(', '("kept-oldest", keep_oldest(')
+          'return MISCONCEPTIONS["keeps-oldest"]', 'return MISCONCEPTIONS["kept-oldest"]')
+
+
+def _diagnose_returns_a_key(course: Path) -> None:
+    _edit(course / "autograder/checks/suites/trim_history.py",
+          'return MISCONCEPTIONS["newest-first"]', 'return "newest-first"')
+
+
+def _mutant_named_for_two_ideas(course: Path) -> None:
+    (course / "autograder/checks/mutants/trim_history/two_ideas.py").write_text(
+        "# misconception: keeps-oldest\n# keeps the oldest of a long history, and returns a "
+        "short one newest first\n"
+        "def trim_history(turns, budget):\n"
+        "    kept, used = [], 0\n"
+        "    for turn in (turns if len(turns) > 3 else turns[::-1]):\n"
+        "        if used + turn['tokens'] > budget:\n"
+        "            break\n"
+        "        kept.append(turn)\n"
+        "        used += turn['tokens']\n"
+        "    return kept\n")
 
 
 BROKEN = {
+    "a diagnosis returning a key, not a misconception": (
+        _diagnose_returns_a_key, "raised AttributeError"),
+    "a mutant named for two ideas": (
+        _mutant_named_for_two_ideas,
+        "the mutant trim_history/two_ideas is named for 2 ideas: 'keeps-oldest' and "
+        "'newest-first' (visible: ✗"),
     "a diagnosis naming a key the table lacks": (
         _diagnose_names_an_unknown_key, "the suite's own code raised KeyError: 'kept-oldest'"),
     "a missing misconception key": (_no_mutates_input, "no 'mutates-input' entry"),
@@ -213,5 +213,70 @@ def test_author_check_names_each_problem_in_words(walked, tmp_path, broken):
     assert done.returncode == 1, done.stdout + done.stderr
     assert words in said, done.stdout + done.stderr
     if broken == "stale recorded answers":
-        assert "are stale" in said and "reference.record 11-trim-history`" in said
+        assert "are stale" in said and f"reference.record {NAME}`" in said
     assert "Traceback" not in done.stdout + done.stderr
+
+
+# --- a must-raise exercise, from nothing to a graded class ----------------------------------
+
+@pytest.fixture(scope="module")
+def must_raise(tmp_path_factory) -> dict:
+    """`must_raise.walk` in a fresh copy of the course, under the first free number."""
+    course = copy_course(tmp_path_factory.mktemp("must-raise") / "course")
+    name = f"{free_number(course / 'course.toml')}-{must_raise_walk.SLUG}"
+    env = environment(course)
+    done = must_raise_walk.walk(course, name, lambda command: run(course, command, env))
+    return {"course": course, "name": name, "done": done}
+
+
+def _results(course: Path, student: str, name: str) -> dict[str, str]:
+    found = json.loads((course / "graded-raise" / "students" / student / name /
+                        "results.json").read_text(encoding="utf-8"))
+    return {test["name"]: test.get("output", "") for test in found["tests"]}
+
+
+def test_a_must_raise_exercise_goes_from_the_scaffold_to_a_graded_class(must_raise):
+    course, name, done = must_raise["course"], must_raise["name"], must_raise["done"]
+    for step, ran in done.items():
+        assert "Traceback" not in ran.stdout + ran.stderr, step
+        assert ran.returncode == (1 if step == "first check" else 0), \
+            f"{step}:\n{ran.stdout}\n{ran.stderr}"
+    assert "FILL IN" in done["first check"].stdout
+    assert f"{name}: ready." in " ".join(done["check"].stdout.split())
+    rows = {row["student"]: row for row in
+            csv.DictReader((course / "graded-raise" / "grades.csv").open(encoding="utf-8"))}
+    assert (rows["ada"]["score"], rows["ada"]["max_score"]) == ("5", "5")
+    assert all(rows[s]["score"] == "0" for s in ("bob", "eve", "cy", "dee"))
+    named = {(row["student"], row["misconception"]) for row in
+             csv.DictReader((course / "graded-raise" / "misconceptions.csv").open())}
+    assert {("bob", "wrong-answer"), ("cy", "accepts-bad-input"),
+            ("dee", "not started")} <= named
+    cy = _results(course, "cy", name)["Visible tests"]
+    assert "it raises ValueError, as the course's answer does" in cy
+
+
+def test_the_author_wrote_only_into_the_files_the_guide_names(must_raise):
+    """Whatever else changed in the course was made by the commands: the course.toml entry,
+    the release, the recorded answers, the class and its grading."""
+    course, name = must_raise["course"], must_raise["name"]
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"],
+                            cwd=course, capture_output=True, text=True, check=True).stdout
+    changed = {line[3:] for line in status.splitlines()}
+    named = [str(p) for p in must_raise_walk.named_files(name)]
+    made = ["course.toml", f"exercises/{name}/",
+            f"autograder/checks/suites/recorded/{must_raise_walk.FUNCTION}.json",
+            "class-raise/", "graded-raise/", "gradebook.db", ".cache/", ".home/"]
+    others = {path for path in changed
+              if not any(path == p or path.startswith(p.rstrip("/") + "/")
+                         for p in named + made)}
+    assert not others, others
+
+
+def test_each_student_gets_their_own_hidden_edge_cases_and_counts_are_not_scaled(must_raise):
+    course, name = must_raise["course"], must_raise["name"]
+    calls = {}
+    for student in ("bob", "eve"):  # the same wrong answer
+        said = _results(course, student, name)["Hidden tests: edge cases"]
+        calls[student] = re.search(r"the call:\s+(.*)", said).group(1)
+        assert "one turn of three" in said and calls[student].endswith("], 1)"), said
+    assert calls["bob"] != calls["eve"]

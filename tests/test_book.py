@@ -214,8 +214,9 @@ def test_exercise_pages_show_the_task_and_never_a_solution(built, exercise):
     raw = page.read_text(encoding="utf-8")
     for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "HIDDEN TESTS"):
         assert marker not in raw
-    assert not re.search(r"run_tests\([^)]*(edge-cases|properties)", text)
-    assert f'run_tests("{exercise.name}"' in text and '"visible")' in text
+    assert not re.search(r"run_tests\([^)]*(edge-cases|properties|hidden)", text)
+    assert all(f'run_tests("{exercise.name}", {exercise.function}, "{group}")' in text
+               for group in exercise.visible_groups)
     assert exercise.function in text and "make lab" in text
     leaked = [line for line in _solution_lines(exercise) if line in text]
     assert not leaked, leaked

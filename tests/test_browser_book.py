@@ -25,7 +25,7 @@ from browser import (
     static_server,
 )
 
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("book")]
 
@@ -366,8 +366,7 @@ def test_no_code_block_is_cut_off_at_the_right_edge(pages, served, visits, one_c
 # The code cell that prints a predict-the-output answer: a %%reveal cell (its output is a folded
 # details.packlab-reveal box), or in the older form the cell right after an "Answer" block
 # (PREDICTIONS below finds the same cells in the page's JavaScript).
-PREDICT_CELL = ("div.cell:has(details.packlab-reveal), "
-                "details:has(> summary:text-is('Answer')) + div.cell")
+PREDICT_CELL = "div.cell:has(form.packlab-predict)"
 
 
 def test_no_page_explains_a_quiz_before_check(book, pages):
@@ -384,48 +383,62 @@ def test_no_page_explains_a_quiz_before_check(book, pages):
     assert not found, "pages that explain a quiz's options:\n" + report(found)
 
 
-# For each predict cell of a page: its printed output, shown (displayed and in the page's visible
-# text) before and after a click on the toggle above it.
-PREDICTIONS = """() => [...new Set([...document.querySelectorAll('details > summary')]
-    .filter(summary => summary.textContent.trim() === 'Answer')
-    .map(summary => summary.parentElement.nextElementSibling)
-    .concat([...document.querySelectorAll('details.packlab-reveal')]
-        .map(box => box.closest('div.cell'))))]
-    .filter(cell => cell && cell.matches('div.cell')).map(cell => {
-    const output = cell.querySelector('details.packlab-reveal')
-        || cell.querySelector('.cell_output');
-    const printed = [...output.querySelectorAll('pre')].map(p => p.textContent).join(' ')
+# For each predict question of a page (issue 36): what its answer prints, whether that (or its
+# explanation) can be read before a commit, whether Commit with nothing given opens it, and after
+# every part is given and committed: the verdict, the answer shown, the fields locked.
+PREDICTIONS = """() => [...document.querySelectorAll('form.packlab-predict')].map(form => {
+    const bytes = Uint8Array.from(atob(form.dataset.packlabSealed), c => c.charCodeAt(0));
+    const data = JSON.parse(new TextDecoder().decode(bytes));
+    const box = document.createElement('div');
+    box.innerHTML = data.answer;
+    const printed = [...box.querySelectorAll('pre')].map(p => p.textContent).join(' ')
         .split(/\\s+/).join(' ').trim();
-    const shown = () => [...output.querySelectorAll('pre')].every(p => p.checkVisibility())
-        && document.querySelector('main').innerText.split(/\\s+/).join(' ').includes(printed);
-    const before = shown();
-    const toggle = cell.querySelector('details.packlab-reveal > summary, details.hide > summary');
-    if (toggle) toggle.click();
-    return {printed: printed, before: before, after: shown()};
+    const explained = [...box.querySelectorAll('p, li')].map(p => p.textContent)
+        .join(' ').split(/\\s+/).join(' ').trim().slice(0, 60);
+    const answer = form.querySelector('.packlab-predict-answer');
+    const main = () => document.querySelector('main').innerText.split(/\\s+/).join(' ');
+    const shown = () => answer.checkVisibility() && main().includes(printed);
+    const before = shown() || main().includes(explained);
+    form.querySelector('button[type=submit]').click();
+    const empty = shown() || !/Answer every part first/.test(form.innerText);
+    for (const field of form.querySelectorAll('.packlab-predict-ask')) {
+        const radio = field.querySelector('input[type=radio]');
+        if (radio) radio.checked = true;
+        else field.querySelector('input[type=text]').value = '0';
+    }
+    form.querySelector('button[type=submit]').click();
+    const verdict = form.querySelector('.packlab-predict-verdict');
+    return {id: form.dataset.packlabQuestion, printed: printed, before: before, empty: empty,
+            after: shown() && main().includes(explained),
+            verdict: /(Matches|Does not match)/.test(verdict.innerText)
+                     && verdict.getAttribute('aria-live') === 'polite',
+            locked: [...form.querySelectorAll('input, button')].every(e => e.disabled)};
 })"""
 
 
-def test_predicted_output_shows_only_when_opened(pages, served, one_chromium):
-    """Each predict-the-output cell's printed answer is hidden until the reader opens it."""
+def test_predicted_output_shows_only_after_a_prediction(pages, served, one_chromium):
+    """Issue 36 in the book: each predict question's answer (its explanation and what the cell
+    prints) cannot be read or opened before every part of a prediction is committed; then the
+    verdict is read out and the answer shows, the fields locked."""
     found = {}
     with chromium(one_chromium) as context:
         page = context.new_page()
         for lesson in COURSE.lessons:
-            page.goto(f"{served}/{page_for(pages, lesson.slug)}", wait_until="domcontentloaded")
-            if lesson.slug == COURSE.lessons[1].slug:
-                page.locator(PREDICT_CELL).first.scroll_into_view_if_needed()
-                page.screenshot(path=screenshot_path("issue10-book-predict-closed"))
+            page.goto(f"{served}/{page_for(pages, lesson.slug)}", wait_until="load")
+            if lesson.slug == COURSE.lessons[0].slug:
+                page.locator(PREDICT_CELL).last.scroll_into_view_if_needed()
+                page.screenshot(path=screenshot_path("issue36-book-predict-asked"))
             found[lesson.slug] = page.evaluate(PREDICTIONS)
-            if lesson.slug == COURSE.lessons[1].slug:
-                page.screenshot(path=screenshot_path("issue10-book-predict-opened"))
-                page.locator(".packlab-static", has_text="greedy packer").screenshot(
-                    path=screenshot_path("issue10-book-quiz"))
-    assert all(found.values()), f"lessons without a predict-the-output cell: {found}"
-    wrong = {slug: [cell for cell in cells if not cell["printed"] or cell["before"]
-                    or not cell["after"]] for slug, cells in found.items()}
-    wrong = {slug: cells for slug, cells in wrong.items() if cells}
-    assert not wrong, "outputs shown before the toggle, or not after:\n" + "\n".join(
-        f"{slug}: {cells}" for slug, cells in wrong.items())
+            if lesson.slug == COURSE.lessons[0].slug:
+                page.locator(PREDICT_CELL).last.screenshot(
+                    path=screenshot_path("issue36-book-predict-verdict"))
+    assert all(found.values()), f"lessons without a predict question: {found}"
+    wrong = {slug: [q for q in questions if not q["printed"] or q["before"] or q["empty"]
+                    or not q["after"] or not q["verdict"] or not q["locked"]]
+             for slug, questions in found.items()}
+    wrong = {slug: questions for slug, questions in wrong.items() if questions}
+    assert not wrong, "answers readable before a prediction, or not after:\n" + "\n".join(
+        f"{slug}: {questions}" for slug, questions in wrong.items())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -810,31 +823,39 @@ OPENED = """(box) => box.open && [...box.childNodes].some(node => node.nodeName 
 
 
 def test_every_answer_is_folded_in_the_book_until_opened(pages, served, one_chromium):
-    """On each lesson page every fold (a %%reveal output, the explanation after it, a widget's
-    answers) is closed and shows only its summary; no sentence a fold hides can be read
-    elsewhere on the page; a click opens a folded explanation."""
+    """On each lesson page every fold left (a plain %%reveal output, a markdown box) is closed
+    and shows only its summary; each predict question's form is there; and no sentence of what a
+    question explains after a prediction (predictions.toml) can be read on the page (issue 36)."""
     from folds import expected, folds, problems
+
+    from packlab.course.predictions import questions
+
+    def explained(slug: str) -> list[str]:
+        return [" ".join(sentence.split()) for key, question in questions().items()
+                if key.startswith(slug[:2])
+                for sentence in re.split(r"(?<=[.!?])\s|\n", question.explain)
+                if len(sentence.strip()) >= 24]
+
+    def told(slug: str) -> list[str]:
+        text = " ".join(page.locator("main").inner_text().split())
+        return [sentence for sentence in explained(slug) if sentence in text]
 
     found = {}
     with chromium(one_chromium) as context:
         page = context.new_page()
         for lesson in COURSE.lessons:
             page.goto(f"{served}/{page_for(pages, lesson.slug)}", wait_until="load")
-            wrong = problems(folds(page, "main", "div.cell"), expected(lesson.path), ran=True)
-            if lesson == COURSE.lessons[0]:  # the check bites: a hidden sentence said in prose
-                hidden = page.evaluate("() => [...document.querySelectorAll('main details "
-                                       "> :not(summary)')].map(e => e.textContent)"
-                                       ".find(t => t.trim().length > 40)")
+            want = expected(lesson.path)
+            wrong = problems(folds(page, "main", "div.cell"), want, ran=True)
+            forms = page.locator("main form.packlab-predict").count()
+            if forms != want.predictions:
+                wrong.append(f"{forms} predict forms, expected {want.predictions}")
+            wrong += [f"explained before a prediction: {sentence!r}" for sentence in told(
+                lesson.slug)]
+            if lesson == COURSE.lessons[0]:  # the check bites: an explanation said in prose
                 page.evaluate("(t) => document.querySelector('main').insertAdjacentHTML("
-                              "'beforeend', '<p>' + t + '</p>')", hidden)
-                assert folds(page, "main", "div.cell")["leaked"], "the check cannot fail"
-                page.goto(f"{served}/{page_for(pages, lesson.slug)}", wait_until="load")
-            summary = page.locator("main details:not(.packlab-reveal) > summary").first
-            if not wrong:
-                summary.scroll_into_view_if_needed()
-                summary.click()
-                if not page.evaluate(OPENED, summary.locator("xpath=..").element_handle()):
-                    wrong.append("a click on an explanation's summary does not open it")
+                              "'beforeend', '<p>' + t + '</p>')", explained(lesson.slug)[0])
+                assert told(lesson.slug), "the check cannot fail"
             if wrong:
                 page.screenshot(path=screenshot_path(f"issue29-book-{lesson.slug[:2]}"),
                                 full_page=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from browser import WAIT_MS, chromium, free_port, require_browser, stop_group, wait_for_http
 
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("formgrader"),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]

@@ -13,6 +13,7 @@ checks that the summary (taken/skipped, or lost) and the plot follow the new bud
 from __future__ import annotations
 
 import html
+import json
 import re
 import time
 from pathlib import Path
@@ -620,6 +621,14 @@ OUTPUT_FOLDS = """(count) => document.querySelectorAll(
     '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output details').length >= count"""
 OPENED = """(box) => box.open && [...box.childNodes].some(node => node.nodeName !== 'SUMMARY'
     && node.nodeType === Node.ELEMENT_NODE && node.checkVisibility())"""
+# Issue 36: each predict question's form, with its Commit button, and nothing of its answer shown.
+PREDICT_FORMS = """(count) => {
+    const forms = [...document.querySelectorAll(
+        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output .packlab-predict')];
+    return forms.length === count && forms.every(form => form.querySelector('button')
+        && !form.querySelector('.packlab-predict-answer').checkVisibility()
+        && !form.querySelector('.packlab-predict-answer').textContent.trim());
+}"""
 # A lesson run here by its own slider test shares that test's Run All.
 RUN_ELSEWHERE = ("02", "04")
 
@@ -631,6 +640,10 @@ def check_folded(page, lab, notebook: str, ran: bool) -> None:
     page.wait_for_function(MARKDOWN_RENDERED)
     if ran:
         page.wait_for_function(OUTPUT_FOLDS, arg=want.reveals)
+        page.wait_for_function(PREDICT_FORMS, arg=want.predictions)
+        shown = " ".join(page.locator(NOTEBOOK).inner_text().split())
+        told = [sentence for sentence in explanations(notebook) if sentence in shown]
+        assert not told, f"{notebook}: an explanation shown before any prediction: {told}"
     wrong = problems(folds(page, NOTEBOOK, ".jp-CodeCell"), want, ran)
     if wrong:
         page.screenshot(path=screenshot_path(f"issue29-lab-{Path(notebook).stem}-unfolded"),
@@ -642,19 +655,36 @@ def folded_before_run_all(lab, notebook: str):
     return lambda page: check_folded(page, lab, notebook, ran=False)
 
 
+def explanations(notebook: str) -> list[str]:
+    """The sentences (24 characters or more) a lesson's predict questions explain after a
+    commit."""
+    from packlab.course.predictions import questions
+
+    lesson = Path(notebook).name[:2]
+    return [" ".join(sentence.split()) for key, question in questions().items()
+            if key.startswith(lesson)
+            for sentence in re.split(r"(?<=[.!?])\s|\n", question.explain)
+            if len(sentence.strip()) >= 24]
+
+
 def check_opens(page, notebook: str) -> None:
-    """A click on the summary opens a folded output, and a folded explanation."""
-    panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden):visible")
-    for where in (".jp-OutputArea-output", ".jp-MarkdownOutput"):
-        summary = panel.locator(f"{where} details > summary").first
-        summary.scroll_into_view_if_needed()
-        summary.click()
-        box = summary.locator("xpath=..").element_handle()
-        try:
-            page.wait_for_function(OPENED, arg=box, timeout=10_000)
-        except Exception:  # noqa: BLE001 - Playwright's timeout: say which fold did not open
-            pytest.fail(f"{notebook}: a click on a fold's summary in {where} does not open it")
-    page.screenshot(path=screenshot_path(f"issue29-lab-{Path(notebook).stem}-opened"))
+    """The first predict question commits (every part given) and then opens its answer."""
+    form = page.locator(f"{NOTEBOOK} .jp-OutputArea-output .packlab-predict").first
+    form.scroll_into_view_if_needed()
+    for field in form.locator(".packlab-predict-ask").all():
+        radio = field.locator("input[type=radio]")
+        if radio.count():
+            radio.first.check()
+        else:
+            field.locator("input[type=text]").fill("0")
+    form.locator("button", has_text="Commit my prediction").click()
+    answer = form.locator(".packlab-predict-answer")
+    try:
+        answer.wait_for(timeout=10_000)
+    except Exception:  # noqa: BLE001 - Playwright's timeout: say which answer did not open
+        pytest.fail(f"{notebook}: a committed prediction does not open its answer")
+    assert form.locator(".packlab-predict-verdict").inner_text().strip()
+    page.screenshot(path=screenshot_path(f"issue36-lab-{Path(notebook).stem}-opened"))
 
 
 @pytest.mark.parametrize("lesson", [one for one in COURSE.lessons
@@ -684,7 +714,7 @@ def test_every_lesson_and_exercise_opens_without_unsaved_changes(context, lab):
     changes?". The learner's copies now carry that metadata: each opens, its kernel starts, and
     nothing is marked unsaved."""
     from packlab.course import workspace
-    from packlab.course.manifest import load
+    from packlab.manifest import load
 
     course = load()
     paths = [workspace.START]
@@ -747,3 +777,87 @@ def test_a_wrong_answer_run_all_reaches_the_slider_with_the_learners_bar(context
     wait_for_text(view.locator(".widget-html-content"), plain(mine.summary.value))
     assert image_bytes(view)["png"]
     page.close()
+
+
+# --- issue 36: predict, commit, then see ------------------------------------------------------
+
+WALK = "issue36-walk"  # the screenshots of one question, from prediction to verdict
+
+
+def run_cells(page, sources: list[str]):
+    """Run the open notebook's cells holding ``sources``, one by one (Ctrl+Enter); the last."""
+    for source in sources:
+        cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").filter(
+            has_text=source)
+        assert cell.count() == 1, f"no single cell with {source!r}"
+        cell.scroll_into_view_if_needed()
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Control+Enter")
+    return cell
+
+
+def test_a_predict_answer_opens_only_after_a_prediction_with_a_verdict(context, lab):
+    """Lesson 01's coding-assistant question: its answer cannot be opened before the learner
+    commits; an incomplete prediction is refused; typed and committed by keyboard (labelled
+    fields, Enter), it says which part matched and why, in a live region, locks, opens the
+    explanation and the cell's output; START's progress cell then counts it."""
+    from packlab.course.predictions import find
+
+    question = find("01-coding-assistant")
+    notebook = "lessons/01-the-window-is-finite.ipynb"
+    page = context.new_page()
+    page.goto(lab.notebook(notebook))
+    page.wait_for_function(NOTEBOOK_READY,
+                           arg=len(nbformat.read(lab.folder / notebook, as_version=4).cells))
+    cell = run_cells(page, ["%load_ext packlab.course.reveal", "%%reveal 01-coding-assistant"])
+    view = cell.locator(".jp-OutputArea-output .packlab-predict").first
+    commit = view.locator("button", has_text="Commit my prediction")
+    commit.wait_for()
+    assert view.locator("button", has_text="Presenter").count() == 0  # a learner's session
+    answer = view.locator(".packlab-predict-answer")
+    text = cell.locator(".jp-OutputArea").inner_text()
+    assert answer.is_hidden() and "575" not in text and "1425 575" not in page.content()
+    assert "If you said 1,425" not in page.content()
+    cell.screenshot(path=screenshot_path(f"{WALK}-1-asked"))
+
+    commit.click()  # nothing given yet
+    verdict = view.locator(".packlab-predict-verdict")
+    verdict.filter(has_text="Answer every part first").wait_for()
+    assert verdict.get_attribute("aria-live") == "polite" and answer.is_hidden()
+
+    fields = view.locator("input[type=text]")
+    assert fields.count() == len(question.asks)
+    labels = fields.evaluate_all("fields => fields.map(f => f.labels[0].innerText.trim())")
+    assert labels == ["The first number printed (used):", "The second number printed (remaining):"]
+    fields.first.focus()
+    page.keyboard.type("1,425")
+    page.keyboard.press("Tab")
+    page.keyboard.type("600")
+    cell.screenshot(path=screenshot_path(f"{WALK}-2-typed"))
+    page.keyboard.press("Enter")
+    verdict.filter(has_text="Does not match").wait_for()
+    said = " ".join(verdict.inner_text().split())
+    assert "✓ Matches. The first number printed (used): You said 1,425" in said, said
+    assert "✗ Does not match. The second number printed (remaining): You said 600; the " \
+           "answer is 575. The budget minus what was used." in said, said
+    answer.wait_for()
+    opened = " ".join(answer.inner_text().split())
+    assert "If you said 1,425" in opened and "1425 575" in opened, opened
+    assert fields.evaluate_all("fields => fields.every(f => f.disabled)") and commit.is_disabled()
+    cell.screenshot(path=screenshot_path(f"{WALK}-3-verdict"))
+    page.close()
+
+    start = context.new_page()
+    start.goto(lab.notebook("START.ipynb"))
+    start.wait_for_function(NOTEBOOK_READY, arg=2)
+    progress = run_cells(start, ["progress()"])
+    table = progress.locator(".jp-OutputArea-output").filter(has_text="Your predictions")
+    table.wait_for(timeout=3 * WAIT_MS)
+    rows = " ".join(table.inner_text().split())
+    # (other tests of this module's lab commit predictions too: the row counts this one)
+    assert re.search(r"01 │ [12] of 2 │ [01] ", rows), rows
+    kept = json.loads((lab.folder.parent / "state" / "packlab" / "predictions.json").read_text())
+    assert kept["01-coding-assistant"] == {"right": False, "given": ["1,425", "600"]}
+    progress.screenshot(path=screenshot_path(f"{WALK}-4-start"))
+    start.close()
+    shut_down_kernels(lab)

@@ -15,7 +15,7 @@ from browser import (
     screenshot_path,
 )
 
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser-lab")]
 

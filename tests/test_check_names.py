@@ -14,6 +14,7 @@ from autograder.checks.suites import load
 FIRST_CHECK_SAYS = {
     "assemble_turn/best_first_placement": ("edges-first",),
     "assemble_turn/drops_required": ("required", "raise a ValueError"),
+    "assemble_turn/evidence_before_history": ("history is packed first",),
     "assemble_turn/evidence_break": ("evidence", "skipped", "next still"),
     "assemble_turn/evidence_by_input_order": ("evidence", "score", "not in the order"),
     "assemble_turn/history_with_holes": ("history", "no holes"),
@@ -75,7 +76,7 @@ FIRST_CHECK_SAYS = {
     "pack_report/strict_less_than": ("exactly on the budget",),
     "pack_report/used_counts_dropped": ("used", "never the dropped"),
     "score_and_pack/break_at_first_miss": ("skipped", "walk goes on"),
-    "score_and_pack/classic_idf": ("word in every item", "IDF"),
+    "score_and_pack/classic_idf": ("word found in most items", "IDF"),
     "score_and_pack/deferred_count_wrong": ("deferred_count",),
     "score_and_pack/ignores_pinned": ("pinned",),
     "score_and_pack/no_error_signal": ("error boost",),

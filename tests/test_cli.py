@@ -17,7 +17,7 @@ from conftest import COURSE, EXERCISES, with_answer
 
 from packlab.course import cli, workspace
 from packlab.course.cli import learner, terminal
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 PACKLAB = Path(sys.executable).with_name("packlab")
 BY_NUMBER = {e.name[:2]: e for e in EXERCISES}
@@ -281,6 +281,18 @@ def test_progress_after_solving_one(capsys, tmp_path, monkeypatch):
     assert "not started" in row(out, BY_NUMBER["02"].name)
 
 
+def test_progress_counts_the_learners_predictions(capsys, tmp_path, monkeypatch):
+    """Issue 36: `packlab progress` shows the predictions made and right, lesson by lesson."""
+    from packlab.course.predictions import keep
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    keep("03-two-packers-at-200", ["system", "system chunk-b chunk-c"], True)
+    code, out = run(capsys, "progress", "--workspace", str(tmp_path / "nothing-yet"))
+    assert code == 0 and "Your predictions" in out
+    assert re.search(r"03\s*│\s*1 of 2\s*│\s*1", out), out
+    assert re.search(r"01\s*│\s*0 of 2\s*│\s*—", out), out
+
+
 def test_progress_before_the_lab_was_opened(capsys, tmp_path):
     code, out = run(capsys, "progress", "--workspace", str(tmp_path / "nothing-yet"))
     assert code == 0
@@ -471,3 +483,32 @@ def test_every_command_the_learner_module_lacks_is_named_instructor_only():
     learner_only = argparse.ArgumentParser()
     learner.add_commands(learner_only.add_subparsers())
     assert subcommands(cli.parser()) - subcommands(learner_only) == cli.INSTRUCTOR_ONLY
+
+
+def test_the_course_is_the_folder_packlab_runs_in(tmp_path):
+    """As nbgrader's: in a second course's folder (or one below it) its own course.toml is read,
+    not the one of the checkout packlab is installed from; outside any course it says so."""
+    exercise = EXERCISES[0]
+    text = (ROOT / "course.toml").read_text(encoding="utf-8")
+    assert exercise.hints[0] in text
+    second = tmp_path / "second"
+    (second / "lessons").mkdir(parents=True)
+    (second / "course.toml").write_text(text.replace(exercise.hints[0], "Only course two says so."),
+                                        encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PACKLAB_COURSE_TOML"}
+    env.update(COLUMNS="200", XDG_STATE_HOME=str(tmp_path / "state"))
+
+    def hint(cwd: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([str(PACKLAB), "hint", exercise.name], capture_output=True,
+                              text=True, env=env, cwd=cwd, timeout=120)
+
+    inside = hint(second / "lessons")
+    assert inside.returncode == 0 and "Only course two says so." in inside.stdout, inside
+    assert exercise.hints[0] not in inside.stdout and not inside.stderr
+    (tmp_path / "elsewhere").mkdir()
+    outside = hint(tmp_path / "elsewhere")
+    assert outside.returncode == 0 and " ".join(exercise.hints[0].split()) in " ".join(
+        outside.stdout.split()), outside
+    said = " ".join(outside.stderr.split())
+    assert f"No course.toml in {tmp_path / 'elsewhere'} or any folder above it" in said, said
+    assert f"the course packlab is installed with, {ROOT}." in said

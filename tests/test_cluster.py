@@ -24,7 +24,7 @@ from autograder.cohort.record import Graded
 from autograder.cohort.task import Task
 from autograder.run.engine import GroupScore, Result
 from autograder.run.isolation import Limits
-from packlab.course.manifest import MANIFEST
+from packlab.manifest import MANIFEST
 
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")

@@ -48,14 +48,16 @@ def test_the_task_example():
     evidence = [chunk("doc-a", 20, 0.5), chunk("doc-b", 90, 0.9), chunk("doc-c", 10, 0.7)]
     assert assemble_turn(SYS, TOOLS, history, evidence, ASK, 170) == {
         "order": ["sys", "lookup", "user-2", "doc-a", "doc-c", "ask"],
-        "dropped": [{"id": "assistant-1", "reason": "history-over-budget"},
-                    {"id": "user-1", "reason": "history-cut"},
+        "dropped": [{"id": "user-1", "reason": "history-cut"},
+                    {"id": "assistant-1", "reason": "history-over-budget"},
                     {"id": "doc-b", "reason": "evidence-too-large"}],
         "used": 160,
     }
 
 
-def test_the_lesson_lists_drops_as_the_walks_met_them_the_exercise_in_given_order():
+def test_the_lesson_lists_drops_in_the_exercises_order():
+    """Issue 36: the dropped history oldest first, then the evidence in input order, as
+    exercise 10 asks (the walks meet them newest first and best first)."""
     from autograder.checks.reference.conversation import assemble_turn as exercise_10
 
     history = [msg("user-1", "user", 10), msg("call-1", "assistant", 25, "c1"),
@@ -63,12 +65,9 @@ def test_the_lesson_lists_drops_as_the_walks_met_them_the_exercise_in_given_orde
     evidence = [chunk("doc-a", 30, 0.2), chunk("doc-b", 30, 0.9), chunk("doc-c", 80, 0.5)]
     ours = assemble_turn(SYS, TOOLS, history, evidence, ASK, 160)
     theirs = exercise_10(SYS, TOOLS, history, evidence, ASK, 160)
-    assert [d["id"] for d in ours["dropped"]] == ["call-1", "result-1", "user-1", "doc-c",
-                                                  "doc-a"]
-    assert [d["id"] for d in theirs["dropped"]] == ["user-1", "call-1", "result-1", "doc-a",
-                                                    "doc-c"]
-    assert sorted(ours["dropped"], key=theirs["dropped"].index) == theirs["dropped"]
-    assert {**ours, "dropped": None} == {**theirs, "dropped": None}
+    assert [d["id"] for d in ours["dropped"]] == ["user-1", "call-1", "result-1", "doc-a",
+                                                  "doc-c"]
+    assert ours == theirs
 
 
 def test_required_parts_that_do_not_fit_raise_naming_the_shortfall():
@@ -84,7 +83,7 @@ def test_required_parts_exactly_on_the_budget_send_nothing_else():
     result = assemble_turn(SYS, TOOLS, history, [chunk("doc", 5, 1.0)], ASK, 100)
     assert result["order"] == ["sys", "lookup", "ask"] and result["used"] == 100
     assert [d["reason"] for d in result["dropped"]] == [
-        "history-over-budget", "history-cut", "evidence-too-large"]
+        "history-cut", "history-over-budget", "evidence-too-large"]
 
 
 def test_a_pair_is_one_unit_kept_or_dropped_whole():

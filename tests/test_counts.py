@@ -15,14 +15,16 @@ import csv
 import html
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
+import as_user
 import pytest
 from conftest import COURSE, submit, with_answer
 
 from autograder import outfolder
-from packlab.course.manifest import MANIFEST
+from packlab.manifest import MANIFEST
 
 pytestmark = pytest.mark.xdist_group("counts")
 
@@ -121,6 +123,84 @@ def test_packlab_counts_sets_it_per_student_and_refuses_a_typo(term):
                        env=env).returncode == 0
     assert packlab(*grade, env=env).returncode == 0
     assert scores(out) == {"ada": top, "bo": 0, MARKUP: top}
+
+
+# Issue 37: cy hands in a wrong answer on time, then the right one days late whose timestamp.txt
+# claims an hour before the first. Graded by the user running the tests and by an ordinary user.
+BACKDATED = "2026-11-30 08:00:00.000000 UTC"
+AS_USER = ("import os, sys\nos.environ['PACKLAB_COURSE_TOML'] = sys.argv.pop(1)\n"
+           "os.environ['COLUMNS'] = '200'\n"
+           "from packlab.course.cli import main\nraise SystemExit(main())\n")
+
+
+@pytest.fixture(scope="module", params=["invoking user", "ordinary user"])
+def backdated(request, tmp_path_factory):
+    """OUT after both of cy's rounds, and what `packlab history` printed."""
+    ordinary = request.param == "ordinary user"
+    base = as_user.folder() if ordinary else tmp_path_factory.mktemp("backdated")
+    submitted, out, toml = base / "submitted", base / "out", base / "course.toml"
+    entry = f'name = "{TOTAL.name}"\n'
+    toml.write_text(MANIFEST.read_text(encoding="utf-8").replace(entry, entry + (
+        'due = "2026-11-30T17:00:00+00:00"\nlate_policy = { per_day = 0.5 }\n'
+        'counts = "on-time"\n')), encoding="utf-8")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        if not ordinary:
+            return packlab(*args, env={**os.environ, "PACKLAB_COURSE_TOML": str(toml),
+                                       "COLUMNS": "200"})
+        as_user.give(base)
+        return as_user.run_as_user(AS_USER, str(toml), *args)
+
+    try:
+        hand_in(submitted, "cy", WRONG, ON_TIME)
+        for _ in range(2):
+            done = run("grade", str(submitted), "--out", str(out), "--jobs", "1")
+            assert done.returncode == 0, done.stdout + done.stderr
+            hand_in(submitted, "cy", None, BACKDATED)
+        yield out, run("history", str(out)).stdout
+    finally:
+        if ordinary:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("ordinary-user")  # one ordinary user: one test at a time
+def test_a_backdated_resubmission_is_flagged_and_not_taken_as_on_time(backdated):
+    out, history = backdated
+    with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
+        (row,) = [r for r in csv.DictReader(handle) if r["student"] == "cy"]
+    assert (row["score"], row["timestamp_flag"]) == ("0", "backdated"), row  # the on-time one
+    cy = page(out, "cy")
+    assert "its timestamp.txt claims 2026-11-30T08:00:00+00:00, before the time the " \
+        "submission it replaced gave (2026-11-30T09:00:00+00:00), so it is counted as handed " \
+        "in when graded" in cy, cy
+    assert f"Submission 1: handed in 2026-11-30 09:00:00 UTC; tests 0 / {TOTAL.max_score} " \
+        "← counts." in cy
+    assert "Submission 2: handed in 2026-11-30 08:00:00 UTC (so its timestamp.txt says, " \
+        "before the submission it replaced: not believed" in cy
+    lines = [" ".join(line.split()) for line in history.splitlines()]
+    assert any("2026-11-30T08:00:00+00:00 BACKDATED" in line for line in lines), history
+    assert any("2026-11-30T09:00:00+00:00 │" in line and "✓ (on-time)" in line
+               for line in lines), history
+
+
+def test_an_honest_resubmission_is_not_flagged():
+    """A later timestamp is believed; the earliest claim of two is not backdated."""
+    from datetime import UTC, datetime
+
+    from autograder.term import late
+
+    policy = COURSE.exercise("01").late_policy
+    due = datetime(2026, 11, 30, 17, tzinfo=UTC)
+    claim = datetime(2026, 11, 30, 9, tzinfo=UTC)
+    with pytest.MonkeyPatch.context() as patch:
+        for when, flag in ((claim, ""), (datetime(2026, 11, 30, 10, tzinfo=UTC), ""),
+                           (datetime(2026, 11, 30, 8, tzinfo=UTC), late.BACKDATED)):
+            patch.setattr(late, "submitted_at", lambda *_, when=when: (when, ""))
+            said = late.assess(Path("."), due, "", policy, 5, 5, due.replace(day=3, month=12),
+                               claimed_before=claim)
+            assert said.flag == flag
+            assert (said.late_days == 0) is (flag == ""), said
 
 
 PACK = COURSE.exercise("02")

@@ -13,11 +13,23 @@ import tomllib
 import pytest
 from conftest import COURSE
 
-from autograder.checks.compare import Compare, MissingMisconception
-from autograder.checks.suite import Misconception, common_misconceptions
+from autograder.checks.compare import (
+    Compare,
+    CompareOrRaise,
+    MissingMisconception,
+    Unchanged,
+    outcome,
+    vary_parts,
+)
+from autograder.checks.suite import (
+    CheckFailed,
+    Misconception,
+    common_misconceptions,
+    in_process_caller,
+)
 from packlab.course import book, course_map, workspace
 from packlab.course.authoring import scaffold
-from packlab.course.manifest import ROOT, load
+from packlab.manifest import ROOT, load
 
 HEAD = '[course]\ntitle = "t"\ntagline = "g"\n\n'
 LESSONS = "".join(f'[[lessons]]\nslug = "{slug}"\ntitle = "Lesson {slug[:2]}"\n\n'
@@ -162,3 +174,61 @@ def test_new_exercise_refuses_to_write_into_another_folders_course(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     said = " ".join(done.stdout.split())
     assert done.returncode == 2 and "writes into the course at" in said, said
+
+
+def test_the_scaffold_leaves_count_arguments_out_of_the_variation():
+    assert scaffold.counts("pick(parts: list[dict], cap: int, top_k: int) -> list") == {
+        1: "cap", 2: "top_k"}
+    assert scaffold.counts("pack(parts: list[dict], budget: int, reserve: int = 0, "
+                           "max_tokens: int = 5) -> list") == {}
+
+
+def test_vary_parts_scales_tokens_and_budgets_but_never_a_count():
+    import random
+
+    parts = [{"id": "a", "tokens": 3}, {"id": "b", "tokens": 4}]
+    varied = vary_parts(random.Random(1), [parts, 10, 1], counts=(2,))
+    factor = varied[1] // 10
+    assert factor >= 2 and varied[1] == 10 * factor and varied[2] == 1
+    assert [p["tokens"] for p in varied[0]] == [3 * factor, 4 * factor]
+    prefix = varied[0][0]["id"][:-1]
+    assert prefix.endswith("-") and varied[0][1]["id"] == prefix + "b"
+
+
+def _table(lesson: str = "02-priority-then-greedy") -> dict:
+    table = common_misconceptions(lesson)
+    table["mutates-input"] = Misconception("mutates-input", "x", lesson)
+    return table
+
+
+def test_a_changed_argument_is_shown_before_and_after():
+    def empties(parts, ids):
+        ids.clear()
+        return parts
+
+    judge = Compare(function="keep", misconceptions=_table(), expected=lambda parts, ids: parts,
+                    diagnose=lambda args, got: None)
+    with pytest.raises(CheckFailed) as failed:
+        judge.check(in_process_caller(empties), "keeps", [[], ["x"]])
+    got = failed.value.failure.got
+    assert "the call changed the arguments from [[], ['x']] to [[], []]" in got, got
+    with pytest.raises(CheckFailed) as failed:
+        Unchanged().require("keeps", "keep", [[1], 2], [], [[], 2], _table()["mutates-input"])
+    assert "changed the parts from [1] to []" in failed.value.failure.got
+
+
+def test_a_must_raise_judge_has_every_check_a_returning_one_has():
+    def refuse(count):
+        if count < 0:
+            raise ValueError("count below 0")
+        return count
+
+    table = _table()
+    judge = CompareOrRaise(function="refuse", misconceptions=table, expected=outcome(refuse),
+                           error=ValueError, describe_error=str, unmentioned=lambda e, d: [],
+                           diagnose=lambda args, got, expected: table["crash"],
+                           malformed=lambda got: False)
+    from hypothesis import strategies as st
+
+    assert judge.leaves_alone("left alone", st.tuples(st.integers(-2, 2))).name == "left alone"
+    assert isinstance(outcome(refuse)([-1]), ValueError) and outcome(refuse)([3]) == 3

@@ -473,3 +473,19 @@ def test_a_notebook_of_12000_raising_cells_gives_bounded_files(tmp_path):
     check_gradescope(data)
     assert row["status"] == "graded", row
     assert re.search(r"more (notes|cells)", page.decode()), "the page says what was cut"
+
+
+@pytest.mark.parametrize(("group", "scripts"), [
+    (["coco", "\u0441\u043e\u0441\u043e"], ["Latin", "Cyrillic"]),  # сосо: whole-script
+    (["coco", "\u0441oco"], ["Latin", "Cyrillic and Latin"]),  # сoco: mixed
+    (["Alpha", "\u0391lpha"], ["Latin", "Greek and Latin"]),  # a Greek capital alpha
+    (["EPOXA", "\u0415\u0420\u041e\u0425\u0410"], ["Latin", "Cyrillic"]),  # ЕРОХА
+])
+def test_names_that_look_alike_are_found_and_kept(group, scripts):
+    students = [*group, "honest", "ada", "Ada", "bo"]
+    assert names.look_alikes(students) == [sorted(group)]
+    assert [names.scripts(name) for name in group] == scripts
+
+
+def test_different_names_are_not_look_alikes():
+    assert names.look_alikes(["ada", "Ada", "adam", "ана", "bo", "b0b", "bob", "\u4e2d"]) == []

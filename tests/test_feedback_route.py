@@ -25,8 +25,8 @@ import pytest
 from conftest import COURSE
 
 from autograder.checks import gallery
-from packlab.course.manifest import ROOT
 from packlab.course.release import NBGRADER, nbgrader_env
+from packlab.manifest import ROOT
 
 EXERCISE = COURSE.exercise("02-greedy-pack")
 STUDENT = pwd.getpwuid(__import__("os").getuid()).pw_name  # nbgrader's student id: the OS user

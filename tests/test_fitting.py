@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from autograder.checks.reference.fitting import fit as reference_fit
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 from packlab.packing.fitting import (
     MISTAKES,
     RULES,

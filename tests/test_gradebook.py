@@ -287,7 +287,7 @@ def test_hostile_folder_names_stay_out_of_the_gradebook_and_never_stop_it(course
 def test_an_override_on_a_late_submission_shows_the_same_total_in_formgrader(course, tmp_path):
     """ada handed in after 02's cutoff (score 0), then her override gives her 4: formgrader
     used to show 9 / 5 (auto 5 + extra credit 4, the late penalty of 5 not shown)."""
-    from packlab.course.manifest import MANIFEST
+    from packlab.manifest import MANIFEST
 
     copy = tmp_path / "course"
     shutil.copytree(course, copy)

@@ -92,7 +92,7 @@ def test_the_zip_holds_the_scripts_and_the_course_only(bundle):
     names = set(infos)
     for script in ("setup.sh", "run_autograder"):
         assert (infos[script].external_attr >> 16) & 0o111, f"{script} is not executable"
-    assert {"pyproject.toml", "README.md", "course.toml", "src/packlab/course/manifest.py",
+    assert {"pyproject.toml", "README.md", "course.toml", "src/packlab/manifest.py",
             "src/packlab/course/check.py", "autograder/run/engine.py",
             "autograder/glue/gradescope.py",
             "autograder/worker.py", f"autograder/checks/suites/{EXERCISE.suite}.py",

@@ -70,7 +70,7 @@ from autograder.run.engine import grade_notebook
 from autograder.checks.suites import load
 from packlab.course.check import run_tests
 from packlab.course.cli import main
-from packlab.course.manifest import load as load_course
+from packlab.manifest import load as load_course
 from packlab.packing.packers import greedy
 
 
@@ -117,8 +117,12 @@ def student_install(tmp_path_factory) -> dict:
 
 def test_without_the_hidden_package_a_suite_is_its_visible_group_and_says_so(student_install):
     for name, (groups, missing) in student_install["suites"].items():
-        assert groups == ["visible"], name
-        assert missing == ["edge-cases", "properties"], name
+        steps = [group.removesuffix("-visible") for group in groups]
+        if steps == ["visible"]:
+            assert missing == ["edge-cases", "properties"], name
+        else:  # an exercise in graded steps: each step's visible group, its hidden one missing
+            assert all(group.endswith("-visible") for group in groups), name
+            assert missing == [f"{step}-hidden" for step in steps], name
 
 
 def test_without_the_hidden_package_the_grader_refuses_to_grade_everything(student_install):

@@ -4,11 +4,14 @@ tests/test_hub_term.py."""
 
 from __future__ import annotations
 
+import configparser
 import csv
 import grp
 import os
 import pwd
 import secrets
+import shutil
+import socket
 import stat
 import subprocess
 import sys
@@ -16,11 +19,13 @@ from pathlib import Path
 
 import pytest
 from as_user import impossible
+from browser import free_port
+from markdown_it import MarkdownIt
 
 from packlab.course.hub import accounts
 from packlab.course.hub.layout import LEARNERS, Hub
-from packlab.course.hub.serve import problems
-from packlab.course.manifest import ROOT
+from packlab.course.hub.serve import ports_taken, problems
+from packlab.manifest import ROOT
 
 PACKLAB = Path(sys.executable).with_name("packlab")
 
@@ -81,3 +86,86 @@ def test_make_hub_serves_the_hub_on_hub_port():
     said = subprocess.run(["make", "-n", "hub", "HUB_PORT=8123"], cwd=ROOT, capture_output=True,
                           text=True, timeout=60).stdout
     assert "HUB_PORT=8123 .venv/bin/packlab hub serve" in said, said
+
+
+def test_https_needs_a_certificate_and_its_key_both_there(tmp_path):
+    """The guide's HTTPS settings: neither (plain HTTP) or both, each an existing file."""
+    course = tmp_path / "course"
+    course.mkdir(mode=0o2770)
+    (course / "nbgrader_config.py").write_text("")
+    cert, key = tmp_path / "hub.crt", tmp_path / "hub.key"
+
+    def https(**given) -> str:
+        hub = Hub(home=tmp_path / "hub", course=course, roster=tmp_path / "missing.csv", **given)
+        return " ".join(problems(hub))
+
+    assert "HTTPS needs" not in https() and "no certificate at" not in https()
+    assert "needs both a certificate and its key" in https(ssl_cert=str(cert))
+    said = https(ssl_cert=str(cert), ssl_key=str(key))
+    assert f"no certificate at {cert}" in said and f"no key at {key}" in said
+    cert.write_text("x")
+    key.write_text("x")
+    assert "no certificate at" not in https(ssl_cert=str(cert), ssl_key=str(key))
+    assert "no key at" not in https(ssl_cert=str(cert), ssl_key=str(key))
+    hub = Hub.from_environment(Hub(home=tmp_path, course=course, roster=course, ssl_cert=str(cert),
+                                   ssl_key=str(key)).environment())
+    assert (hub.ssl_cert, hub.ssl_key) == (str(cert), str(key))
+
+
+def test_lock_leaves_a_file_only_its_owner_may_open_so(tmp_path):
+    """`packlab hub lock`: the course's files go to the instructors' group, first-passwords.csv
+    (mode 0600) stays its owner's alone and is named."""
+    if os.geteuid() != 0:
+        impossible("giving files to the instructors' group needs root")
+    from packlab.course.hub.accounts import _group
+    from packlab.course.hub.layout import INSTRUCTORS
+    from packlab.course.hub.serve import lock
+
+    _group(INSTRUCTORS)
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "notes.md").write_text("x")
+    passwords = course / "first-passwords.csv"
+    passwords.touch(mode=0o600)
+    assert lock(course) == [passwords]
+    gid = grp.getgrnam(INSTRUCTORS).gr_gid
+    assert os.stat(course / "notes.md").st_gid == gid
+    assert stat.S_IMODE(os.stat(course / "notes.md").st_mode) & 0o060 == 0o060
+    assert stat.S_IMODE(passwords.stat().st_mode) == 0o600 and passwords.stat().st_gid != gid
+
+
+def test_the_guides_service_keeps_the_servers_and_restarts_on_failure(tmp_path):
+    """docs/jupyterhub.md's systemd unit: `packlab hub serve` restarted when it fails, and a
+    stop or restart that ends the hub's own process only (KillMode=process: the learners'
+    servers are in its cgroup); systemd itself finds nothing wrong in it, for this checkout."""
+    text = (ROOT / "docs" / "jupyterhub.md").read_text(encoding="utf-8")
+    units = [t.content for t in MarkdownIt("commonmark").parse(text)
+             if t.type == "fence" and t.info.strip() == "ini"]
+    assert len(units) == 1
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str
+    unit.read_string(units[0])
+    service = unit["Service"]
+    assert service["KillMode"] == "process" and service["Restart"] == "on-failure"
+    assert service["ExecStart"].endswith("/.venv/bin/packlab hub serve")
+    if not shutil.which("systemd-analyze"):
+        impossible("systemd-analyze is not installed")
+    here = tmp_path / "packlab-hub.service"
+    here.write_text(units[0].replace("/srv/course", str(ROOT)))
+    verified = subprocess.run(["systemd-analyze", "verify", str(here)], capture_output=True,
+                              text=True, timeout=60)
+    assert verified.returncode == 0 and not verified.stderr.strip(), verified.stderr
+
+
+def test_the_hub_names_a_port_another_program_holds(tmp_path):
+    """Another program on the hub's API port: named, instead of JupyterHub's EADDRINUSE
+    traceback."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        hub = Hub(home=tmp_path, course=tmp_path, roster=tmp_path / "roster.csv",
+                  ip="127.0.0.1", port=free_port(), api_port=port, proxy_api_port=free_port(),
+                  room_port=free_port())
+        assert ports_taken(hub) == [f"port {port} (the hub's API) is in use by another program"]
+    assert ports_taken(hub) == []

@@ -1,98 +1,172 @@
-"""The Kubernetes plan's Helm values (hub/k8s/values.yaml) use only keys the Zero to JupyterHub
-chart (4.x) knows, with values of the kinds it accepts, and say what book/instructors/kubernetes.md
-promises. `helm template` cannot run here (the chart is not reachable), so the part of the
-chart's values schema the file uses is written down below and checked with jsonschema."""
+"""The Kubernetes plan (hub/k8s/values.yaml, hub/k8s/packlab.yaml) fits Zero to JupyterHub's own
+values schema and says what the code does on one machine.
+
+The schema: the `jupyterhub` chart's values.schema.yaml and its default values.yaml, chart 4.2.0
+(github jupyterhub/zero-to-jupyterhub-k8s, tag 4.2.0, commit 5534b85561a8a843d28b486e3681cff00f
+10ecf3, jupyterhub/values.schema.yaml and jupyterhub/values.yaml). Helm validates the chart's
+defaults merged with ours, so this test does the same. Published code is kept out of this
+repository: the two files are read from the steering repository's shared/ folder
+(``../shared/z2jh-4.2.0/``) or the folder PACKLAB_Z2JH_CHART names.
+"""
 
 from __future__ import annotations
+
+import os
+import types
+from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
+from traitlets.config import Config
 
-from packlab.course.manifest import ROOT
+from autograder.glue.exchange import name_uid
+from packlab.course.hub.layout import COLLECT
+from packlab.course.room import hub as room_hub
+from packlab.course.room.report import URL_VARIABLE
+from packlab.manifest import ROOT
 
-VALUES = ROOT / "hub" / "k8s" / "values.yaml"
-QUANTITY = {"type": "string", "pattern": r"^[0-9.]+(Mi|Gi|M|G|m)?$"}
-NUMBER_OR_QUANTITY = {"anyOf": [{"type": "number"}, QUANTITY]}
-
-
-def closed(properties: dict, required: tuple[str, ...] = ()) -> dict:
-    """An object with exactly these keys allowed (the chart's schema is closed the same way)."""
-    return {"type": "object", "properties": properties, "additionalProperties": False,
-            "required": list(required)}
-
-
-SERVICE = closed({"url": {"type": "string", "pattern": "^https?://"},
-                  "display": {"type": "boolean"}}, ("url",))
-ROLE = closed({"description": {"type": "string"},
-               "scopes": {"type": "array", "items": {"type": "string"}},
-               "groups": {"type": "array", "items": {"type": "string"}},
-               "services": {"type": "array", "items": {"type": "string"}}}, ("scopes",))
-VOLUME = {"type": "object", "required": ["name"]}
-SCHEMA = closed({
-    "hub": closed({
-        "config": {"type": "object"},
-        "loadRoles": {"type": "object", "additionalProperties": ROLE},
-        "services": {"type": "object", "additionalProperties": SERVICE},
-        "extraConfig": {"type": "object", "additionalProperties": {"type": "string"}},
-    }),
-    "singleuser": closed({
-        "image": closed({"name": {"type": "string"}, "tag": {"type": "string"}},
-                        ("name", "tag")),
-        "cmd": {"type": "array", "items": {"type": "string"}},
-        "defaultUrl": {"type": "string"},
-        "fsGid": {"type": "integer"},
-        "memory": closed({"guarantee": QUANTITY, "limit": QUANTITY}),
-        "cpu": closed({"guarantee": NUMBER_OR_QUANTITY, "limit": NUMBER_OR_QUANTITY}),
-        "storage": closed({
-            "type": {"enum": ["dynamic", "static", "none"]},
-            "capacity": QUANTITY,
-            "homeMountPath": {"type": "string"},
-            "extraVolumes": {"type": "array", "items": VOLUME},
-            "extraVolumeMounts": {"type": "array", "items": closed({
-                "name": {"type": "string"}, "mountPath": {"type": "string"}},
-                ("name", "mountPath"))},
-        }),
-        "extraEnv": {"type": "object", "additionalProperties": {"type": "string"}},
-    }, ("image", "cmd")),
-    "scheduling": closed({
-        "userScheduler": closed({"enabled": {"type": "boolean"}}),
-        "podPriority": closed({"enabled": {"type": "boolean"}}),
-        "userPlaceholder": closed({"enabled": {"type": "boolean"},
-                                   "replicas": {"type": "integer", "minimum": 0}}),
-    }),
-    "cull": closed({"enabled": {"type": "boolean"}, "timeout": {"type": "integer"},
-                    "every": {"type": "integer"}}),
-    "proxy": closed({"chp": closed({"resources": {"type": "object"}})}),
-}, ("hub", "singleuser", "cull"))
+K8S = ROOT / "hub" / "k8s"
+CHART = Path(os.environ.get("PACKLAB_Z2JH_CHART", ROOT.parent / "shared" / "z2jh-4.2.0"))
 
 
 @pytest.fixture(scope="module")
 def values() -> dict:
-    return yaml.safe_load(VALUES.read_text(encoding="utf-8"))
+    return yaml.safe_load((K8S / "values.yaml").read_text(encoding="utf-8"))
 
 
-def test_the_values_fit_the_charts_schema(values):
-    jsonschema.validate(values, SCHEMA)
+@pytest.fixture(scope="module")
+def manifests() -> dict[tuple[str, str], dict]:
+    """hub/k8s/packlab.yaml's objects, by kind and name."""
+    documents = yaml.safe_load_all((K8S / "packlab.yaml").read_text(encoding="utf-8"))
+    return {(d["kind"], d["metadata"]["name"]): d for d in documents}
 
 
-def test_a_wrong_key_is_caught():
-    """The schema can fail: a misspelt key (singleuser.memmory) is refused."""
+@pytest.fixture(scope="module")
+def chart() -> tuple[dict, dict]:
+    """The chart's schema and default values."""
+    if not (CHART / "values.schema.yaml").is_file():
+        pytest.skip(f"Zero to JupyterHub's values schema is not at {CHART}: put the chart's "
+                    "values.schema.yaml and values.yaml there (see this module's docstring)")
+    return tuple(yaml.safe_load((CHART / name).read_text(encoding="utf-8"))
+                 for name in ("values.schema.yaml", "values.yaml"))
+
+
+def helm_merge(defaults: dict, given: dict) -> dict:
+    """Helm's merge of given values over a chart's defaults: maps merge, anything else replaces,
+    null removes."""
+    merged = dict(defaults)
+    for key, value in given.items():
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = helm_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def test_the_values_fit_the_charts_own_schema(values, chart):
+    schema, defaults = chart
+    jsonschema.validate(helm_merge(defaults, values), schema)
+
+
+def test_the_charts_schema_catches_a_wrong_key(values, chart):
+    """The check can fail: a misspelt key (singleuser.memmory) is refused."""
+    schema, defaults = chart
+    wrong = helm_merge(values, {"singleuser": {"memmory": {"limit": "1G"}}})
     with pytest.raises(jsonschema.ValidationError, match="memmory"):
-        jsonschema.validate({"hub": {}, "cull": {}, "singleuser": {
-            "image": {"name": "x", "tag": "1"}, "cmd": ["packlab", "lab"],
-            "memmory": {"limit": "1G"}}}, SCHEMA)
+        jsonschema.validate(helm_merge(defaults, wrong), schema)
+
+
+def test_the_room_is_the_codes_room_with_a_pod_behind_it(values, manifests):
+    """Service name, roles, learners' group and the learners' setting as `configure` makes them
+    for `make hub` (its presenters: the instructors), and the room's pod, its Service and its
+    port behind the service's address."""
+    c = Config()
+    c.JupyterHub.services, c.JupyterHub.load_roles, c.JupyterHub.load_groups = [], [], {}
+    c.Spawner.environment = {}
+    room_hub.configure(c, db="/data/room.sqlite", port=8002, presenters="instructors")
+    (service,) = c.JupyterHub.services
+    hub = values["hub"]
+    assert set(hub["services"]) == {service["name"]}
+    ours = hub["services"][service["name"]]
+    assert ours["oauth_no_confirm"] is service["oauth_no_confirm"] is True
+    for role in c.JupyterHub.load_roles:
+        assert hub["loadRoles"][role["name"]] == {k: v for k, v in role.items() if k != "name"}
+    command = manifests[("Deployment", "packlab-room")]["spec"]["template"]["spec"][
+        "containers"][0]["command"]
+    assert command[command.index("--group") + 1] == service["command"][-1] == "learners"
+    host, port = ours["url"].removeprefix("http://").split(":")
+    served = manifests[("Service", host)]["spec"]
+    assert served["ports"][0]["port"] == int(port)
+    assert served["selector"] == {"app": "packlab-room"}
+    extra = hub["extraConfig"]["packlab"]
+    assert f'URL_VARIABLE: "{ours["url"]}{room_hub.PREFIX.rstrip("/")}"' in extra
+    assert c.Spawner.environment[URL_VARIABLE].endswith(room_hub.PREFIX.rstrip("/"))
+
+
+def test_the_hubs_extra_config_runs_as_the_chart_runs_it(values, tmp_path):
+    """The learners' group from the roster, a uid per account from its name (the one the
+    collect expects), the instructors' server in the course folder with its volume."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name,email\nada,Ada,ada@example.org\nbo,Bo,bo@example.org\n")
+    c = Config()
+    c.JupyterHub.load_groups = dict(values["hub"]["config"]["JupyterHub"]["load_groups"])
+    code = values["hub"]["extraConfig"]["packlab"].replace("/srv/packlab/roster.csv", str(roster))
+    exec(compile(code, "hub.extraConfig.packlab", "exec"), {"c": c})
+    assert c.JupyterHub.load_groups["learners"] == {"users": ["ada", "bo"]}
+    assert c.KubeSpawner.uid(types.SimpleNamespace(user=types.SimpleNamespace(name="ada"))) \
+        == name_uid("ada")
+
+    def spawner(group: str) -> types.SimpleNamespace:
+        user = types.SimpleNamespace(groups=[types.SimpleNamespace(name=group)])
+        return types.SimpleNamespace(user=user, image="student", cmd=["packlab", "lab"],
+                                     default_url="/lab/tree/START.ipynb", volumes=[],
+                                     volume_mounts=[])
+
+    teacher, learner = spawner("instructors"), spawner("learners")
+    for one in (teacher, learner):
+        c.KubeSpawner.pre_spawn_hook(one)
+    assert learner.image == "student" and learner.volumes == []
+    assert teacher.volume_mounts == [{"name": "course", "mountPath": "/srv/course"}]
+    assert teacher.volumes[0]["persistentVolumeClaim"]["claimName"] == "packlab-course"
+    assert "--ServerApp.root_dir=/srv/course" in teacher.cmd
+
+
+def test_the_exchange_its_mode_and_the_forgery_guard(values, manifests, monkeypatch):
+    """Every server mounts the exchange's ReadWriteMany volume where nbgrader's settings say;
+    an init container gives it mode 1777; the instructors' pods (the course mounted) collect
+    with OwnedCollect, by the uid the spawner gives each name."""
+    user = values["singleuser"]
+    mounts = {m["name"]: m["mountPath"] for m in user["storage"]["extraVolumeMounts"]}
+    volumes = {v["name"]: v for v in user["storage"]["extraVolumes"]}
+    claim = volumes["exchange"]["persistentVolumeClaim"]["claimName"]
+    assert manifests[("PersistentVolumeClaim", claim)]["spec"]["accessModes"] == ["ReadWriteMany"]
+    (init,) = user["initContainers"]
+    assert init["command"][-1] == f"chmod 1777 {mounts['exchange']}"
+
+    def settings(course_mounted: bool) -> Config:
+        c = Config()
+        real = os.path.isdir
+        monkeypatch.setattr(os.path, "isdir",
+                            lambda p: course_mounted if p == "/srv/course" else real(p))
+        exec(user["extraFiles"]["nbgrader"]["stringData"], {"get_config": lambda: c})
+        return c
+
+    learner, teacher = settings(False), settings(True)
+    assert learner.Exchange.root == teacher.Exchange.root == mounts["exchange"]
+    assert "ExchangeFactory" not in learner
+    assert teacher.ExchangeFactory.collect == COLLECT
+    assert teacher.OwnedCollect.uids == "name"
 
 
 def test_the_values_say_what_the_plan_says(values):
-    """The student install's command and start page, the exchange on a shared volume, formgrader
-    and the room as hub services, the culler's hour, the measured memory's guarantee."""
+    """The student install's command and start page, the culler's hour, the measured memory's
+    guarantee, the placeholders."""
     user = values["singleuser"]
     assert user["cmd"] == ["packlab", "lab"]
     assert user["defaultUrl"] == "/lab/tree/START.ipynb"
-    mounts = {m["name"]: m["mountPath"] for m in user["storage"]["extraVolumeMounts"]}
-    assert mounts["exchange"] == "/srv/nbgrader/exchange"
-    assert set(values["hub"]["services"]) == {"formgrader", "packlab-room"}
     assert values["cull"]["timeout"] == 3600
     page = (ROOT / "book" / "instructors" / "kubernetes.md").read_text(encoding="utf-8")
     assert f"guarantee {user['memory']['guarantee'].removesuffix('M')} MB" in page

@@ -22,7 +22,7 @@ from conftest import COURSE, submit, with_answer
 from autograder import outfolder
 from autograder.cohort.classroom import grade_class
 from autograder.run.isolation import Limits
-from packlab.course.manifest import MANIFEST, load
+from packlab.manifest import MANIFEST, load
 
 # The module's fixtures are built once only if its tests share one xdist worker.
 pytestmark = pytest.mark.xdist_group("late")
@@ -169,7 +169,7 @@ def test_a_trusted_timestamp_is_not_flagged(term):
      "late policy)")])
 def test_missing_timestamp_counts_as_the_late_policy_says(tmp_path, policy, penalty, days, note):
     from autograder.term import late
-    from packlab.course.manifest import LatePolicy
+    from packlab.manifest import LatePolicy
 
     graded = DUE + timedelta(days=2, hours=19)
     lateness = late.assess(tmp_path, DUE, late.FROM_COURSE,
@@ -256,8 +256,8 @@ def test_packlab_extend_gives_one_student_a_later_due_date(tmp_path):
 
     from nbgrader.api import Gradebook
 
-    from packlab.course.manifest import ROOT
     from packlab.course.release import release
+    from packlab.manifest import ROOT
 
     course = tmp_path / "course"
     course.mkdir()

@@ -28,7 +28,8 @@ from packlab.packing.tokens import (
 
 LESSONS = {lesson.slug[:2]: lesson for lesson in COURSE.lessons if lesson.slug[:2] <= "05"}
 REVEAL = "%%reveal"
-QUESTION = re.compile(r"\*\*What will|\b(find|answer),? before you open", re.I)
+QUESTION = re.compile(r"\*\*What will|\b(find|answer),? before you open|answer in the cell|"
+                      r"the cell under the widget asks", re.I)
 
 
 def cells(number: str) -> list[nbformat.NotebookNode]:
@@ -36,8 +37,13 @@ def cells(number: str) -> list[nbformat.NotebookNode]:
 
 
 def prose(number: str) -> str:
-    """A lesson's markdown, whitespace collapsed (so a phrase may span a line break)."""
-    return " ".join(" ".join(c.source for c in cells(number) if c.cell_type == "markdown").split())
+    """A lesson's markdown and the explanations its predict questions open after a prediction
+    (predictions.toml), whitespace collapsed (so a phrase may span a line break)."""
+    from packlab.course.predictions import questions
+
+    notes = [q.explain for key, q in questions().items() if key.startswith(number)]
+    return " ".join(" ".join([c.source for c in cells(number) if c.cell_type == "markdown"]
+                             + notes).split())
 
 
 def code(number: str) -> str:
@@ -167,7 +173,7 @@ def test_l02_slider_answers_are_true():
     assert len(after) == 5 and set(after) <= set(at[428].skipped)
     assert "so all five are skipped" in prose("02")
     assert (len(at[427].taken), len(at[428].taken)) == (8, 4)
-    assert "at 427 eight parts are kept, at 428 four" in prose("02")
+    assert "At 427 eight parts are kept, at 428 four" in prose("02")
     assert 152 - sum(p["tokens"] for p in chat_parts()[:3]) == 16  # "leave 16 tokens"
     assert min(p["tokens"] for p in chat_parts()[4:]) > 16
     drops = [b for b, _, _ in fewer_parts_for_more_budget()]
@@ -182,7 +188,7 @@ def test_l01_slider_answers_are_true():
     assert pack_state(chat_parts(), greedy, first).taken == ("turn-previous",)
     text = prose("01")
     assert f"`turn-previous`, at {first} tokens" in text
-    assert f"59 + 29 = **{both}**" in text
+    assert f"`system` costs 59 and `turn-latest` 29: **{both}**" in text
     assert f"**{warranty}**: 59 + 29 + 48 for the three parts before it, plus its own 292" in text
     assert warranty == 59 + 29 + 48 + 292
 

@@ -15,6 +15,7 @@ import pytest
 from conftest import COURSE
 
 from packlab.course import quiz
+from packlab.course.predictions import questions
 
 FENCE = re.compile(r"^```.*?^```[^\n]*$", re.S | re.M)
 LESSON = {lesson.slug[:2]: lesson.path for lesson in COURSE.lessons}
@@ -23,9 +24,18 @@ QUIZZES = tomllib.loads(Path(quiz.__file__).with_name(quiz.QUIZZES).read_text(en
 
 
 def markdown(number: str) -> list[str]:
-    """The lesson's markdown cells, as written."""
+    """The lesson's markdown cells, as written, then the explanations its predict questions open
+    after a prediction (predictions.toml)."""
     notebook = nbformat.read(LESSON[number], as_version=4)
-    return [cell.source for cell in notebook.cells if cell.cell_type == "markdown"]
+    return [cell.source for cell in notebook.cells if cell.cell_type == "markdown"] + [
+        notes(key) for key in questions() if key.startswith(number)]
+
+
+def notes(question_id: str) -> str:
+    """What a predict question says once the learner has committed: the explanation, and each
+    part's prompt and why."""
+    question = questions()[question_id]
+    return "\n\n".join([question.explain] + [f"{a.prompt} {a.why}" for a in question.asks])
 
 
 def prose(number: str) -> str:
@@ -258,27 +268,30 @@ def test_l07_predict_states_its_rule_only_in_the_answer():
 
 
 def test_l07_slider_notes_name_budgets_the_slider_shows_and_are_true():
-    """The notes named 436, a budget the slider (steps of about 6) never shows: it shows 431 and
-    437. Every budget the notes name is now one of the slider's options, and says what is there."""
+    """The slider once moved in steps of about 6, so the exact budget the question asks for was
+    not on it (issue 36): the lesson's view now stops at every budget, and every budget the notes
+    name is one of its options and says what is there."""
     from packlab.packing.reasons import pack_with_reasons
     from packlab.views.reasons import drop_reasons_view
 
     request = l07_request()
-    options = set(drop_reasons_view(request).curve.slider.options)
-    notes = cell_with("07", "At the chunk's own size, 292 tokens")
-    sizes = {part["tokens"] for part in request} | {145, 6}  # token counts, not slider budgets
-    named = numbers(notes) - sizes - {1, 2}  # 1. and 2. number the notes
-    assert named == {291, 297, 431, 437, 55, 61}
-    assert named <= options, sorted(named - options)
-    assert "436" not in notes
+    assert "drop_reasons_view(request, budgets=range(sum(part[\"tokens\"] for part in request)" \
+        " + 1))" in "\n".join(c.source for c in nbformat.read(LESSON["07"], 4).cells)
+    options = set(drop_reasons_view(request, budgets=range(
+        sum(part["tokens"] for part in request) + 1)).curve.slider.options)
+    notes = questions()["07-slide-it-yourself"].explain
+    sizes = {part["tokens"] for part in request} | {145}  # token counts, not slider budgets
+    named = numbers(notes) - sizes - {1, 2, 3}  # 1. and 2. number the notes; section 3
+    assert named == {291, 436, 437}
+    assert named | {292, 58, 59} <= options, sorted(named - options)
 
     def reason(part_id: str, budget: int) -> str | None:
         report = pack_with_reasons(request, budget)
         return {d["id"]: d["reason"] for d in report["dropped"]}.get(part_id)
 
-    assert [reason("chunk-warranty", b) for b in (291, 297, 431, 437)] == [
+    assert [reason("chunk-warranty", b) for b in (291, 292, 436, 437)] == [
         "single-chunk-too-large", "over-budget", "over-budget", None]
-    assert (reason("system", 55), reason("system", 61)) == ("single-chunk-too-large", None)
+    assert (reason("system", 58), reason("system", 59)) == ("single-chunk-too-large", None)
     never_over = [part["id"] for part in request if all(
         reason(part["id"], budget) != "over-budget" for budget in range(602))]
     assert never_over == ["system"]
@@ -357,9 +370,9 @@ def test_l08_slider_question_is_answered_only_in_its_notes():
     assert cut == 723 and status[720]["guide/spare-poles"] == "skipped"
     assert status[720]["store/opening-hours"] == "whole"
     assert status[cut]["store/opening-hours"] == "skipped"
-    notes = cell_with("08", "What you should see")
+    notes = questions()["08-slide-the-limit"].explain
     assert "- 723: 80 characters are left" in notes
-    assert "723" not in before("08", "What you should see")
+    assert "723" not in before("08", "## 6.")
     assert "skipped** and a smaller, lower-scored one" not in prose("08")
     slider = evidence_slider(chunks, limit=720, min_span=80).children[0]
     assert reachable(723, slider)
@@ -390,28 +403,31 @@ def test_l10_cache_example_is_below_openais_minimum():
 
 
 def test_l10_slider_notes_name_budgets_the_slider_shows_and_are_true():
-    """"At 413 (from 412)" on a slider in steps of 10; and Q3 asked about 600 and 800, the two
-    budgets section 6 had already printed."""
+    """The slider moved in steps of 10, so the exact budgets at which things change were not on
+    it (issue 36): it now stops at every budget, and the notes name the exact ones, true; Q3 no
+    longer asks about 600 and 800, the two budgets section 6 had already printed."""
     from packlab.packing.conversation import agent_turns, assemble_turn, turn_args
     from packlab.views.conversation import turn_view
 
     slider = turn_view(budget=400).budget
-    notes = cell_with("10", "Nothing: the error names the shortfall")
+    notes = questions()["10-slide-it-yourself"].explain
     named = {n for n in numbers(notes) if n >= 100}
-    assert named == {410, 420, 330, 340, 370, 390}
+    assert named == {279, 297, 413, 412, 328, 337, 368, 385, 292, 758}
     assert all(reachable(n, slider) for n in named)
-    assert "413" not in notes and "412" not in notes
     question = cell_with("10", "## 9. Slide it yourself")
-    assert "600" not in question and "800" not in question
+    assert "800" not in question
 
     turn, _ = agent_turns()
-    sent = {b: assemble_turn(*turn_args(turn, b))["order"] for b in range(280, 480, 10)}
-    assert "call-1" not in sent[410] and {"call-1", "result-1"} <= set(sent[420])
-    assert "chunk-refunds" in sent[410] and "chunk-refunds" not in sent[420]
-    tent = [b for b in (330, 340, 370) if "chunk-tent-care" in sent[b]]
-    assert tent == [330, 370] and "assistant-2" in sent[340] and "chunk-refunds" in sent[390]
+    sent = {b: assemble_turn(*turn_args(turn, b))["order"] for b in range(279, 900)}
+    assert "call-1" not in sent[412] and {"call-1", "result-1"} <= set(sent[413])
+    assert "chunk-refunds" in sent[412] and "chunk-refunds" not in sent[413]
+    tent = [b for b in range(279, 471) if "chunk-tent-care" in sent[b]]
+    starts = [b for b in tent if b - 1 not in tent]
+    assert starts == [328, 368] and 337 not in tent and "assistant-2" in sent[337]
+    assert "chunk-refunds" in sent[385] and "user-3" in sent[297] and "user-3" not in sent[296]
+    assert "chunk-warranty" not in sent[757] and "chunk-warranty" in sent[758]
     history = [[i for i in sent[b] if i.startswith(("user", "assistant", "call", "result"))]
-               for b in range(280, 480, 10)]
+               for b in range(279, 480)]
     assert all(len(a) <= len(b) for a, b in zip(history, history[1:], strict=False))
 
 
@@ -427,7 +443,8 @@ def test_exercise_tasks_state_the_rules_their_suites_grade():
         task_07 = nbformat.read(root / folder / "07-drop-reasons" / "07-drop-reasons.ipynb", 4)
         assert '`{"included": [], "dropped": [], "used": 0}`' in task_07.cells[1].source, folder
         task_06 = nbformat.read(root / folder / "06-fit" / "06-fit.ipynb", 4)
-        assert "names it (a group by its `pair_id`)" in task_06.cells[1].source, folder
+        assert "names it (a group by its `pair_id`)" in "\n".join(
+            cell.source for cell in task_06.cells if cell.cell_type == "markdown"), folder
         task_08 = nbformat.read(root / folder / "08-pack-evidence" / "08-pack-evidence.ipynb", 4)
         assert "**at least `min_span`** and at least 1" in task_08.cells[1].source, folder
     assert '`{"included": [], "dropped": [], "used": 0}`' in cell_with("07", "## Your turn")
@@ -442,7 +459,7 @@ def test_l06_and_l09_slider_notes_name_budgets_their_sliders_show_and_are_true()
 
     request = agent_request()
     view = fit_view(request, budget=700, reserve=150)
-    assert "At reserve 607" in cell_with("06", "What you should see")
+    assert "At reserve 607" in questions()["06-slide-it-yourself"].explain
     assert reachable(607, view.reserve) and reachable(400, view.budget)
     fit(request, budget=700, reserve=606)
     with pytest.raises(ValueError, match="turn-latest"):
@@ -450,7 +467,7 @@ def test_l06_and_l09_slider_notes_name_budgets_their_sliders_show_and_are_true()
 
     items, query = incident_items(), "why did the deploy fail"
     slider = relevance_view(items, query, budget=150).slider
-    assert "At 60 both pinned items fit" in cell_with("09", "What you should see")
+    assert "At 60 both pinned items fit" in questions()["09-type-and-slide"].explain
     assert reachable(60, slider) and reachable(59, slider)
     assert {"system", "chat-latest"} <= set(score_and_pack(items, query, 60)["included"])
     assert "chat-latest" not in score_and_pack(items, query, 59)["included"]

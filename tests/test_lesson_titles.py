@@ -9,7 +9,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 LESSONS = load().lessons
 

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from conftest import COURSE
 
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 
 def _lesson_words():

@@ -11,7 +11,7 @@ from conftest import COURSE, EXERCISES
 from autograder.checks import gallery
 from autograder.checks.suites import load as load_suite
 from packlab.course import course_map
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 
 def grade_cells(path):

@@ -16,7 +16,7 @@ from autograder.cohort.report import feedback_html
 from autograder.run.engine import grade_notebook
 from packlab.course import book, workspace
 from packlab.course.check import FAILED_NOTE, run_tests, summary
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 STARTERS = [e for e in EXERCISES if not e.starter]  # handed out as `raise NotImplementedError`
 
@@ -144,7 +144,7 @@ def hint_keys(text: str) -> list[str]:
 def test_every_hint_command_printed_or_written_is_packlab_hint_and_a_number(capsys, tmp_path):
     texts = {}
     for exercise in EXERCISES:
-        run_tests(exercise.name, not_written)
+        run_tests(exercise.name, not_written, exercise.visible_groups[0])
         texts[f"test cell of {exercise.name}"] = capsys.readouterr().out
         texts[f"packlab check {exercise.name}"] = run(
             capsys, "check", str(released_copy(tmp_path, exercise)))[1]

@@ -20,8 +20,8 @@ from conftest import COURSE, submit, with_answer
 
 from autograder.checks import gallery
 from autograder.glue.feedback import NOTE, hide_regions
-from packlab.course.manifest import ROOT
 from packlab.course.release import NBGRADER, nbgrader_env
+from packlab.manifest import ROOT
 
 EXERCISE = COURSE.exercise("02-greedy-pack")
 SUITE_FILE = ROOT / "autograder" / "checks" / "suites" / f"{EXERCISE.suite}.py"

@@ -61,3 +61,77 @@ def test_code_that_does_not_parse_is_none():
     assert normalised("def pack(parts, budget)\n    return []\n") is None
     assert normalised("x = " + "(" * 100_000 + ")" * 100_000) is None  # too deep: refused
     assert recognise("def pack(:", [("the reference", REFERENCE)], KEEP) is None
+
+
+HELPERS = '''def _fits(used, part, budget):
+    return used + part["tokens"] <= budget
+
+
+def _take(kept, part):
+    kept.append(part["id"])
+    return part["tokens"]
+
+
+def pack(parts, budget):
+    used, kept = 0, []
+    for part in parts:
+        if _fits(used, part, budget):
+            used += _take(kept, part)
+    return kept
+'''
+# HELPERS padded (issue 37): `pass` after every statement, bare constants, docstrings, code after
+# `return`, a branch that never runs, and the helpers moved below the function that uses them.
+PADDED = '''def pack(parts, budget):
+    """Pack."""
+    used, kept = 0, []
+    pass
+    for part in parts:
+        pass
+        if _fits(used, part, budget):
+            used += _take(kept, part)
+            pass
+        0
+        ...
+    return kept
+    print("never")
+    pass
+
+
+if False:
+    print("never either")
+
+
+def _take(kept, part):
+    "Take it."
+    kept.append(part["id"])
+    pass
+    return part["tokens"]
+    kept.clear()
+
+
+def _fits(used, part, budget):
+    pass
+    while False:
+        used = 0
+    if True:
+        return used + part["tokens"] <= budget
+'''
+
+
+def test_statements_that_do_nothing_and_the_order_of_helpers_are_set_aside():
+    assert normalised(PADDED, KEEP) == normalised(HELPERS, KEEP)
+    assert normalised(PADDED) == normalised(HELPERS)
+    assert "pass" not in normalised(PADDED) and "never" not in normalised(PADDED)
+
+
+def test_statements_that_do_something_still_count():
+    """Code before a `return`, a branch on a real test, a `while` that runs: all kept."""
+    assert normalised(HELPERS.replace("    return kept", "    kept.sort()\n    return kept"),
+                      KEEP) != normalised(HELPERS, KEEP)
+    looped = PADDED.replace("while False:", "while used > budget:")
+    assert normalised(looped, KEEP) != normalised(HELPERS, KEEP)
+    assert "while v0 > v2:\n        v0 = 0" in normalised(looped, KEEP)
+    branch = HELPERS.replace("    return used", "    if part:\n        return 0\n    return used")
+    assert normalised(branch, KEEP) != normalised(HELPERS, KEEP)
+    empty = "def pack(parts, budget):\n    pass\n"
+    assert normalised(empty, KEEP) == "def pack(v0, v1):\n    pass"

@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 NOTEBOOKS = sorted(
     p for folder in ("lessons", "solutions", "exercises")

@@ -9,7 +9,7 @@ import pytest
 from conftest import COURSE, EXERCISES, executed
 from nbclient import NotebookClient
 
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,9 @@ from conftest import COURSE, submit, with_answer
 
 from autograder.checks import gallery
 from autograder.run.engine import grade_notebook
-from packlab.course import check, manifest
-from packlab.course.manifest import ALL_OR_NOTHING, PROPORTIONAL
+from packlab import manifest
+from packlab.course import check
+from packlab.manifest import ALL_OR_NOTHING, PROPORTIONAL
 
 PACK = COURSE.exercise("02-greedy-pack")
 BREAK = gallery.load("pack/break_at_first_miss")

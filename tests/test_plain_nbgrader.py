@@ -22,8 +22,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from packlab.course.manifest import ROOT
 from packlab.course.release import BIN, NBGRADER, nbgrader_env, release
+from packlab.manifest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("plain-nbgrader")]
 
@@ -126,8 +126,8 @@ def nbgrader_grades(course: Path) -> dict[str, dict]:
             grades = {g.name: g for g in submission.notebooks[0].grades}
             found[submission.student.id] = {
                 # auto scores: packlab's late penalty is extra credit on top; a deleted
-                # test cell has none, which nbgrader counts as 0
-                "cells": {name: grades[name].auto_score or 0.0 for name in TESTS},
+                # test cell has none (None: left ungraded)
+                "cells": {name: grades[name].auto_score for name in TESTS},
                 "manual": grades[MANUAL].needs_manual_grade,
                 "manual_score": grades[MANUAL].score,
                 "total": submission.score}
@@ -184,7 +184,7 @@ STUDENTS = [*ANSWERS, "blank", "manual", "deleted-test", "edited-test"]
 def test_packlab_scores_each_test_cell_as_nbgrader(graded, student):
     ours = packlab_grades(graded["course"] / "out", student)
     theirs = graded["nbgrader"][student]
-    assert {t: ours["cells"][t] for t in TESTS} == pytest.approx(theirs["cells"]), \
+    assert {t: ours["cells"].get(t) for t in TESTS} == theirs["cells"], \
         (student, ours["notes"])
     assert ours["cells"].get(MANUAL, 0) == theirs["manual_score"]  # 0: blank, or not yet graded
     assert ours["raw"] == pytest.approx(theirs["total"])
@@ -218,7 +218,7 @@ def test_packlab_wrote_the_same_scores_into_the_gradebook(graded):
     for student, theirs in graded["nbgrader"].items():
         if student == "resubmit":
             continue
-        assert graded["book"][student]["cells"] == pytest.approx(theirs["cells"]), student
+        assert graded["book"][student]["cells"] == theirs["cells"], student
 
 
 def test_a_rerun_grades_again_only_the_resubmission(graded):
@@ -295,7 +295,10 @@ def test_an_edited_or_deleted_test_cell_gains_nothing(graded):
     assert edited["cells"]["squares-visible"] == 0
     assert any("`squares-visible` had been edited" in n for n in edited["notes"])
     deleted = packlab_grades(graded["course"] / "out", "deleted-test")
-    assert deleted["cells"]["squares-visible"] == 0
+    assert "squares-visible" not in deleted["cells"]  # left ungraded, as nbgrader leaves it
+    assert graded["nbgrader"]["deleted-test"]["cells"]["squares-visible"] is None
+    assert any("`squares-visible` was missing" in n and "ungraded" in n
+               for n in deleted["notes"])
 
 
 def test_the_summary_names_the_quiz_and_its_trust_level(graded):

@@ -15,32 +15,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.checks.suite import StudentError
 from autograder.cohort import report
-from autograder.run.plain import checked, grade_plain, safe_message
-from packlab.course import manifest
-from packlab.course.manifest import PlainAssignment
+from autograder.run.plain import HELD_BACK, grade_plain, safe_message, without_hidden
+from packlab import manifest
+from packlab.manifest import PlainAssignment
 
 FIXTURE = Path(__file__).parent / "fixtures" / "plain" / "quiz1"
-GOOD = {"ran": 3, "error": None, "line": None, "stderr": False, "value": None}
-
-
-@pytest.mark.parametrize("reply", [
-    "not a dict", None, [GOOD], {**GOOD, "ran": 4}, {**GOOD, "ran": True},
-    {**GOOD, "extra": 1}, {k: v for k, v in GOOD.items() if k != "value"},
-    {**GOOD, "error": "x" * 10_000}, {**GOOD, "value": "1" * 10_000},
-    {**GOOD, "stderr": "no"}, {**GOOD, "line": "3"}, {**GOOD, "error": 7},
-], ids=lambda r: repr(r)[:40])
-def test_a_reply_that_is_not_the_worker_s_is_interference(reply):
-    with pytest.raises(StudentError) as caught:
-        checked(reply, 3)
-    assert caught.value.kind == "interfered"
-
-
-def test_a_well_formed_reply_is_read():
-    assert checked({**GOOD, "value": "0.5"}, 3).value == "0.5"
-
-
 HIDDEN = 'assert f(5) == 25, "f(5) should be 25"\nassert g(2)'
 
 
@@ -88,18 +68,30 @@ def test_the_right_answer_scores_every_test_cell(quiz, tmp_path):
     assert any("`why-answer` (2 points) needs manual grading" in n for n in result.notes)
 
 
-def test_a_forged_reply_ends_the_run_and_scores_nothing_after_it(quiz, tmp_path):
-    forger = RIGHT + ("import sys\nsys.modules['__main__'].run_cell = "
-                      "lambda source, number, namespace: {'ran': number, 'error': None}\n")
-    result, _ = grade_plain(handed_in(tmp_path, forger), quiz, "eve")
-    assert result.score == 0
-    assert any("a malformed reply" in n or "not the worker's" in n for n in result.notes)
-
-
-def test_a_worker_that_exits_early_scores_nothing_for_what_never_ran(quiz, tmp_path):
+def test_a_kernel_that_dies_scores_nothing_for_what_never_ran(quiz, tmp_path):
     result, _ = grade_plain(handed_in(tmp_path, RIGHT + "import os\nos._exit(0)\n"), quiz, "eve")
     assert result.score == 0
-    assert any("The notebook stopped at cell 2" in n for n in result.notes), result.notes
+    assert any("The notebook stopped: its kernel died" in n for n in result.notes), result.notes
+    assert all(f.misconception.key == "plain-not-run" for g in result.groups
+               for f in g.failures if g.name != "why-answer")
+
+
+SECRET = 'assert squares(5)[-1] == 16, "the last of squares(5) is 16"'
+
+
+@pytest.mark.parametrize("said", [
+    "the last of squares(5) is 16", "61 si )5(serauqs fo tsal eht", "THE LAST OF SQUARES 5 IS 16",
+    "t-h-e l.a.s.t of squares(5) is 16",
+    "gur ynfg bs fdhnerf(5) vf 16", "dGhlIGxhc3Qgb2Ygc3F1YXJlcyg1KSBpcyAxNg==",
+    "746865206c617374206f662073717561726573283529206973203136",
+])
+def test_hidden_text_is_held_back_even_re_encoded(said):
+    assert without_hidden(f"ValueError: {said}", [SECRET]) == HELD_BACK
+
+
+def test_other_text_passes_the_hidden_filter():
+    assert without_hidden("NameError: name 'squares' is not defined", [SECRET]) == \
+        "NameError: name 'squares' is not defined"
 
 
 def test_what_the_code_prints_while_hidden_tests_run_is_never_shown(quiz, tmp_path):
@@ -138,7 +130,8 @@ def test_the_manifest_reads_plain_assignments(tmp_path):
 
 
 @pytest.mark.parametrize(("entry", "said"), [
-    ('name = "quiz1"\npoints = 10', "sets only name, due and late_policy"),
+    ('name = "quiz1"\npoints = 10', "sets only name, due, late_policy and counts"),
+    ('name = "quiz1"\ncounts = "worst"', "counts 'worst'; `counts` is one of"),
     ('name = "quiz9"', "names no notebook solutions/quiz9/quiz9.ipynb"),
     ('name = "quiz1"\nlate_policy = "sometimes"', "late_policy must be"),
 ])
@@ -151,6 +144,26 @@ def test_a_wrong_plain_entry_is_named(tmp_path, entry, said):
         manifest.plain_assignments(toml)
 
 
+def test_a_plain_entry_sets_which_submission_counts(tmp_path):
+    shutil.copytree(FIXTURE, tmp_path / "solutions" / "quiz1")
+    toml = tmp_path / "course.toml"
+    toml.write_text(manifest.MANIFEST.read_text(encoding="utf-8")
+                    + '\n[[plain]]\nname = "quiz1"\ncounts = "on-time"\n', encoding="utf-8")
+    assert manifest.plain_assignments(toml)["quiz1"].counts == "on-time"
+
+
+def test_several_notebooks_in_one_assignment_are_refused_saying_why(tmp_path):
+    for name in ("problem1", "problem2"):
+        shutil.copy(FIXTURE / "quiz1.ipynb", (tmp_path / "solutions" / "ps1").mkdir(
+            parents=True, exist_ok=True) or tmp_path / "solutions" / "ps1" / f"{name}.ipynb")
+    toml = tmp_path / "course.toml"
+    shutil.copy(manifest.MANIFEST, toml)
+    assert "ps1" not in manifest.plain_assignments(toml)
+    said = manifest.plain_refused(toml)["ps1"]
+    assert "problem1.ipynb, problem2.ipynb" in said and "not several" in said
+    assert "nbgrader autograde ps1" in said
+
+
 def test_the_course_itself_has_no_plain_assignment():
     """Every folder of the real solutions/ is one of the course's exercises."""
     assert manifest.plain_assignments() == {}
@@ -160,3 +173,39 @@ def test_points_come_from_the_notebook(quiz):
     assert quiz.points == {"squares-visible": 2, "squares-hidden": 2, "squares-partial": 1}
     assert quiz.max_score == 7
     assert [c.grade_id for c in quiz.cells if c.manual] == ["why-answer"]
+
+
+def test_a_class_with_a_notebook_worth_nothing_is_summed_up():
+    """nbgrader allows a notebook of 0 points: the class summary counts it as all there."""
+    from autograder.cohort.summary import share, summary
+
+    rows = [{"status": "graded", "reason": "", "score": 0, "max_score": 0, "student": "ada",
+             "assignment": "zero"}]
+    assert share(0, 0) == 1.0 and "mean 100%" in summary(rows)
+
+
+NUMPY_ANSWER = ("import numpy\n\ndef squares(n):\n"
+                "    return [int(x) for x in numpy.arange(n) ** 2]\n")
+
+
+@pytest.mark.slow
+def test_an_ordinary_user_grades_a_quiz_that_imports_numpy():
+    """As an instructor without root: the kernel's sandbox sees the course's packages."""
+    from as_user import folder, give, run_as_user
+
+    course = folder()
+    try:
+        shutil.copytree(FIXTURE, course / "solutions" / "quiz1")
+        shutil.copy(manifest.MANIFEST, course / "course.toml")
+        path = handed_in(course, NUMPY_ANSWER)
+        give(course)
+        done = run_as_user(
+            "import os, sys\nos.environ['PACKLAB_COURSE_TOML'] = sys.argv[1]\n"
+            "from autograder.run.plain import grade_plain\n"
+            "from packlab.manifest import plain_assignments\n"
+            "result, _ = grade_plain(sys.argv[2], plain_assignments()['quiz1'], 'eve')\n"
+            "print(result.score, result.error, result.sandbox)",
+            str(course / "course.toml"), str(path))
+        assert done.stdout.split() == ["5", "None", "bubblewrap"], done.stdout + done.stderr
+    finally:
+        shutil.rmtree(course, ignore_errors=True)

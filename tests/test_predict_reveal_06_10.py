@@ -1,11 +1,11 @@
 """Predict, then reveal, in lessons 06 to 10: a question never contains or follows its answer.
 
-Every predict-the-output cell starts with ``%%reveal`` (its printed answer folded, in JupyterLab
-too) and carries no ``hide-output`` tag; the lesson loads the magic in its first code cell; what
-explains the answer comes after the reveal, folded in a ``<details>`` box; and each widget's
-"things to try" asks, the learner slides, and the answers follow in a ``<details>`` box after the
-widget. The slow test reads each lesson as executed (once per test session) up to its last predict
-cell and checks that no number the answer prints appears in the question before it.
+Every predict-the-output cell starts with ``%%reveal ID`` (its output and explanation open only
+after the learner commits a prediction, issue 36) and carries no ``hide-output`` tag; the lesson
+loads the magic in its first code cell; no folded explanation follows it; and each widget's
+"things to try" asks, the learner slides, and a ``%%reveal ID`` cell right after the widget takes
+the answers. The slow test reads each lesson as executed (once per test session) up to its last
+predict cell and checks that no number the answer prints appears in the question before it.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import COURSE, executed
+from folds import sealed_answer
 
-from packlab.course.reveal import FOLDED
+from packlab.course.predictions import questions
 
 LESSONS = [lesson.path for lesson in COURSE.lessons if "06" <= lesson.slug[:2] <= "10"]
 LOAD = "%load_ext packlab.course.reveal"
@@ -66,19 +67,22 @@ def test_every_predict_cell_uses_reveal_and_its_explanation_comes_after(path):
         question = question_before(notebook_cells, index)
         assert "?" in question, f"cell {notebook_cells[index].id}: no question before it"
         assert "<details" not in question and "```\n{" not in question
-        assert after(notebook_cells, index).startswith("<details><summary>Why</summary>")
+        assert notebook_cells[index].source.split("\n")[0].split()[1] in questions()
+        assert "<details" not in after(notebook_cells, index)
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
-def test_widget_answers_come_after_the_widget_folded(path):
+def test_widget_answers_wait_behind_a_prediction_after_the_widget(path):
     notebook_cells = cells(path)
     widgets = [i for i, cell in enumerate(notebook_cells)
                if cell.cell_type == "code" and WIDGET.search(cell.source)]
     asked = [i for i in widgets if "?" in notebook_cells[i - 1].source]
     assert asked, "no widget asks the learner anything"
     for index in asked:
-        answers = after(notebook_cells, index)
-        assert answers.startswith("<details><summary>What you should see</summary>"), index
+        reveal = notebook_cells[index + 1]
+        assert is_reveal(reveal), f"{reveal.id}: no prediction right after the widget"
+        question = questions()[reveal.source.split("\n")[0].split()[1]]
+        answers = question.explain + " ".join(ask.answer for ask in question.asks)
         given_away = numbers(answers) & numbers(notebook_cells[index - 1].source)
         assert not given_away, f"the questions before the widget state {given_away}"
 
@@ -99,9 +103,9 @@ def test_the_answer_is_folded_and_no_question_states_it(executed_lessons, path):
         if not is_reveal(cell):
             continue
         (output,) = cell.outputs
-        assert output.data["text/plain"] == FOLDED
-        folded = output.data["text/html"]
-        assert re.match(r'<details class="packlab-reveal"[^>]*><summary[^>]*>', folded), folded[:80]
+        assert output.data["text/plain"].startswith("Prediction: ")
+        assert "packlab-reveal" not in output.data["text/html"]  # only sealed in the form
+        folded = sealed_answer(cell)
         answer = html.unescape(re.sub(r"<[^>]+>", "", folded.split("</summary>", 1)[1]))
         assert "Error" not in answer, answer
         question = question_before(notebook_cells, index)

@@ -72,7 +72,7 @@ def test_a_changed_notebook_is_graded_again_and_its_history_kept(tmp_path, capsy
     assert new["history"] == [{"score": 0, "error": None, "graded_at": old["graded_at"],
                                "notebook": old["notebook_sha256"], "why": "changed notebook",
                                "submitted_at": "2026-11-30T09:00:00+00:00", "late_penalty": 0,
-                               "late_days": None}]
+                               "late_days": None, "flag": ""}]
 
     # A plain rerun with nothing changed grades nothing, and shows no progress bar at 0 %.
     _, said = grade(submitted, out, capsys)

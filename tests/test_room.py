@@ -232,3 +232,113 @@ def test_the_chart_in_a_browser_follows_a_check_names_hidden_until_asked(hub, tm
         page.wait_for_function("() => document.querySelector('.names') !== null",
                                timeout=CHART_BOUND_MS)
         assert "gus" in page.locator("body").inner_text()
+
+
+# ---- issue 36: the class's predictions, a live poll no one sets up ------------------------------
+
+QUESTION = "02-two-budgets"  # two text answers: the ids printed at 130, then at 180
+
+
+def commit_prediction(hub, user: str, given: list[str], tmp_path, monkeypatch) -> float:
+    """``user`` commits ``given`` in the lesson's real widget, on their server (their token and
+    home); when the commit was pressed (time.monotonic)."""
+    import time
+
+    from packlab.course.predict import Prediction
+    from packlab.course.predictions import find
+
+    for name, value in hub.learner_env(hub.token_of(user), tmp_path / f"home-{user}").items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / f"state-{user}"))
+    view = Prediction(find(QUESTION), "<pre>the output</pre>")
+    view.given = given
+    pressed = time.monotonic()
+    view.commits += 1
+    assert view.committed
+    return pressed
+
+
+def predictions_of(hub, names: bool = True) -> dict:
+    status, answer = hub.api("GET", "/api/room" + ("?names=1" if names else ""),
+                             base=f"{hub.url}/services/room")
+    assert status == 200, answer
+    return {q["question"]: q for q in answer["predictions"]}
+
+
+def test_the_service_judges_predictions_itself_and_refuses_malformed_ones(hub):
+    hal = hub.token_of("hal")
+    good = {"course": COURSE.title, "question": "02-slide-the-budget",
+            "given": ["427", "8", "4", "None of them"]}
+    refused = {
+        "no token": post(hub, good, None, "/api/predictions"),
+        "outside the course": post(hub, good, hub.token_of("mallory"), "/api/predictions"),
+        "another course": post(hub, {**good, "course": "x"}, hal, "/api/predictions"),
+        "a question that is none": post(hub, {**good, "question": "99-x"}, hal,
+                                        "/api/predictions"),
+        "an answer too few": post(hub, {**good, "given": ["427"]}, hal, "/api/predictions"),
+        "no such option": post(hub, {**good, "given": ["427", "8", "4", "<b>all</b>"]}, hal,
+                               "/api/predictions"),
+        "too long": post(hub, {**good, "given": ["4" * 500, "8", "4", "None of them"]}, hal,
+                         "/api/predictions"),
+        "a verdict of its own": post(hub, {**good, "right": True}, hal, "/api/predictions"),
+    }
+    assert refused == {"no token": 401, "outside the course": 403, "another course": 403,
+                       "a question that is none": 400, "an answer too few": 400,
+                       "no such option": 400, "too long": 400, "a verdict of its own": 400}
+    assert "02-slide-the-budget" not in predictions_of(hub)
+    wrong = {**good, "given": ["<script>1</script>", "8", "4", "None of them"]}
+    assert post(hub, wrong, hal, "/api/predictions") == 201
+    counted = predictions_of(hub)["02-slide-the-budget"]
+    assert counted["made"] == 1 and counted["right"] == 0  # judged by the service, not sent
+    assert list(counted["answers"]) == ["? | 8 | 4 | None of them"]  # not a number: kept as ?
+    assert post(hub, good, hal, "/api/predictions") == 201  # the first prediction stands
+    assert predictions_of(hub)["02-slide-the-budget"]["right"] == 0
+
+
+@pytest.mark.slow
+def test_three_learners_predictions_reach_the_presenters_chart(hub, tmp_path, monkeypatch):
+    """Three learners commit in the lesson's widget; the presenter's chart in a browser shows
+    the three, the spread of their answers and how many matched, names hidden, within the
+    issue's 2 s of the last commit. A fourth learner who opted out is not counted."""
+    import time
+
+    from packlab.course.room import report as room_report
+
+    with chromium() as context:
+        page = context.new_page()
+        page.goto(f"{hub.url}/hub/login")
+        page.fill("input[name=username]", "presenter")
+        page.fill("input[name=password]", hub.password)
+        page.click("[type=submit]")
+        page.wait_for_url(re.compile(r"/(hub|user)/"))
+        page.goto(f"{hub.url}/services/room/")
+        page.wait_for_function(
+            "() => !/Waiting/.test(document.querySelector('#status').textContent)",
+            timeout=CHART_BOUND_MS)
+        home = tmp_path / "home-eve"
+        monkeypatch.setenv("HOME", str(home))
+        room_report.opt_out_file().parent.mkdir(parents=True, exist_ok=True)
+        room_report.opt_out_file().write_text("off\n")
+        commit_prediction(hub, "eve", ["sys small", "sys huge"], tmp_path, monkeypatch)
+        for user, given in (("ada", ["sys small", "sys huge"]),
+                            ("ben", ["['sys', 'small']", "sys, huge"]),
+                            ("gus", ["sys", "sys huge"])):
+            last = commit_prediction(hub, user, given, tmp_path, monkeypatch)
+        page.wait_for_function(
+            """(question) => {
+                const box = document.querySelector(`section[data-question="${question}"]`);
+                return box !== null && Number(box.querySelector('.row[data-kind="ran"]')
+                                                 .dataset.count) === 3;
+            }""", arg=QUESTION, timeout=2_000)
+        seen = time.monotonic() - last
+        box = page.locator(f'section[data-question="{QUESTION}"]')
+        assert box.locator('.row[data-kind="right"]').get_attribute("data-count") == "2"
+        answers = {row.get_attribute("data-answer"): row.get_attribute("data-count")
+                   for row in box.locator('.row[data-kind="answer"]').all()}
+        assert answers == {"sys small | sys huge": "2", "sys | sys huge": "1"}, answers
+        assert "latest" in box.get_attribute("class")
+        text = page.locator("body").inner_text()
+        assert not any(name in text.split() for name in ("ada", "ben", "gus", "eve"))
+        page.screenshot(path=str(tmp_path / "chart.png"))
+        print(f"three predictions on the presenter's chart {seen:.2f} s after the last commit")
+    assert "eve" not in json.dumps(predictions_of(hub)[QUESTION]["names"])

@@ -16,10 +16,12 @@ from packlab.course import book
 SESSION = '''
 import importlib.util
 import os
+import sys
 import time
 
 import pytest
 
+sys.path.insert(0, os.path.dirname({conftest!r}))  # the helpers conftest imports (leaks)
 spec = importlib.util.spec_from_file_location("shared", {conftest!r})
 shared = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(shared)

@@ -13,7 +13,7 @@ from conftest import COURSE, submit, with_answer
 
 from autograder.cohort import similarity
 from packlab.course.cli import main
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 # The module's fixtures are built once only if its tests share one xdist worker.
 pytestmark = pytest.mark.xdist_group("similarity")
@@ -67,6 +67,40 @@ def pack(parts: list[dict], budget: int) -> list[str]:
     return chosen
 '''
 
+# Alice's answer padded (issue 37): a `pass` after every statement, bare constants, code after
+# `return`, and a helper moved below the function that uses it.
+HANK = '''def _fits(used, part, budget):
+    pass
+    return used + part["tokens"] <= budget
+    pass
+
+
+def pack(parts: list[dict], budget: int) -> list[str]:
+    """Return the ids of the parts that fit, in input order."""
+    spent, kept = 0, []
+    pass
+    index = 0
+    pass
+    while index < len(parts):
+        current = parts[index]
+        pass
+        if _fits(spent, current, budget):
+            spent = spent + _take(kept, current)
+            pass
+        index = index + 1
+        pass
+        0
+    return kept
+    print("done")
+
+
+def _take(kept, part):
+    kept.append(part["id"])
+    pass
+    return part["tokens"]
+    pass
+'''
+
 # A correct answer written another way.
 DAVE = '''def pack(parts, budget):
     """Greedy: keep each part that still fits."""
@@ -110,7 +144,7 @@ def _reference() -> str:
 def submitted(tmp_path_factory):
     root = tmp_path_factory.mktemp("submitted")
     answers = {"alice": ALICE, "bob": BOB, "carol": _reference(), "dave": DAVE, "gina": GINA,
-               HOSTILE: HOSTILE_CODE, "erin": None, "frank": None}
+               "hank": HANK, HOSTILE: HOSTILE_CODE, "erin": None, "frank": None}
     for student, code in answers.items():
         notebook = (nbformat.read(PACK.release, as_version=4) if code is None
                     else with_answer(PACK, code))
@@ -136,10 +170,19 @@ def test_a_copy_with_names_changed_and_helpers_moved_is_flagged(found):
     assert found.pairs[0].similarity >= found.pairs[-1].similarity  # most similar first
 
 
+def test_a_copy_padded_with_statements_that_do_nothing_is_flagged(found):
+    """Issue 37: `pass` after every statement, bare constants, unreachable code and a helper
+    moved hid a copy; read for what it does, it is Alice's answer."""
+    pair = _pairs(found)[frozenset(("alice", "hank"))]
+    assert min(pair.similarity_a, pair.similarity_b) == 1.0, pair
+    assert pair.shared > 0
+
+
 def test_honest_different_answers_are_not_flagged(found):
     flagged = set(_pairs(found))
     for one, other in [("carol", "dave"), ("alice", "dave"), ("alice", "carol"),
-                       ("dave", "gina"), ("bob", "dave")]:
+                       ("dave", "gina"), ("bob", "dave"), ("hank", "dave"), ("hank", "gina"),
+                       ("hank", "carol")]:
         assert frozenset((one, other)) not in flagged, (one, other)
 
 
@@ -159,7 +202,7 @@ def test_untouched_starters_are_not_alike(found):
 def test_a_broken_notebook_is_listed_and_the_rest_compared(found):
     why = dict(found.not_compared)
     assert "could not be read" in why["broken"]
-    assert found.compared == 4  # alice, bob, dave and the hostile name
+    assert found.compared == 5  # alice, bob, dave, hank and the hostile name
     assert frozenset(("alice", HOSTILE)) in _pairs(found)
 
 
@@ -181,11 +224,11 @@ def test_the_command_writes_both_reports_and_leaves_grades_alone(written):
     assert (out / "grades.csv").read_bytes() == grades
     page = (out / "similarity.html").read_text(encoding="utf-8")
     assert "share" in page and "<mark>" in page and "side by side" in page
-    assert page.count("Cluster ") == 1  # alice, bob and HOSTILE: one cluster, listed once
+    assert page.count("Cluster ") == 1  # alice, bob, hank and HOSTILE: one cluster, listed once
     assert "Not compared" in page and "broken" in page
-    assert "02-greedy-pack: 4 compared, 1 cluster to look at" in printed
+    assert "02-greedy-pack: 5 compared, 1 cluster to look at" in printed
     assert len((out / "similarity.csv").read_text().splitlines()) == 2  # --max-pairs 1
-    assert "similarity.csv lists the 1 most alike pairs; 2 more were found" in page
+    assert "similarity.csv lists the 1 most alike pairs; 5 more were found" in page
 
 
 def test_hostile_names_and_code_are_escaped(written, submitted, tmp_path, capsys):

@@ -24,9 +24,9 @@ import pytest
 from autograder.checks import gallery
 from autograder.checks.suites import load as load_suite
 from packlab.course import notes, student
-from packlab.course.manifest import ROOT, STUDENT_MARKER, load
 from packlab.course.quiz import questions
 from packlab.course.workshop import PRESENTER
+from packlab.manifest import ROOT, STUDENT_MARKER, load
 
 # One build and one venv: every test of this module runs on the same xdist worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("student-build")]
@@ -355,10 +355,12 @@ def test_every_lesson_and_exercise_runs_in_the_student_kernel(built, venv, outsi
         assert result["error"] is None, result  # Run All goes on past a failing check
         if exercise is not None:  # a released exercise fails its visible test cell (on
             # stderr, which nbgrader scores 0): not written yet, or (03, which starts from the
-            # buggy code to fix) with the bug's own failures
-            assert list(result["failed"]) == [exercise.grade_id("visible")], result
+            # buggy code to fix) with the bug's own failures; of an exercise in steps, each
+            # step's visible cell
+            visible = [exercise.grade_id(group) for group in exercise.visible_groups]
+            assert list(result["failed"]) == visible, result
             expected = "checks failed" if exercise.starter else "not written yet"
-            assert expected in result["failed"][exercise.grade_id("visible")], result
+            assert all(expected in result["failed"][cell] for cell in visible), result
 
 
 # --- the builder's refusals ---------------------------------------------------------------------

@@ -134,7 +134,7 @@ def test_a_cell_with_a_syntax_error_is_passed_on_as_written(tmp_path, cell):
 def test_plain_python_cells_are_untouched_and_ipython_is_not_imported(tmp_path):
     path = notebook_with(tmp_path, "def pack(parts, budget):\n    return []", "x = 1")
     script = ("import sys, autograder.run.submission as s\n"
-              "from packlab.course.manifest import load\n"
+              "from packlab.manifest import load\n"
               f"cells = s.read({str(path)!r}, load().exercise('02')).cells\n"
               "print(sorted(m for m in sys.modules if m.split('.')[0] == 'IPython'))\n"
               "print(cells[1] == 'x = 1')\n")

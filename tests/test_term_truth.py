@@ -26,8 +26,8 @@ import pytest
 from conftest import COURSE, submit, with_answer
 
 from autograder.checks import gallery
-from packlab.course.manifest import MANIFEST
 from packlab.course.release import NBGRADER, nbgrader_env
+from packlab.manifest import MANIFEST
 
 EXERCISE = COURSE.exercise("02-greedy-pack")
 LATE_STAMP = "2026-12-01 09:15:00.000000 UTC"  # two started days after the due date

@@ -32,7 +32,7 @@ from nbclient import NotebookClient
 from packlab.course import notes, slides, workshop, workspace
 from packlab.course.cli import parser
 from packlab.course.cli.presenter import cmd_demo
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 NOTES = "**Speaker notes"
 KEY_WIDGETS = ("budget_slider(", "break_vs_continue(", "drop_curve_view(")
@@ -239,6 +239,7 @@ def test_demo_command_honours_port_token_headless_and_root(tmp_path):
     environment = workshop.environment(tmp_path, {"PATH": "/usr/bin"})
     assert environment["JUPYTERLAB_SETTINGS_DIR"] == str(
         tmp_path / workshop.SETTINGS / "user-settings")
+    assert environment["PACKLAB_PRESENTER"] == "1"  # issue 36: answers open without a prediction
     # The course's Python first, so the demo's terminals and kernels find `packlab`.
     assert environment["PATH"].split(os.pathsep) == [str(Path(sys.executable).parent), "/usr/bin"]
 

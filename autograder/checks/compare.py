@@ -70,11 +70,13 @@ def _holds(args: list, got: Any) -> None:
     return None
 
 
-def vary_parts(rng: random.Random, args: list, scale: bool = True) -> list:
+def vary_parts(rng: random.Random, args: list, scale: bool = True,
+               counts: tuple[int, ...] = ()) -> list:
     """A hidden example varied for one student: every part's id (a dict with an ``"id"``, at
     any depth of the arguments) gets one prefix, and (``scale``) every whole token count and
-    every whole-number argument one factor. What fits, what ties and in which order all stay as
-    they were."""
+    every whole-number argument one factor, except the arguments at the positions ``counts``
+    (0 for the first): numbers of things such as ``cap=1`` or ``top_k``, not tokens. What fits,
+    what ties and in which order all stay as they were."""
     prefix = "".join(rng.choices(string.ascii_lowercase, k=3)) + "-"
     factor = rng.randint(2, 9) if scale else 1
 
@@ -93,7 +95,22 @@ def vary_parts(rng: random.Random, args: list, scale: bool = True) -> list:
             changed["id"] = prefix + value["id"]
         return changed
 
-    return [varied(arg) if type(arg) in (list, dict) else scaled(arg) for arg in args]
+    return [arg if position in counts else varied(arg) if type(arg) in (list, dict)
+            else scaled(arg) for position, arg in enumerate(args)]
+
+
+def outcome(reference: Callable[..., Any],
+            error: type[Exception] = ValueError) -> Callable[[list], Any]:
+    """The course's answer as `CompareOrRaise` asks for it: what ``reference(*args)`` returns,
+    or the ``error`` it raises (returned, not raised)."""
+
+    def expected(args: list) -> Any:
+        try:
+            return reference(*args)
+        except error as exc:
+            return exc
+
+    return expected
 
 
 @dataclass(frozen=True)
@@ -107,10 +124,14 @@ class Unchanged:
     def require(self, check: str, function: str, args: list, value: Any, after: list | None,
                 misconception: Misconception) -> None:
         """Fail when the call changed what it was given."""
-        if after is not None and self.compared(after) != self.compared(args):
-            raise fail(check, function, args, f"{show(value)}, but the {self.noun} were changed to "
-                       f"{show(self.shown(after))}", f"the {self.noun} left as they were",
-                       misconception)
+        if after is None or self.compared(after) == self.compared(args):
+            return
+        noun, before, now = self.noun, self.shown(args), self.shown(after)
+        if before == now:  # what changed is an argument the failure does not show: show them all
+            noun, before, now = "arguments", args, after
+        raise fail(check, function, args, f"{show(value)}, but the call changed the {noun} from "
+                   f"{show(before)} to {show(now)}", f"the {self.noun} left as they were",
+                   misconception)
 
 
 # The misconception keys every judge names on its own (an error or a missing function, a call
@@ -248,6 +269,18 @@ class _Judge:
 
         return Check(name, run)
 
+    def leaves_alone(self, name: str, strategy: st.SearchStrategy,
+                     max_examples: int = 60) -> Check:
+        """On generated arguments, a call leaves its arguments as they were (whatever it
+        returns, as `left_alone`)."""
+
+        def body(call: Caller, example: Any) -> None:
+            args = list(example)
+            outcome = self.called(call, name, args)
+            self.require_unchanged(name, args, outcome.value, outcome.args_after)
+
+        return property_check(name, strategy, body, max_examples)
+
     def matches(self, name: str, strategy: st.SearchStrategy, max_examples: int = 60) -> Check:
         """On generated arguments, the function gives the course's answer."""
         return property_check(name, strategy,
@@ -337,18 +370,6 @@ class Compare(_Judge):
                 raise self.wrong(name, arguments, got, self.text(arguments))
 
         return Check(name, run)
-
-    def leaves_alone(self, name: str, strategy: st.SearchStrategy,
-                     max_examples: int = 60) -> Check:
-        """On generated arguments, a call leaves its arguments as they were (whatever it
-        returns, as `left_alone`)."""
-
-        def body(call: Caller, example: Any) -> None:
-            args = list(example)
-            outcome = self.called(call, name, args)
-            self.require_unchanged(name, args, outcome.value, outcome.args_after)
-
-        return property_check(name, strategy, body, max_examples)
 
     def same_twice(self, name: str, strategy: st.SearchStrategy, expected: str,
                    misconception: Misconception, max_examples: int = 60) -> Check:

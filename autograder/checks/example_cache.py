@@ -30,7 +30,7 @@ import autograder
 from autograder.checks.suite import Examples, Suite
 from autograder.checks.suites import load as load_suite
 from autograder.checks.tagged_json import NotPlain, decode, encode
-from packlab.course.manifest import ROOT, load
+from packlab.manifest import ROOT, load
 
 FOLDER = ROOT / ".cache" / "packlab" / "examples"
 FORMAT = 1

@@ -3,6 +3,8 @@ autograder/checks/mutants/<suite>/.
 
 Each file starts with ``# misconception: <key>`` and a one-line description, then the code a
 learner might write. The grader's tests prove every mutant loses marks with that misconception.
+For an exercise in graded steps, ``# step: <step>`` marks the typical mistake of one step: such a
+mutant fails that step's checks and no other step's (tests/test_steps.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ class Mutant:
     misconception: str
     description: str
     code: str
+    step: str = ""  # the step whose typical mistake it is (an exercise in steps), if any
 
     @property
     def key(self) -> str:
@@ -33,10 +36,11 @@ def read(path: Path) -> Mutant:
     header = []
     while lines and lines[0].startswith("#"):
         header.append(lines.pop(0).lstrip("# ").strip())
-    fields = dict(line.split(": ", 1) for line in header if line.startswith("misconception: "))
-    description = next((line for line in header if not line.startswith("misconception: ")), "")
+    tagged = ("misconception: ", "step: ")
+    fields = dict(line.split(": ", 1) for line in header if line.startswith(tagged))
+    description = next((line for line in header if not line.startswith(tagged)), "")
     return Mutant(path.parent.name, path.stem, fields.get("misconception", ""), description,
-                  "\n".join(lines).strip() + "\n")
+                  "\n".join(lines).strip() + "\n", fields.get("step", ""))
 
 
 def load(key: str) -> Mutant:

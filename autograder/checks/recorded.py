@@ -13,6 +13,7 @@ and `tests/test_reference.py` keeps them current.
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import json
 from collections.abc import Callable, Iterator
@@ -40,6 +41,11 @@ def _name(kind: type | Callable) -> str:
 
 def _named(name: str) -> Any:
     module, _, qualname = name.partition(":")
+    if module == "builtins":  # an error a reference raises, such as ValueError
+        found = getattr(builtins, qualname, None)
+        if isinstance(found, type) and issubclass(found, Exception):
+            return found
+        raise ValueError(f"{name} is not an error class")
     if not module.startswith(("packlab.", "autograder.")):
         raise ValueError(f"{name} is not a course object")
     found: Any = import_module(module)

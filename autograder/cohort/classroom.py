@@ -39,7 +39,13 @@ from autograder.term import counts, late
 from autograder.term.corrections import Corrections, Marks, number
 from autograder.term.counts import Attempt, Counted
 from autograder.term.overrides import Key, Override
-from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
+from packlab.manifest import (
+    Exercise,
+    PlainAssignment,
+    load,
+    plain_assignments,
+    plain_refused,
+)
 
 SHOWN_NOTEBOOKS = 10  # a problem names at most this many of the notebooks found
 
@@ -124,7 +130,7 @@ def _not_ours(folders: list[str]) -> str:
     """The problem of a student's folders that are not assignments of the course (one row)."""
     first, rest = folders[0], folders[1:]
     why = names.problem(first)
-    said = f"`{first}` is not an assignment of this course" + \
+    said = plain_refused().get(first) or f"`{first}` is not an assignment of this course" + \
         (f" (its name {why})" if why else "")
     if rest:
         more = len(rest) - SHOWN_NOTEBOOKS
@@ -304,7 +310,8 @@ class Dates:
             lateness = late.assess(folder, due, source, exercise.late_policy,
                                    0 if result.error else result.score, result.max_score,
                                    _when(graded_at), task.submitted,
-                                   self.free.get((task.student, task.assignment), 0))
+                                   self.free.get((task.student, task.assignment), 0),
+                                   _latest_claim(graded))
         if self.overrides is not None:
             override = self.overrides.get((task.student, task.assignment))
         else:
@@ -349,10 +356,20 @@ class Dates:
         policy = self.choices.get((task.student, task.assignment)) \
             or getattr(exercise, "counts", "latest")
         current = Attempt(graded_at, lateness.submitted_at, 0 if result.error else result.score,
-                          lateness.penalty, lateness.late_days, result.error)
+                          lateness.penalty, lateness.late_days, result.error,
+                          lateness.flag == late.BACKDATED)
         tried = counts.attempts(graded.history, graded.notebook, current) if graded \
             else (current,)
         return Counted(policy, tried, counts.choose(policy, tried))
+
+
+def _latest_claim(graded: Graded | None) -> datetime | None:
+    """The latest time an earlier submission in ``graded``'s history claimed (its timestamp)."""
+    if graded is None:
+        return None
+    earlier = counts.attempts(graded.history, graded.notebook, Attempt())[:-1]
+    claims = [when for a in earlier if (when := _when(a.submitted_at)) is not None]
+    return max(claims, default=None)
 
 
 def _when(iso: str) -> datetime | None:

@@ -32,7 +32,7 @@ from autograder.cohort.task import Task, grade_one
 from autograder.run import handed_in, isolation
 from autograder.run.handed_in import NOTEBOOK_BYTES
 from autograder.run.isolation import Limits
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 SHIPPED_BYTES = NOTEBOOK_BYTES  # the largest notebook sent to a worker: the largest graded
 CONNECT_SECONDS = 10.0

@@ -108,7 +108,7 @@ def found(result: Result) -> list[dict]:
 @cache
 def _suite_misconceptions(assignment: str) -> tuple[dict[str, Misconception], str, str]:
     """The misconceptions of an exercise's suite, its function and its lesson."""
-    from packlab.course.manifest import load
+    from packlab.manifest import load
 
     exercise = load().exercise(assignment)
     module = import_module(f"autograder.checks.suites.{exercise.suite}")
@@ -177,7 +177,7 @@ def state(data: dict) -> str | None:
 
 def lesson_title(slug: str) -> str:
     """The lesson's title from the course manifest ("" when there is no such lesson)."""
-    from packlab.course.manifest import load
+    from packlab.manifest import load
 
     return next((lesson.title for lesson in load().lessons if lesson.slug == slug), "")
 

@@ -2,11 +2,15 @@
 
 The similarity report compares answers in this form, and recognises in it the answers that are
 code the course gave out. Python's own parser reads the code (`ast`): comments and layout are
-gone, each docstring and bare string statement is dropped, type hints are dropped, every name the
+gone, type hints are dropped, and so is every statement that does nothing (`pass`, a docstring,
+a bare constant, what follows a ``return``, ``raise``, ``break`` or ``continue`` in its block,
+the branch an ``if`` on a constant never takes, a ``while`` on a false constant); every name the
 answer binds is written canonically (a function's parameters and locals ``v0, v1, ...`` in order
-of first use, restarting in each function; the module's own helpers and globals ``g0, g1, ...``),
-and top-level expression statements and asserts (a student trying the function) are dropped.
-Names the answer does not bind (builtins, imports, the exercise's function) are kept.
+of first use, restarting in each function; the module's globals ``g0, g1, ...`` in order, then
+its functions and classes in the order the others first use them, and are written in that order:
+moving a helper above or below another changes nothing), and top-level expression statements
+and asserts (a student trying the function) are dropped. Names the answer does not bind
+(builtins, imports, the exercise's function) are kept.
 
 So ``def pack(items, limit): ...`` written from the lesson reads the same as the reference's
 ``def pack(parts: list[dict], budget: int) -> list[str]: ...``, and exercise 03's starter with
@@ -24,25 +28,57 @@ _SCOPES = (*_FUNCTIONS, ast.ClassDef, ast.Module)
 
 
 def _strip(tree: ast.Module) -> None:
-    """Drop docstrings, bare strings, type hints, and top-level tries (expressions, asserts)."""
+    """Drop type hints, statements that do nothing and top-level tries (expressions, asserts)."""
     tree.body = [s for s in tree.body if not isinstance(s, ast.Expr | ast.Assert)]
     for node in ast.walk(tree):
         if isinstance(node, ast.arg):
             node.annotation = None
         if isinstance(node, _FUNCTIONS):
             node.returns = None
-        body = getattr(node, "body", None)
-        if isinstance(body, list):
-            kept = []
-            for statement in body:
-                if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
-                    continue  # a docstring or a string used as a comment
-                if isinstance(statement, ast.AnnAssign):
-                    statement = ast.copy_location(
-                        ast.Assign([statement.target], statement.value)
-                        if statement.value is not None else ast.Pass(), statement)
-                kept.append(statement)
-            node.body = kept or ([ast.Pass()] if isinstance(node, _SCOPES) else kept)
+    _prune(tree)
+
+
+_ENDS_A_BLOCK = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def _prune(node: ast.AST) -> None:
+    """Drop, in ``node`` and below, the statements that do nothing (a block keeps a `pass`)."""
+    for child in ast.iter_child_nodes(node):
+        _prune(child)
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(node, name, None)
+        if isinstance(block, list) and all(isinstance(s, ast.stmt) for s in block):
+            kept = _useful(block)
+            needs_one = name == "body" and not isinstance(node, ast.Module)
+            setattr(node, name, kept or ([ast.Pass()] if needs_one else []))
+
+
+def _useful(block: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of a block that do something, up to the one that ends it."""
+    kept: list[ast.stmt] = []
+    todo = list(block)
+    while todo:
+        statement = todo.pop(0)
+        if isinstance(statement, ast.Pass) or isinstance(statement, ast.Expr) and \
+                isinstance(statement.value, ast.Constant):
+            continue  # a docstring, a string used as a comment, `...`, a bare number
+        if isinstance(statement, ast.If | ast.While) and isinstance(statement.test, ast.Constant):
+            if isinstance(statement, ast.If):
+                todo[:0] = statement.body if statement.test.value else statement.orelse
+                continue
+            if not statement.test.value:
+                todo[:0] = statement.orelse
+                continue
+        if isinstance(statement, ast.AnnAssign):
+            statement = ast.copy_location(
+                ast.Assign([statement.target], statement.value)
+                if statement.value is not None else ast.Pass(), statement)
+            if isinstance(statement, ast.Pass):
+                continue
+        kept.append(statement)
+        if isinstance(statement, _ENDS_A_BLOCK):
+            break
+    return kept
 
 
 def _bound(scope: ast.AST) -> list[str]:
@@ -100,26 +136,54 @@ class _Canonical(ast.NodeTransformer):
 
 
 def normalised(code: str, keep: frozenset[str] = frozenset()) -> str | None:
-    """``code`` with names, comments, docstrings, type hints and layout set aside; None when it
-    is not Python that parses. ``keep``: module-level names left as they are (the function the
-    exercise asks for, which every answer must name alike)."""
+    """``code`` with names, comments, statements that do nothing, type hints, layout and the
+    order of its functions set aside; None when it is not Python that parses. ``keep``:
+    module-level names left as they are (the function the exercise asks for, which every answer
+    must name alike)."""
     try:
         tree = ast.parse(code)
+        _strip(tree)
+        module = _module_names(tree, keep)
+        tree.body.sort(key=lambda s: _defined_at(s, module))
+        return ast.unparse(_Canonical(module).visit(tree))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    _strip(tree)
+
+
+_DEFINITIONS = (*_FUNCTIONS, ast.ClassDef)
+
+
+def _module_names(tree: ast.Module, keep: frozenset[str]) -> dict[str, str]:
+    """Canonical names of the module's globals (in order), then of its functions and classes in
+    the order the others first use them: from those no other one uses, by name."""
     module: dict[str, str] = {}
     for statement in tree.body:
-        targets = ([statement.name] if isinstance(statement, (*_FUNCTIONS, ast.ClassDef)) else
-                   [n.id for n in ast.walk(statement) if isinstance(n, ast.Name)
-                    and isinstance(n.ctx, ast.Store)] if isinstance(statement, ast.Assign) else [])
-        for name in targets:
-            if name not in keep and name not in module:
-                module[name] = f"g{len(module)}"
-    try:
-        return ast.unparse(_Canonical(module).visit(tree))
-    except RecursionError:
-        return None
+        if isinstance(statement, ast.Assign):
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) \
+                        and node.id not in keep and node.id not in module:
+                    module[node.id] = f"g{len(module)}"
+    defined = {s.name: s for s in tree.body if isinstance(s, _DEFINITIONS)}
+    uses = {name: [n.id for n in ast.walk(d) if isinstance(n, ast.Name) and n.id in defined
+                   and n.id != name] for name, d in defined.items()}
+    used = {n for names in uses.values() for n in names}
+    todo = sorted(n for n in defined if n not in used) + sorted(used)
+    while todo:
+        name = todo.pop(0)
+        if name in keep or name in module:
+            continue
+        module[name] = f"g{len(module)}"
+        todo[:0] = list(dict.fromkeys(uses[name]))
+    return module
+
+
+def _defined_at(statement: ast.stmt, module: dict[str, str]) -> tuple[int, int]:
+    """Where a statement goes: the rest first as they came, then functions and classes in the
+    order of their canonical names (the exercise's own function, kept, first)."""
+    if not isinstance(statement, _DEFINITIONS):
+        return (0, 0)
+    name = module.get(statement.name)
+    return (1, -1) if name is None else (1, int(name[1:]))
 
 
 def _words(code: str) -> list[str]:

@@ -26,13 +26,13 @@ from types import ModuleType
 from autograder import outfolder
 from autograder.checks.suite import Failure, Misconception
 from autograder.cohort import report
-from autograder.run import handed_in
+from autograder.run import handed_in, kernel
 from autograder.run import plain as plain_grading
 from autograder.run.engine import GroupScore, Result
 from autograder.run.handed_in import NOTEBOOK_BYTES
-from autograder.run.sandbox import WORKER_SOURCE
+from autograder.run.kernel import runner_source
 from autograder.run.submission import CellProblem
-from packlab.course.manifest import load, plain_assignments
+from packlab.manifest import load, plain_assignments
 
 RECORD = "graded.json"
 HISTORY = 50  # earlier results kept per submission (the newest)
@@ -86,9 +86,12 @@ def grader_fingerprint(assignment: str) -> str:
     assignment the course does not have)."""
     plain = plain_assignments().get(assignment)
     if plain is not None:  # its notebooks (the tests, the release's checksums) and their grader
-        hasher = hashlib.sha256((inspect.getsource(plain_grading) + WORKER_SOURCE).encode())
+        hasher = hashlib.sha256((inspect.getsource(plain_grading) + runner_source()
+                                  + inspect.getsource(kernel)).encode())
         for path in (plain.source, plain.release):
             hasher.update(path.read_bytes() if path.is_file() else b"\0")
+        hasher.update(repr(sorted(plain_grading.gradebook_sources(assignment).items())).encode())
+        hasher.update(repr(sorted(plain_grading.execute_settings().items())).encode())
         return hasher.hexdigest()[:16]
     exercise = next((e for e in load().exercises if e.name == assignment), None)
     if exercise is None:
@@ -137,7 +140,8 @@ def stamped(graded: Graded, notebook: str | None, earlier: Graded | None,
                               "graded_at": earlier.graded_at, "notebook": earlier.notebook,
                               "why": why, "submitted_at": late.get("submitted_at", ""),
                               "late_penalty": late.get("penalty", 0),
-                              "late_days": late.get("late_days")})[-HISTORY:]
+                              "late_days": late.get("late_days"),
+                              "flag": late.get("flag", "")})[-HISTORY:]
     return dataclasses.replace(graded, notebook=notebook, graded_at=now(), history=history,
                                grader=grader_fingerprint(graded.result.assignment))
 

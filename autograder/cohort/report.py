@@ -24,9 +24,20 @@ from autograder.run.engine import RAN, GroupScore, Result
 from autograder.run.submission import CellProblem
 from autograder.term import corrections as dates
 from autograder.term.corrections import Corrections
+from packlab.manifest import load as load_course
 
 GROUP_TITLES = {"visible": "Visible tests", "edge-cases": "Hidden tests: edge cases",
                 "properties": "Hidden tests: properties"}
+
+
+def group_title(assignment: str, group: str) -> str:
+    """A test group's name as the feedback gives it; a step's names the step ("Step 2 of 4,
+    required items: hidden tests")."""
+    exercise = next((e for e in load_course().exercises if e.name == assignment), None)
+    return GROUP_TITLES.get(group, group) if exercise is None else \
+        exercise.group_title(group, GROUP_TITLES)
+
+
 NO_SANDBOX = ("This submission was graded WITHOUT a sandbox: its code was not isolated from the "
               "grading machine.")
 
@@ -78,7 +89,7 @@ def bounded(result: Result, scale: float = 1.0) -> Result:
                                  group.visible, group.points, group.max_points, passed, failures))
         if len(group.failures) > limit["failures"]:
             notes.append(f"… {len(group.failures) - limit['failures']:,} more failing checks "
-                         f"in {GROUP_TITLES.get(group.name, group.name)} were cut")
+                         f"in {group_title(result.assignment, group.name)} were cut")
     # Names identify the submission (a rerun finds its results.json by them): never scaled.
     return dataclasses.replace(
         result, student=cut(result.student, NAME_CHARS),
@@ -156,7 +167,7 @@ def gradescope(result: Result, corrections: Corrections | None = None) -> dict:
         tests = []
         for group in shown.groups:
             tests.append({
-                "name": GROUP_TITLES.get(group.name, group.name),
+                "name": group_title(shown.assignment, group.name),
                 "score": group.points,
                 "max_score": group.max_points,
                 "status": "failed" if group.failures else "passed",
@@ -218,7 +229,7 @@ def _page(result: Result, cut: str | None, corrections: Corrections | None = Non
         parts.append("<h2>Your code that did not run</h2>")
         parts += [_code(cell) for cell in cells]
     for group in result.groups:
-        title = GROUP_TITLES.get(group.name, group.name)
+        title = group_title(result.assignment, group.name)
         parts.append(f"<h2>{esc(title)}: {group.points} / {group.max_points}</h2>")
         parts.append(f"<p><i>{esc(group.description)}</i></p><ul>")
         parts += [f"<li>✓ {esc(name)}</li>" for name in group.passed]
@@ -268,10 +279,12 @@ GROUP_ORDER = ("visible", "edge-cases", "properties")  # packlab's groups; any o
 
 
 def group_columns(rows: list[dict]) -> list[str]:
-    """The per-group columns of ``rows`` (keys `GROUP_COLUMN` + group), packlab's groups first."""
+    """The per-group columns of ``rows`` (keys `GROUP_COLUMN` + group), packlab's groups first,
+    then the steps' in course order, then any other by name."""
     groups = {key.removeprefix(GROUP_COLUMN) for row in rows for key in row
               if key.startswith(GROUP_COLUMN)}
-    order = {name: number for number, name in enumerate(GROUP_ORDER)}
+    steps = [group for exercise in load_course().exercises for group in exercise.points]
+    order = {name: number for number, name in enumerate(dict.fromkeys((*GROUP_ORDER, *steps)))}
     return [GROUP_COLUMN + g for g in sorted(groups, key=lambda g: (order.get(g, len(order)), g))]
 
 

@@ -35,7 +35,8 @@ the builtins) is listed on its own too (`Runs`): a classmate's code packed into 
 encoded string shares no text with its original, so no pair could show it.
 
 Every answer is first read for what it does (`autograder.cohort.normalise`: Python's parser, names
-written canonically, comments, docstrings, type hints and layout set aside), and copydetect
+written canonically, comments, type hints, layout, statements that do nothing (`pass`, bare
+constants, docstrings, unreachable code) and the order of its functions set aside), and copydetect
 compares those forms, with the release and the reference set aside in that form too. So an answer
 that is the reference with its parameters renamed or its type hints dropped leaves nothing behind
 (before, its `def` line was left over, and two such answers were flagged at 100 %). An answer that
@@ -60,7 +61,7 @@ from typing import TYPE_CHECKING
 
 from autograder.cohort.normalise import normalised, recognise
 from autograder.escape import for_csv, for_html, for_terminal, visible
-from packlab.course.manifest import Exercise, load
+from packlab.manifest import Exercise, load
 
 if TYPE_CHECKING:
     import numpy as np

@@ -12,10 +12,11 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from autograder import names
 from autograder.cohort import misconceptions
 from autograder.escape import for_markdown
 from autograder.outfolder import NO_SUBMISSION, write_atomically
-from packlab.course.manifest import load, plain_assignments
+from packlab.manifest import load, plain_assignments
 
 GROUP_SHORT = {"visible": "visible", "edge-cases": "edge cases", "properties": "properties"}
 
@@ -24,12 +25,18 @@ def _one_line(text: object) -> str:
     return str(text).replace("\r", "\\r").replace("\n", "\\n")
 
 
+def share(score: float, max_score: float) -> float:
+    """``score`` as a share of ``max_score``; an assignment worth nothing (nbgrader allows a
+    notebook of 0 points) is all there."""
+    return score / max_score if max_score else 1.0
+
+
 def _summary(rows: list[dict], name=_one_line) -> tuple[list[str], list[str]]:
     """The summary's headline(s) and the lines of what could not be graded (texts via ``name``)."""
     graded = [r for r in rows if r["status"] == "graded"]
     failed = [r for r in rows if r["status"] != "graded" and r["reason"] != NO_SUBMISSION]
     missing = len(rows) - len(graded) - len(failed)
-    mean = sum(r["score"] / r["max_score"] for r in graded) / len(graded) if graded else 0
+    mean = sum(share(r["score"], r["max_score"]) for r in graded) / len(graded) if graded else 0
     head = [f"Graded {len(graded)} of {len(rows)} submissions; mean {mean:.0%}."
             + (f" {len(failed)} could not be graded." if failed else "")
             + (f" {missing} not handed in." if missing else "")]
@@ -46,6 +53,13 @@ def _summary(rows: list[dict], name=_one_line) -> tuple[list[str], list[str]]:
                     + ", ".join(f"{name(r['student'])} / {name(r['assignment'])} "
                                 f"({r['timestamp_flag']})" for r in flagged[:10])
                     + (f" and {len(flagged) - 10} more" if len(flagged) > 10 else "") + ".")
+    alike = names.look_alikes({r["student"] for r in rows})
+    if alike:
+        head.append("Student names that look alike (each kept apart with their own rows; "
+                    "nothing was merged or renamed: check they are different people): "
+                    + "; ".join(" and ".join(f"{name(s)} ({names.scripts(s)})" for s in group)
+                                for group in alike[:10])
+                    + (f"; and {len(alike) - 10} more groups" if len(alike) > 10 else "") + ".")
     ran = [r for r in rows if r.get("sandbox", "bubblewrap")]
     unsandboxed = sum(r.get("sandbox") == "none" for r in ran)
     if unsandboxed:
@@ -138,7 +152,7 @@ def summary_markdown(rows: list[dict], data: dict) -> str:
              "most common misconception |", "|---|---|---|---|---|---|"]
     for name, entry in data.items():
         scores, top = entry["scores"], top_misconception(entry)
-        mean = f"{sum(scores) / len(scores) / entry['max_score']:.0%}" if scores else "–"
+        mean = f"{share(sum(scores) / len(scores), entry['max_score']):.0%}" if scores else "–"
         full = sum(s == entry["max_score"] for s in scores)
         lines.append(f"| {name} | {len(scores) + entry['not_graded']} | {entry['not_graded']} | "
                      f"{mean} | {full} | "
@@ -180,7 +194,7 @@ def class_picture(data: dict, path: Path) -> None:
                   + [data[n]["not_graded"] for n in names])
     for row, name in enumerate(names):
         entry, y = data[name], len(names) - 1 - row
-        points = [(100 * s / entry["max_score"], entry["scores"].count(s), "#3b7dd8")
+        points = [(100 * share(s, entry["max_score"]), entry["scores"].count(s), "#3b7dd8")
                   for s in sorted(set(entry["scores"]))]
         if entry["not_graded"]:
             points.append((-20, entry["not_graded"], "#999999"))
@@ -189,7 +203,7 @@ def class_picture(data: dict, path: Path) -> None:
                          edgecolors="none")
             left.annotate(str(count), (x, y), ha="center", va="center", fontsize=9)
         if entry["scores"]:
-            mean = 100 * sum(entry["scores"]) / len(entry["scores"]) / entry["max_score"]
+            mean = 100 * share(sum(entry["scores"]) / len(entry["scores"]), entry["max_score"])
             left.plot([mean], [y + 0.36], marker="v", color="#d1495b", markersize=9)
             left.annotate(f"mean {mean:.0f} %", (mean, y + 0.36), xytext=(7, 0),
                           textcoords="offset points", va="center", fontsize=8,

@@ -13,7 +13,7 @@ from autograder.cohort.record import Graded
 from autograder.run.engine import Result, confinement, grade_submission
 from autograder.run.isolation import Limits
 from autograder.run.plain import grade_plain
-from packlab.course.manifest import load, plain_assignments
+from packlab.manifest import load, plain_assignments
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ The zip holds what the trusted side runs for this one assignment (`course_files`
 mutant gallery, no other exercise's hidden tests. setup.sh makes the unzipped course readable by
 root alone, and the sandbox's filesystem holds none of it either.
 
-The course is laid out in the zip as in this repository, so `packlab.course.ROOT` is the unzipped
+The course is laid out in the zip as in this repository, so `packlab.manifest.ROOT` is the unzipped
 ``source`` folder at run time. The base folder (default ``/autograder``) can be moved with
 ``--base`` or ``PACKLAB_AUTOGRADER_DIR`` (tests use a temporary one).
 """
@@ -202,7 +202,7 @@ def scripts(assignment: str) -> dict[str, str]:
 
 def build(assignment: str, out: Path, root: Path | None = None) -> list[str]:
     """Write the Gradescope autograder zip for ``assignment``; return the names it holds."""
-    from packlab.course.manifest import ROOT, load
+    from packlab.manifest import ROOT, load
 
     root = root or ROOT
     exercise = load().exercise(assignment)
@@ -225,7 +225,7 @@ def build(assignment: str, out: Path, root: Path | None = None) -> list[str]:
 
 def check_root(source: str) -> int:
     """0 when the course in use is the one in ``source`` (setup.sh's last check)."""
-    from packlab.course.manifest import ROOT
+    from packlab.manifest import ROOT
 
     if ROOT.resolve() == Path(source).resolve():
         return 0
@@ -284,7 +284,7 @@ def grade_submission(assignment: str, base: Path) -> dict:
     from autograder.run import isolation
     from autograder.run.engine import Result
     from autograder.run.isolation import Limits
-    from packlab.course.manifest import ROOT, load
+    from packlab.manifest import ROOT, load
 
     exercise = load().exercise(assignment)
     submission = base / "submission"

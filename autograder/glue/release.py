@@ -9,7 +9,7 @@ from __future__ import annotations
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from autograder.checks import gallery
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 
 class UseStarterCode(NbGraderPreprocessor):

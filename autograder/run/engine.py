@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import asdict, dataclass, field, replace
+from functools import cache
 from pathlib import Path
 
 from autograder.checks import example_cache
 from autograder.checks.suite import Failure, Suite, passed_shown, run_group, seed_key
 from autograder.checks.suites import NOT_INSTALLED
 from autograder.checks.suites import load as load_suite
-from autograder.run import footprint, submission
+from autograder.run import footprint, machine, submission
 from autograder.run.isolation import Limits
 from autograder.run.sandbox import Sandbox
-from packlab.course.manifest import Exercise
+from packlab.manifest import Exercise
 
 
 @dataclass
@@ -127,10 +129,36 @@ def grade_submission(path, exercise: Exercise, student: str, limits: Limits | No
         if box.over_memory:  # said where each check failed, and here for the student's row
             result.notes.append(f"{RAN}{footprint.too_much(limits.footprint_bytes)}, so the "
                                 "grader ended it.")
+    _hide_machine(result, limits, sandboxed)
+    _free_cycles()
     result.score = round(sum(g.points for g in result.groups), 2)
     if code.untouched and result.score < result.max_score:
         result.notes.insert(0, submission.UNTOUCHED)
     return _named(result, code.written)
+
+
+@cache
+def _freeze_what_is_loaded() -> None:
+    """Once per grading process: what its imports made stays, and is never scanned again."""
+    gc.collect()
+    gc.freeze()
+
+
+def _free_cycles() -> None:
+    """Free, before the next submission, the reference cycles a Hypothesis search leaves
+    (exceptions whose tracebacks hold the student's replies, up to 8 MB each): left to the
+    garbage collector's own pace they piled up from one student to the next. With what was
+    loaded before frozen (`gc.freeze`), the collection scans only what grading made."""
+    _freeze_what_is_loaded()
+    gc.collect()
+
+
+def _hide_machine(result: Result, limits: Limits, sandboxed: bool) -> None:
+    """Keep this machine's details out of every text the student's code made (`machine`)."""
+    result.notes = [machine.hidden(note, limits, sandboxed) for note in result.notes]
+    for group in result.groups:
+        group.failures = [replace(f, got=machine.hidden(f.got, limits, sandboxed))
+                          for f in group.failures]
 
 
 def _lacks_groups(suite: Suite, exercise: Exercise, groups: tuple[str, ...] | None) -> bool:

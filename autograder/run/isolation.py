@@ -8,6 +8,9 @@ filter that refuses the calls making memory no process maps (`seccomp_program`).
 the course, no class, no other sandbox and no other process can be seen from inside. The whole
 PID namespace dies with the worker's bubblewrap, and bubblewrap dies with the grading process.
 All its processes together are held to `Limits.footprint_bytes` (`autograder.run.footprint`).
+A plain nbgrader assignment's kernel (`autograder.run.kernel`) alone is also shown the course
+environment's packages, read-only (as under nbgrader its tests may import numpy): its
+site-packages folder, not the course's own folder, with editable installs' finders blanked.
 
 As an ordinary user bubblewrap runs as that user. As root it runs as a user of its own
 (`FIRST_UID` + the grading process's pid), so limits on processes hold and nothing it does is
@@ -29,6 +32,7 @@ import signal
 import struct
 import subprocess
 import sys
+import sysconfig
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,7 +40,7 @@ from functools import cache
 from pathlib import Path
 
 from autograder.run import footprint
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 CLONE_NEWNS = 0x00020000
 MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 1 << 18
@@ -46,6 +50,7 @@ FIRST_UID = 200_000  # as root, bubblewrap runs as FIRST_UID + the grading proce
 SANDBOX_UID = 1000  # the student's uid inside the sandbox
 WORK = "/work"  # the sandbox's working folder (a private tmpfs)
 STAGE = "/tmp/packlab-python"  # as root: where the interpreter's folder is shown to bubblewrap
+STAGED_PACKAGES = "/tmp/packlab-packages-"  # as root: where package folder N is shown to it
 INSTALL_HINT = ("Install bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`) and allow "
                 "user namespaces (Ubuntu 24.04: `sudo sysctl "
                 "kernel.apparmor_restrict_unprivileged_userns=0`); or, knowing that student code "
@@ -83,6 +88,7 @@ class Plan:
     grader: int  # the grading process that starts the workers (its pid)
     uid: int | None = None  # as root: the user bubblewrap runs as
     prefix: str | None = None  # as root: the interpreter's folder, staged at STAGE
+    packages: tuple[str, ...] = ()  # as root: package folders, staged at STAGED_PACKAGES + N
 
     def argv(self, seccomp_fd: int | None) -> list[str]:
         """The command, bubblewrap told to read its seccomp filter from ``seccomp_fd`` (an fd
@@ -94,7 +100,7 @@ class Plan:
     def preexec(self) -> None:
         """Runs in the child between fork and exec of bubblewrap (or the bare worker)."""
         if self.uid is not None:
-            _stage_interpreter(self.prefix)
+            _stage_interpreter(self.prefix, self.packages)
             os.setgroups([])
             os.setgid(self.uid)
             os.setuid(self.uid)
@@ -124,14 +130,20 @@ def _mount(source: str | None, target: str, kind: str | None, flags: int, data: 
         raise OSError(ctypes.get_errno(), f"mount {source} on {target}")
 
 
-def _stage_interpreter(prefix: str) -> None:
-    """In a private mount namespace, show the interpreter's folder at STAGE (root only)."""
+def _stage_interpreter(prefix: str, packages: tuple[str, ...] = ()) -> None:
+    """In a private mount namespace, show the interpreter's folder at STAGE and each package
+    folder at STAGED_PACKAGES + N (root only). The folders are opened before the private /tmp
+    hides them: a course environment may itself live under /tmp."""
     if _libc().unshare(CLONE_NEWNS) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNS)")
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    opened = [os.open(folder, os.O_PATH | os.O_DIRECTORY) for folder in (prefix, *packages)]
     _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k")
-    os.mkdir(STAGE, 0o755)
-    _mount(prefix, STAGE, None, MS_BIND | MS_REC, None)
+    for fd, target in zip(opened, (STAGE, *(f"{STAGED_PACKAGES}{n}" for n in range(len(packages)))),
+                          strict=True):
+        os.mkdir(target, 0o755)
+        _mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC, None)
+        os.close(fd)
 
 
 # --- what the sandbox may not do: its seccomp filter ------------------------------------------
@@ -234,9 +246,11 @@ def _hidden_below(folders: list[Path], hidden: list[Path]) -> list[Path]:
     return [h for h in hidden if any(h != f and h.is_relative_to(f) for f in folders)]
 
 
-def bwrap_command(limits: Limits, python: Interpreter, source_prefix: Path) -> list[str]:
+def bwrap_command(limits: Limits, python: Interpreter, source_prefix: Path,
+                  packages: tuple[Path, ...] = ()) -> list[str]:
     """The bubblewrap command line for one worker (``source_prefix``: where bwrap finds
-    ``python.prefix``, which differs when root stages it)."""
+    ``python.prefix``, which differs when root stages it; ``packages``: folders of the course
+    environment's packages shown read-only, for a plain assignment's kernel)."""
     bwrap = shutil.which("bwrap") or "bwrap"
     size = str(limits.scratch_bytes)
     staged = source_prefix != python.prefix
@@ -264,26 +278,56 @@ def bwrap_command(limits: Limits, python: Interpreter, source_prefix: Path) -> l
         args += ["--tmpfs", str(folder)]
     args += ["--proc", "/proc", "--dev", "/dev",
              "--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm",
-             "--size", size, "--tmpfs", WORK, "--chdir", WORK, "--remount-ro", "/",
-             str(python.binary)]
+             "--size", size, "--tmpfs", WORK, "--chdir", WORK]
+    args += _package_binds(packages, staged)
+    return [*args, "--remount-ro", "/", str(python.binary)]
+
+
+def _package_binds(packages: tuple[Path, ...], staged: bool) -> list[str]:
+    """The course environment's packages, read-only and on the path; its editable installs'
+    finders (which name this machine's folders) blanked. ``staged``: as root, bubblewrap finds
+    folder N at STAGED_PACKAGES + N (`_stage_interpreter`)."""
+    args = []
+    for n, folder in enumerate(packages):
+        args += ["--ro-bind", f"{STAGED_PACKAGES}{n}" if staged else str(folder), str(folder)]
+        for finder in sorted(folder.glob("__editable__*")):
+            args += ["--ro-bind", "/dev/null", str(finder)]
+    if packages:
+        args += ["--setenv", "PYTHONPATH", os.pathsep.join(map(str, packages))]
     return args
 
 
-def plan(sandboxed: bool = True, limits: Limits | None = None) -> Plan:
-    """How this process starts its workers (a forked grading process works out its own)."""
-    return _plan_for(os.getpid(), sandboxed, limits or Limits())
+def plan(sandboxed: bool = True, limits: Limits | None = None,
+         packages: tuple[Path, ...] = ()) -> Plan:
+    """How this process starts its workers (a forked grading process works out its own);
+    ``packages``: see `bwrap_command`."""
+    return _plan_for(os.getpid(), sandboxed, limits or Limits(), packages)
 
 
 @cache
-def _plan_for(pid: int, sandboxed: bool, limits: Limits) -> Plan:
+def _plan_for(pid: int, sandboxed: bool, limits: Limits, packages: tuple[Path, ...]) -> Plan:
     python = interpreter()
     if not sandboxed:
         return Plan((str(python.binary),), sandboxed=False, grader=pid)
     if os.geteuid() != 0:
-        return Plan(tuple(bwrap_command(limits, python, python.prefix)), sandboxed=True,
-                    grader=pid)
-    return Plan(tuple(bwrap_command(limits, python, Path(STAGE))), sandboxed=True, grader=pid,
-                uid=FIRST_UID + pid, prefix=str(python.prefix))
+        return Plan(tuple(bwrap_command(limits, python, python.prefix, packages)),
+                    sandboxed=True, grader=pid)
+    return Plan(tuple(bwrap_command(limits, python, Path(STAGE), packages)), sandboxed=True,
+                grader=pid, uid=FIRST_UID + pid, prefix=str(python.prefix),
+                packages=tuple(map(str, packages)))
+
+
+def environment_packages() -> tuple[Path, ...]:
+    """The course environment's package folders: its site-packages, and wherever this
+    process found nbgrader and ipykernel (a grader started with the course's folder added to
+    another Python's path, as tests/as_user.py does)."""
+    import ipykernel
+    import nbgrader
+
+    paths = sysconfig.get_paths()
+    found = {Path(paths["purelib"]), Path(paths["platlib"]),
+             *(Path(module.__file__).resolve().parent.parent for module in (nbgrader, ipykernel))}
+    return tuple(sorted(p for p in found if p.is_dir()))
 
 
 PYTHON_FLAGS = ("-I", "-S", "-u")  # no environment, no site-packages, unbuffered output

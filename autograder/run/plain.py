@@ -1,38 +1,47 @@
 """Grading a plain nbgrader assignment as `nbgrader autograde` does, in packlab's sandbox.
 
 A plain assignment is a notebook of solutions/ that course.toml gives no suite
-(`packlab.course.manifest.PlainAssignment`). Its cells run in order in one worker, in the same
-bubblewrap sandbox and limits as the course's exercises, after nbgrader's rules for what is
-whose: a cell whose grade_id the source notebook locks (its test cells, with their hidden test
-blocks) runs as the instructor wrote it, whatever the student made of it; answer cells and the
-student's own cells run as handed in. Each test cell then scores by nbgrader's own
-`determine_grade`, on the trusted side, from what the worker says the cell did: an error or
-anything written to stderr scores 0, a number as the cell's value is partial credit, anything else
-the cell's points. A deleted test cell scores 0 (nbgrader's default, `add_missing_cells` off).
-Answers a person grades wait for formgrader, except one left as released, which scores 0.
+(`packlab.manifest.PlainAssignment`). Its notebook is run as nbgrader's autograde runs
+it, by nbgrader's own `Execute` and a real kernel (`autograder.run.kernel`), inside the same
+bubblewrap sandbox as the course's exercises, with the course environment's packages and the
+files that sat beside the notebook there, read-only, ``NBGRADER_EXECUTION=autograde`` and
+nbgrader's per-cell timeout from nbgrader_config.py (a cell past it is interrupted, the rest
+still run). What runs follows nbgrader's rules for what is whose: a cell whose grade_id the
+source notebook locks (its test cells, with their hidden test blocks) runs as the instructor
+wrote it, whatever the student made of it; answer cells and the student's own cells run as
+handed in. Each test cell then scores by nbgrader's own `determine_grade`, on the trusted side,
+from its outputs. A deleted test cell is left ungraded, as nbgrader leaves it (with
+`add_missing_cells` off, its default). Answers and tasks a person grades wait for formgrader,
+except an answer left as released, which scores 0.
 
 Trust: the test cells run in the student's process, as under nbgrader, so the student's code can
-change what they see and the worker's replies can be forged. The replies are still bounded and
-checked (a reply that is not one is the student's failure, and no later cell runs), every other
-rule of the sandbox holds, and the grade says it was given at nbgrader's trust level (`TRUST`).
+change what they see and the run notebook can be forged. It is still bounded and parsed, every
+other rule of the sandbox holds, what the student's code printed or raised after hidden tests ran
+is held back (`without_hidden`), and the grade says it was given at nbgrader's trust level
+(`TRUST`).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import builtins
+import codecs
+import contextlib
+import json
 import re
-import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import nbformat
 from nbgrader.utils import determine_grade, is_locked
 
 from autograder.checks.suite import Failure, Misconception, StudentError
-from autograder.run import submission
+from autograder.run import kernel, machine, submission
 from autograder.run.engine import RAN, GroupScore, Result, confinement
-from autograder.run.isolation import Limits
-from autograder.run.sandbox import MAX_DETAIL, Sandbox
-from autograder.worker import MAX_VALUE
-from packlab.course.manifest import PlainAssignment
+from autograder.run.isolation import Limits, SandboxUnavailable
+from autograder.run.sandbox import MAX_DETAIL, OUTPUT_TAIL
+from packlab.manifest import MANIFEST, PlainAssignment
 
 TRUST = ("a plain nbgrader assignment: its test cells ran in the student's own process, as "
          "under nbgrader, so its scores are only as trustworthy as nbgrader's")
@@ -40,8 +49,21 @@ NOTE = ("This is a plain nbgrader assignment: its test cells ran beside your cod
         "`nbgrader autograde` runs them.")
 HIDDEN = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*$(.*?)^[ \t]*### END HIDDEN TESTS[ \t]*$",
                     re.MULTILINE | re.DOTALL)
-FAILED_TEST = Misconception("plain-test-cell", "A test cell of this assignment failed.", "")
+FAILED_TEST = Misconception("plain-test-failed", "A test in a test cell failed.", "")
+TIMED_OUT = Misconception("plain-timeout", "A cell ran past nbgrader's time limit for one cell "
+                          "and was interrupted (an endless loop?).", "")
+STDERR = Misconception("plain-stderr", "The cell wrote to stderr, which nbgrader counts as an "
+                       "error.", "")
+PARTIAL = Misconception("plain-partial", "The test cell gave partial credit.", "")
+NOT_RUN = Misconception("plain-not-run", "The notebook stopped before this test cell ran.", "")
+BLANK = Misconception("plain-blank-answer", "An answer was left as it was handed out.", "")
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+CELL_LINE = re.compile(r"Cell In\[(\d*)\], line (\d+)")  # IPython's traceback, colours removed
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+HIDDEN_PIECE = 6  # letters of a hidden line or string: a shorter one is too common to hold back
+HELD_BACK = "(not shown: it held text of a hidden test)"
 SHOWN_LINE = 160
+Ran = nbformat.NotebookNode  # one cell as nbgrader's Execute left it
 
 
 @dataclass(frozen=True)
@@ -54,33 +76,47 @@ class Planned:
     instructors: bool  # locked in the source notebook: the instructor's text runs
 
 
-@dataclass(frozen=True)
-class Ran:
-    """What the worker says one cell did (checked, not believed)."""
-
-    error: str | None
-    line: int | None
-    stderr: bool
-    value: str | None
-
-
-def checked(reply, number: int) -> Ran:
-    """The worker's reply about cell ``number``; `StudentError` ("interfered") if it is not one."""
-    if type(reply) is not dict or set(reply) != {"ran", "error", "line", "stderr", "value"} \
-            or reply["ran"] != number or type(reply["ran"]) is not int:
-        raise StudentError("interfered", f"a reply that is not the worker's, about cell {number}")
-    error, line, stderr, value = reply["error"], reply["line"], reply["stderr"], reply["value"]
-    if not (error is None or type(error) is str and len(error) <= MAX_DETAIL + 20) \
-            or not (line is None or type(line) is int) or type(stderr) is not bool \
-            or not (value is None or type(value) is str and len(value) <= MAX_VALUE):
-        raise StudentError("interfered", f"a malformed reply about cell {number}")
-    return Ran(error, line, stderr, value)
-
-
 def _source_cells(assignment: PlainAssignment) -> dict[str, nbformat.NotebookNode]:
+    """The source notebook's cells by grade_id, each with the text nbgrader's gradebook holds
+    for it when there is one (what nbgrader's OverwriteCells puts back: `### AUTOTEST` and
+    hashed tests expanded at `nbgrader generate_assignment`)."""
     cells = nbformat.read(assignment.source, as_version=4).cells
-    return {c.metadata["nbgrader"]["grade_id"]: c for c in cells
-            if c.metadata.get("nbgrader", {}).get("grade_id")}
+    stored = gradebook_sources(assignment.name)
+    found = {}
+    for cell in cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id:
+            found[grade_id] = nbformat.from_dict({**cell, "source": stored.get(grade_id,
+                                                                               cell.source)})
+    return found
+
+
+def gradebook_sources(name: str, course: Path | None = None) -> dict[str, str]:
+    """grade_id -> the cell's text in the course's nbgrader gradebook ({} when the gradebook
+    or the assignment is not there)."""
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.coursedir import CourseDirectory
+    from sqlalchemy.engine import make_url
+    from traitlets.config.loader import PyFileConfigLoader
+
+    folder = course or MANIFEST.parent
+    if not (folder / "nbgrader_config.py").is_file():
+        return {}
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(folder)).load_config()
+    settings = CourseDirectory(config=config, root=str(folder))
+    url = make_url(settings.db_url)
+    if url.drivername.startswith("sqlite"):
+        database = Path(url.database or "")
+        database = database if database.is_absolute() else folder / database
+        if not database.is_file():
+            return {}
+        url = url.set(database=str(database))
+    with Gradebook(url.render_as_string(hide_password=False), settings.course_id) as gb:
+        try:
+            notebook = gb.find_notebook(name, name)
+        except MissingEntry:
+            return {}
+        return {cell.name: cell.source for cell in notebook.source_cells}
 
 
 def _released(assignment: PlainAssignment) -> dict[str, nbformat.NotebookNode]:
@@ -111,40 +147,66 @@ def plan(cells: list[submission.Cell], source: dict,
     return planned, notes
 
 
-def _as_python(cells: list[Planned]) -> list[str]:
-    """Each cell's source as IPython reads it (magics, ``!``), as the worker runs it."""
-    reader = None
-    out = []
-    for cell in cells:
-        text = cell.source
-        if "%" in text or "!" in text or "?" in text:
-            reader = reader or submission._ipython_reader()
-            text = reader(text)
-        out.append(text)
-    return out
+def to_run(planned: list[Planned], source: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook nbgrader would run: the planned code cells, the locked ones' metadata and
+    the kernelspec the instructor's (nbgrader's OverwriteCells and OverwriteKernelspec)."""
+    by_id = {c.metadata["nbgrader"]["grade_id"]: c for c in source.cells
+             if c.metadata.get("nbgrader", {}).get("grade_id")}
+    cells = [nbformat.v4.new_code_cell(cell.source, metadata=by_id[cell.grade_id].metadata
+                                       if cell.instructors else {}) for cell in planned]
+    return nbformat.v4.new_notebook(cells=cells, metadata={
+        "kernelspec": source.metadata.get("kernelspec", KERNELSPEC)})
 
 
-def run(cells: list[Planned], limits: Limits, sandboxed: bool,
-        started: float) -> tuple[dict[int, Ran], str, str | None]:
-    """Run ``cells`` in order in one sandbox: what each did (by position), what the student's
-    code printed before the first cell with hidden tests, and why the run stopped early (or None).
-    """
-    ran: dict[int, Ran] = {}
-    stopped = None
-    output = ""
-    with Sandbox([], limits, sandboxed=sandboxed, started=started) as box:
-        for cell, python in zip(cells, _as_python(cells), strict=True):
-            if HIDDEN.search(cell.source) and cell.instructors and not output:
-                output = box.output_tail() or " "
-            try:
-                ran[cell.position] = checked(box.run_cell(python, cell.position), cell.position)
-            except StudentError as exc:
-                box.close()
-                stopped = f"cell {cell.position}: {exc.detail}"
-                break
-        if not output:
-            output = box.output_tail()
-    return ran, output.strip() and output, stopped
+def ran_at(planned: list[Planned], run: nbformat.NotebookNode) -> dict[int, Ran]:
+    """Each planned cell as it ran (by position); a cell the kernel never reached is left out."""
+    return {cell.position: done for cell, done in zip(planned, run.cells, strict=True)
+            if done.get("execution_count") is not None or done.get("outputs")}
+
+
+def printed(planned: list[Planned], ran: dict[int, Ran], hidden: list[str]) -> str:
+    """What the student's code printed, up to the first test cell with hidden tests (whose
+    code may be printed by it), without any text of a hidden block."""
+    text = []
+    for cell in planned:
+        if cell.instructors and HIDDEN.search(cell.source):
+            break
+        for output in ran.get(cell.position, {}).get("outputs", []):
+            if output.get("output_type") == "stream" and type(output.get("text")) is str:
+                text.append(output["text"])
+    return without_hidden(machine.hidden("".join(text)[-OUTPUT_TAIL:], kernel=True), hidden).strip()
+
+
+def run(planned: list[Planned], source: nbformat.NotebookNode, files: dict[str, str],
+        limits: Limits, sandboxed: bool) -> tuple[dict[int, Ran], str | None]:
+    """Run the planned cells as `nbgrader autograde` runs them, in the sandbox: what each did
+    (by position), and why the run stopped early (or None)."""
+    try:
+        done, stopped = kernel.execute(to_run(planned, source), files, execute_settings(),
+                                       limits, sandboxed)
+    except StudentError as exc:
+        return {}, exc.detail
+    said = "its kernel died (os._exit, a crash?)" if stopped == "DeadKernelError" \
+        else "its kernel stopped answering"
+    return ran_at(planned, done), stopped and said
+
+
+def execute_settings(course: Path | None = None) -> dict:
+    """nbgrader's `Execute` settings from the course's nbgrader_config.py (its own defaults for
+    the rest), as JSON."""
+    path = (course or MANIFEST.parent) / "nbgrader_config.py"
+    if not path.is_file():
+        return {}
+    from traitlets.config.loader import PyFileConfigLoader
+
+    section = PyFileConfigLoader(path.name, path=str(path.parent)).load_config().Execute
+    settings = {}
+    for name, value in section.items():
+        try:
+            settings[name] = json.loads(json.dumps(value))
+        except (TypeError, ValueError):
+            continue  # not a setting the sandbox's nbgrader can be sent
+    return settings
 
 
 def _visible_line(source: str, line: int | None) -> str | None:
@@ -161,55 +223,115 @@ def _visible_line(source: str, line: int | None) -> str | None:
 
 def safe_message(error: str, hidden: str) -> str:
     """What a failed hidden test may say: its kind, and the message of an AssertionError (the
-    instructor's words) only when no line or string of the hidden tests is in it: `assert f(3) ==
-    9, "f(3) should be 9"` keeps its message to itself, and an error raised by the student's code
-    (whose message may hold a hidden input) says only its kind."""
+    instructor's words) only when no line or string of the hidden tests is in it, even
+    re-encoded (`without_hidden`): `assert f(3) == 9, "f(3) should be 9"` keeps its message to
+    itself, and an error raised by the student's code (whose message may hold a hidden input)
+    says only its kind."""
     kind, _, message = error.partition(": ")
     if kind != "AssertionError":
-        return kind
+        return error_kind(kind)
     pieces = {line.strip() for line in hidden.splitlines() if len(line.strip()) >= 4}
     strings = set(re.findall(r"""(?:"([^"\n]{4,})"|'([^'\n]{4,})')""", hidden))
     pieces |= {a or b for a, b in strings}
-    if not message or message.strip() in hidden or any(p in message for p in pieces):
+    if not message or message.strip() in hidden or any(p in message for p in pieces) \
+            or without_hidden(message, [hidden]) != message:
         return kind
     return error
 
 
-def _failure(cell: Planned, did: Ran | None, points: float, max_points: float,
-             stopped: str | None) -> Failure:
-    hidden = "\n".join(m.group(1) for m in HIDDEN.finditer(cell.source))
-    if did is None:
+def error_kind(name: str) -> str:
+    """An error's kind as shown: Python's own exception names only (a student's class can be
+    named with anything, a hidden input too)."""
+    return name if isinstance(getattr(builtins, name, None), type) else "an error of its own kind"
+
+
+def _plain_letters(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def _decoded(text: str) -> list[str]:
+    """``text``, and what its runs of hex or base64 decode to."""
+    found = [text]
+    for run in re.findall(r"[0-9a-fA-F]{8,}", text):
+        with contextlib.suppress(ValueError):
+            found.append(bytes.fromhex(run[:len(run) // 2 * 2]).decode("utf-8", "replace"))
+    for run in re.findall(r"[A-Za-z0-9+/]{8,}={0,2}", text):
+        with contextlib.suppress(ValueError, binascii.Error):
+            found.append(base64.b64decode(run + "=" * (-len(run) % 4)).decode("utf-8",
+                                                                               "replace"))
+    return found
+
+
+def without_hidden(text: str, hidden: list[str]) -> str:
+    """``text``, or a note saying it was held back when it holds a piece of a hidden block:
+    a line or string of it, even reversed, in other letter case, spaced or punctuated
+    differently, in rot13, hex or base64. What a student's code raises or prints after hidden
+    tests ran passes through here; what it cannot catch (any other encoding, one bit per pass
+    or fail) is stated in the guide."""
+    pieces = set()
+    for block in hidden:
+        for piece in [*block.splitlines(), *re.findall(r"""["']([^"'\n]+)["']""", block)]:
+            letters = _plain_letters(piece.replace("assert", ""))
+            if len(letters) >= HIDDEN_PIECE:
+                pieces.add(letters)
+    if not pieces or not text:
+        return text
+    for form in _decoded(text):
+        letters = _plain_letters(form)
+        for shown in (letters, letters[::-1], codecs.encode(letters, "rot13")):
+            if any(piece in shown for piece in pieces):
+                return HELD_BACK
+    return text
+
+
+def _timed_out(done: Ran) -> bool:
+    return any(o.get("ename") == "CellTimeoutError" for o in done.get("outputs", []))
+
+
+def _error(done: Ran) -> tuple[str, int | None] | None:
+    """The cell's error as ``"Kind: message"`` and the line it failed on (None: no error)."""
+    for output in done.get("outputs", []):
+        if output.get("output_type") == "error":
+            kind, message = str(output.get("ename", "")), str(output.get("evalue", ""))
+            line = None
+            for frame in output.get("traceback", []) if type(output.get("traceback")) is list \
+                    else []:
+                found = CELL_LINE.search(ANSI.sub("", str(frame)))
+                if found and found.group(1) == str(done.get("execution_count")):
+                    line = int(found.group(2))  # the cell's own frame, not a function's
+            shown = machine.hidden(f"{kind}: {message}" if message else kind, kernel=True)
+            return shown[:MAX_DETAIL], line
+    return None
+
+
+def _failure(cell: Planned, done: Ran | None, points: float, max_points: float,
+             stopped: str | None, hidden: list[str]) -> Failure:
+    secret = "\n".join(m.group(1) for m in HIDDEN.finditer(cell.source))
+    if done is None:
         return Failure(f"test cell `{cell.grade_id}` did not run", "(not run)",
-                       f"the notebook stopped before it ({stopped})", "the cell to run",
-                       FAILED_TEST)
-    if did.error is None:
-        why = "wrote to stderr (nbgrader counts that as an error)" if did.stderr \
-            else f"its output {did.value}"
+                       f"the notebook stopped before it ({stopped})", "the cell to run", NOT_RUN)
+    if _timed_out(done):
+        return Failure(f"test cell `{cell.grade_id}` ran past nbgrader's time limit for a cell",
+                       "(the whole cell)", "it was interrupted", "the cell to finish in time",
+                       TIMED_OUT)
+    error = _error(done)
+    if error is None:
+        stderr = any(o.get("name") == "stderr" for o in done.get("outputs", []))
+        if stderr:
+            return Failure(f"test cell `{cell.grade_id}`: 0 of {max_points} points",
+                           "(the whole cell)", "it wrote to stderr", "nothing on stderr", STDERR)
         return Failure(f"test cell `{cell.grade_id}`: {points} of {max_points} points",
-                       "(the whole cell)", why, "no error", FAILED_TEST)
-    line = _visible_line(cell.source, did.line)
-    if line is None and hidden:
+                       "(the whole cell)", "its last value gave partial credit",
+                       f"{max_points} points", PARTIAL)
+    message, line = error
+    shown = _visible_line(cell.source, line)
+    if shown is None and secret:
         return Failure(f"a hidden test in test cell `{cell.grade_id}` failed", "(hidden)",
-                       safe_message(did.error, hidden), "no error", FAILED_TEST)
-    return Failure(f"test cell `{cell.grade_id}` failed", line or "(line unknown)", did.error,
+                       safe_message(message, secret), "no error", FAILED_TEST)
+    kind, _, said = message.partition(": ")
+    message = without_hidden(f"{error_kind(kind)}: {said}" if said else error_kind(kind), hidden)
+    return Failure(f"test cell `{cell.grade_id}` failed", shown or "(line unknown)", message,
                    "no error", FAILED_TEST)
-
-
-def _graded(cell: nbformat.NotebookNode, did: Ran | None) -> nbformat.NotebookNode:
-    """The test cell as nbgrader would hold it after running: its outputs from ``did``."""
-    outputs = []
-    if did is None or did.error is not None:
-        kind, _, message = (did.error if did else "NotRun").partition(": ")
-        outputs.append(nbformat.v4.new_output("error", ename=kind, evalue=message, traceback=[]))
-    else:
-        if did.stderr:
-            outputs.append(nbformat.v4.new_output("stream", name="stderr", text=""))
-        if did.value is not None:
-            outputs.append(nbformat.v4.new_output("execute_result",
-                                                  data={"text/plain": did.value}))
-    graded = nbformat.v4.new_code_cell(cell.source, metadata=cell.metadata)
-    graded.outputs = outputs
-    return graded
 
 
 def _answer_score(submitted: submission.Cell | None, source, released) -> float | None:
@@ -226,65 +348,97 @@ def _points(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
+def _student_notes(planned: list[Planned], ran: dict[int, Ran], hidden: list[str]) -> list[str]:
+    """"cell N raised ..." for the student's own cells; after a cell with hidden tests ran, the
+    error's kind only passes `without_hidden`, its message never."""
+    notes, after_hidden = [], False
+    for cell in planned:
+        done = ran.get(cell.position)
+        if done is None:
+            continue
+        if cell.instructors and HIDDEN.search(cell.source):
+            after_hidden = True
+        error = None if cell.instructors else _error(done)
+        if error is None:
+            continue
+        kind, _, message = error[0].partition(": ")
+        said = error_kind(kind) if after_hidden else \
+            without_hidden(f"{error_kind(kind)}: {message}" if message else error_kind(kind),
+                           hidden)
+        notes.append(f"{RAN}cell {cell.position} raised {said}.")
+    return notes
+
+
+def _manual(graded, submitted: dict, source: nbformat.NotebookNode, released: dict,
+            result: Result) -> None:
+    """An answer (or task) a person grades: waits for formgrader, or 0 when left as released."""
+    score = _answer_score(submitted.get(graded.grade_id), source,
+                          released.get(graded.grade_id)) if not graded.task else None
+    what = "is blank as released: 0" if score == 0 else "needs manual grading (formgrader)"
+    kind = "task" if graded.task else "answer"
+    result.notes.append(f"The {kind} `{graded.grade_id}` ({_points(graded.points)} points) {what}.")
+    if score == 0:  # nbgrader's auto score 0: nothing for a person to grade
+        blank = Failure(f"the answer `{graded.grade_id}` was left as handed out",
+                        "(your answer)", "the answer as handed out", "your answer", BLANK)
+        result.groups.append(GroupScore(graded.grade_id, "an answer a person grades",
+                                        True, 0, _points(graded.points), [], [blank]))
+
+
 def grade_plain(path, assignment: PlainAssignment, student: str, limits: Limits | None = None,
                 sandboxed: bool = True,
                 below=None) -> tuple[Result, list[submission.CellProblem]]:
     """Grade one submission of a plain nbgrader assignment; never raises for student code."""
-    started = time.monotonic()
     limits = limits or Limits()
     result = Result(student, assignment.name, max_score=assignment.max_score,
                     sandbox=confinement(sandboxed))
     try:
         cells = submission.notebook_cells(path, below)
+        files = kernel.files_beside([Path(path).parent, assignment.source.parent])
     except submission.Ungradable as exc:
         result.error = str(exc)
         return result, []
+    except (StudentError, OSError) as exc:
+        result.error = f"the files handed in beside the notebook could not be used: " \
+            f"{getattr(exc, 'detail', type(exc).__name__)}"
+        return result, []
     source, released = _source_cells(assignment), _released(assignment)
+    notebook = nbformat.read(assignment.source, as_version=4)
     planned, notes = plan(cells, source, released)
-    ran, result.output, stopped = run(planned, limits, sandboxed, started)
+    hidden = [m.group(1) for c in planned if c.instructors for m in HIDDEN.finditer(c.source)]
+    try:
+        ran, stopped = run(planned, notebook, files, limits, sandboxed)
+    except SandboxUnavailable as exc:
+        result.error = str(exc)
+        return result, []
+    result.output = printed(planned, ran, hidden)
     result.notes = [NOTE, *notes]
     if stopped:
-        result.notes.append(f"The notebook stopped at {stopped}; no later cell ran.")
-    result.notes += [f"{RAN}cell {c.position} raised {ran[c.position].error}." for c in planned
-                     if not c.instructors and c.position in ran and ran[c.position].error]
+        result.notes.append(f"The notebook stopped: {stopped}; no later cell ran.")
+    result.notes += _student_notes(planned, ran, hidden)
     by_id = {c.grade_id: c for c in planned if c.grade_id and c.instructors}
     submitted = {c.grade_id: c for c in cells if c.grade_id}
     for graded in assignment.cells:
-        original = source[graded.grade_id]
         if graded.manual:
-            score = _answer_score(submitted.get(graded.grade_id), original,
-                                  released.get(graded.grade_id))
-            what = "is blank as released: 0" if score == 0 else "needs manual grading (formgrader)"
-            result.notes.append(f"The answer `{graded.grade_id}` ({_points(graded.points)} "
-                                f"points) {what}.")
-            if score == 0:  # nbgrader's auto score 0: nothing for a person to grade
-                blank = Failure(f"the answer `{graded.grade_id}` was left as handed out",
-                                "(your answer)", "the answer as handed out", "your answer",
-                                FAILED_TEST)
-                result.groups.append(GroupScore(graded.grade_id, "an answer a person grades",
-                                                True, 0, _points(graded.points), [], [blank]))
+            _manual(graded, submitted, source.get(graded.grade_id), released, result)
             continue
         cell = by_id.get(graded.grade_id)
         if cell is None:
             result.notes.append(f"The test cell `{graded.grade_id}` was missing from the "
-                                "notebook: 0 points (as nbgrader).")
-            gone = Failure(f"test cell `{graded.grade_id}` was not in the notebook", "(deleted)",
-                           "nothing: the cell was missing", "the test cell as handed out",
-                           FAILED_TEST)
-            result.groups.append(GroupScore(graded.grade_id, "a test cell (missing)", True, 0,
-                                            _points(graded.points), [], [gone]))
+                                "notebook: left ungraded, as nbgrader leaves it (formgrader "
+                                "can grade it by hand).")
             continue
-        did = ran.get(cell.position)
+        done = ran.get(cell.position)
         try:
-            points = determine_grade(_graded(original, did))[0]
+            points = 0 if done is None else determine_grade(done)[0]
         except ValueError:  # partial credit over the cell's points
             points = 0
         points, most = _points(points), _points(graded.points)
-        hidden = bool(HIDDEN.search(original.source))
-        failures = [] if points == most else [_failure(cell, did, points, most, stopped)]
+        secret = bool(HIDDEN.search(cell.source))
+        failures = [] if points == most else [_failure(cell, done, points, most, stopped,
+                                                       hidden)]
         result.groups.append(GroupScore(
-            graded.grade_id, "a test cell" + (" with hidden tests" if hidden else ""),
-            not hidden, points, most, [] if failures else ["the cell ran without an error"],
+            graded.grade_id, "a test cell" + (" with hidden tests" if secret else ""),
+            not secret, points, most, [] if failures else ["the cell ran without an error"],
             failures))
     result.score = _points(sum(g.points for g in result.groups))
     return result, []

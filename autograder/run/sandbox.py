@@ -26,7 +26,7 @@ from pathlib import Path
 
 from autograder import worker
 from autograder.checks.suite import Outcome, StudentError
-from autograder.run import footprint, isolation
+from autograder.run import footprint, isolation, machine
 from autograder.run.isolation import Limits
 from autograder.worker import NotPlain, to_plain
 
@@ -36,7 +36,6 @@ OUTPUT_TAIL = 2000
 MAX_PROBLEMS = 20
 MAX_DETAIL = 500
 REPLY_KINDS = {"raised", "missing", "not-plain", "timeout"}
-HOST_PATH = "…"  # what a path of this machine in a worker's output is shown as
 AHEAD_BYTES = 32 * 1024  # calls sent at once (`Sandbox.expect`): half an empty pipe's room
 EXIT_SECONDS = 2.0  # for a worker that closed a pipe to end, before it is stopped
 
@@ -184,9 +183,7 @@ class Sandbox:
         size = self._output.seek(0, os.SEEK_END)
         self._output.seek(max(0, size - OUTPUT_TAIL))
         text = self._output.read().decode("utf-8", "replace")
-        for path in isolation.host_paths(self._folder):  # in a traceback, say
-            text = text.replace(path, HOST_PATH)
-        return text
+        return machine.hidden(text, self.limits, self.plan.sandboxed, self._folder)
 
     # --- protocol -------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ import nbformat
 from autograder.run import handed_in
 from autograder.run.handed_in import NOTEBOOK_BYTES
 from autograder.worker import RUNS_ITS_BODY
-from packlab.course.manifest import Exercise
+from packlab.manifest import Exercise
 
 # IPython tokenizes the whole cell again for each piece of its syntax that it rewrites: a cell of
 # hundreds of magics would take minutes. One notebook gets this many characters tokenized (a few

@@ -14,6 +14,7 @@ both (the secret ties the feedback to the student's own `nbgrader fetch_feedback
 from __future__ import annotations
 
 import copy
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -23,7 +24,7 @@ from autograder.escape import for_markdown
 from autograder.outfolder import write_atomically
 from autograder.run import handed_in
 from autograder.run.submission import Cell, Ungradable, notebook_cells
-from packlab.course.manifest import Exercise
+from packlab.manifest import Exercise
 
 MAX_CELLS = 500  # of the student's cells, at most this many are kept
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's exchange writes
@@ -117,3 +118,16 @@ def copy_exchange_files(submitted: Path, autograded: Path, below: Path | None = 
         autograded.mkdir(parents=True, exist_ok=True)
         write_atomically(autograded / name, data.decode("utf-8", "replace"))
     return problems
+
+
+def copy_source_files(source: Path, autograded: Path) -> None:
+    """Copy the files beside a plain assignment's source notebook (data, images) into its
+    autograded folder, as nbgrader's autograde does, for `nbgrader generate_feedback` to carry
+    to the feedback folder. Regular files only, no notebook, nothing hidden, no link followed."""
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        if path.is_symlink() or not path.is_file() or path.suffix == ".ipynb" \
+                or any(part.startswith(".") for part in relative.parts):
+            continue
+        (autograded / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, autograded / relative)

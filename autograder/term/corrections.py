@@ -174,6 +174,9 @@ def counted_lines(counted: Counted | None, max_score: float) -> list[str]:
             f"{RULES[counted.policy]}:"]
     for n, attempt in enumerate(counted.attempts):
         handed = _shown(attempt.submitted_at) if attempt.submitted_at else "time unknown"
+        if attempt.backdated:
+            handed += (" (so its timestamp.txt says, before the submission it replaced: not "
+                       "believed, it counts as handed in when graded)")
         result = (f"not graded ({attempt.error})" if attempt.error else
                   f"tests {number(attempt.raw)} / {number(max_score)}"
                   + (f", late penalty {number(attempt.penalty)}" if attempt.penalty else ""))

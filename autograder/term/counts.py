@@ -38,6 +38,7 @@ class Attempt:
     penalty: float = 0  # the late penalty it had
     late_days: int | None = None  # started days late; None when it cannot be told
     error: str | None = None  # why it could not be graded
+    backdated: bool = False  # its timestamp claimed a time before an earlier submission's
 
     @property
     def after_late(self) -> float:
@@ -45,7 +46,7 @@ class Attempt:
 
     @property
     def on_time(self) -> bool:
-        return self.late_days == 0 and not self.penalty
+        return self.late_days == 0 and not self.penalty and not self.backdated
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,8 @@ def _attempt(entry: dict) -> Attempt | None:
     days = entry.get("late_days")
     return Attempt(str(entry.get("graded_at", "")), str(entry.get("submitted_at", "")),
                    score, penalty, days if isinstance(days, int) else None,
-                   entry.get("error") if isinstance(entry.get("error"), str) else None)
+                   entry.get("error") if isinstance(entry.get("error"), str) else None,
+                   entry.get("flag") == "backdated")
 
 
 def read_choices(out: Path) -> dict[tuple[str, str], str]:

@@ -49,7 +49,7 @@ from autograder.term.corrections import (
     nbgrader_lines,
     number,
 )
-from packlab.course.manifest import Exercise, PlainAssignment, load, plain_assignments
+from packlab.manifest import Exercise, PlainAssignment, load, plain_assignments
 
 CONFIG = "nbgrader_config.py"
 
@@ -183,14 +183,16 @@ def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
     number of test cell scores written."""
     student = row["student"]
     scores = {exercise.grade_id(t["group"]): float(t["score"]) for t in graded_tests(data)}
-    first = exercise.grade_id(next(iter(exercise.points)))
+    first = first_cell(exercise)
+    by_hand = {c.grade_id for c in exercise.cells if c.manual} \
+        if isinstance(exercise, PlainAssignment) else set()
     extra = {"timestamp": timestamp} if timestamp else {}
     submission = gb.update_or_create_submission(exercise.name, student, **extra)
     cells = 0
     for notebook in submission.notebooks:
         notebook.late_submission_penalty = None  # in the extra credit: formgrader shows it
         for grade in notebook.grades:
-            if scores and grade.name not in scores:
+            if grade.name not in scores and (scores or grade.name in by_hand):
                 _flag_manual(exercise, grade)
                 continue  # not one of packlab's test cells: left as it is
             _score(grade, scores.get(grade.name, 0.0))
@@ -201,6 +203,15 @@ def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
                 grade.extra_credit = total if total or grade.extra_credit is not None else None
     gb.db.commit()
     return cells
+
+
+def first_cell(exercise: Exercise | PlainAssignment) -> str | None:
+    """The cell packlab's corrections go on as extra credit: the first test cell, else (a plain
+    notebook a person grades, or one of no points) its first graded cell, else None."""
+    if exercise.points:
+        return exercise.grade_id(next(iter(exercise.points)))
+    cells = exercise.cells if isinstance(exercise, PlainAssignment) else ()
+    return cells[0].grade_id if cells else None
 
 
 def _score(grade, auto: float) -> None:
@@ -296,11 +307,13 @@ def _autograded(settings, exercise: Exercise, row: dict, submitted: Path,
     extra = data.get("extra_data", {})
     said = nbgrader_lines(extra.get("raw_score", data.get("score", 0)),
                           extra.get("max_score", exercise.max_score), from_results(extra),
-                          exercise.grade_id(next(iter(exercise.points))))
+                          first_cell(exercise) or "none")
     handed_in = submitted / row["student"] / exercise.name
     autograded.write(folder / f"{exercise.name}.ipynb", exercise,
                      handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), said,
                      submitted)
+    if isinstance(exercise, PlainAssignment):
+        autograded.copy_source_files(exercise.source.parent, folder)
     return [f"{row['student']}/{exercise.name}: {problem}"
             for problem in autograded.copy_exchange_files(handed_in, folder, submitted)]
 

@@ -8,6 +8,10 @@ assignment, else course.toml's `due`; a student's extension in the gradebook (nb
 `Gradebook.grant_extension`) moves it for that student. When the assignment has a due date, a
 missing, unreadable or future timestamp is flagged (`Lateness.flag`, grades.csv's
 ``timestamp_flag``) and counts as course.toml's ``late_policy.missing_timestamp`` says.
+
+A resubmission whose timestamp claims a time before the one its earlier submission gave (which
+the grader had already collected) is flagged ``backdated`` and its claim is not believed: it
+counts as handed in when graded, the latest it can have come in.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from autograder.run import handed_in
-from packlab.course.manifest import LatePolicy
+from packlab.manifest import LatePolicy
 
 TIMESTAMP = "timestamp.txt"
 TIMESTAMP_BYTES = 1_000  # nbgrader's timestamps are about 30 characters; a student can write more
@@ -41,7 +45,7 @@ class Lateness:
     late_days: int | None = None  # started days late; None when it cannot be told
     penalty: float = 0  # points taken off
     note: str = ""  # what happened, in plain words
-    flag: str = ""  # with a due date: "missing", "unreadable" or "in the future" timestamp
+    flag: str = ""  # "backdated"; with a due date: "missing", "unreadable", "in the future"
     free_days: int = 0  # of the student's free late days, those this submission used
 
     def to_dict(self) -> dict:
@@ -53,6 +57,7 @@ def _iso(when: datetime) -> str:
 
 
 NO_TIMESTAMP = f"no {TIMESTAMP} in the submission"
+BACKDATED = "backdated"  # `Lateness.flag` of a resubmission claiming a time before its last one
 FUTURE_SLACK = 300  # seconds: a clock a little ahead of the grader's is not "in the future"
 
 
@@ -136,7 +141,8 @@ def _points(x: float) -> str:
 
 def assess(folder: Path | None, due: datetime | None, due_from: str, policy: LatePolicy,
            score: float, max_score: float, now: datetime | None = None,
-           below: Path | None = None, free: int = 0) -> Lateness:
+           below: Path | None = None, free: int = 0,
+           claimed_before: datetime | None = None) -> Lateness:
     """How late the submission in ``folder`` was and what that costs a ``score`` (never below 0).
 
     Days late are counted up: a minute late is one day. ``free``: the student's free late days
@@ -144,7 +150,8 @@ def assess(folder: Path | None, due: datetime | None, due_from: str, policy: Lat
     None: nothing handed in.
     ``below``: SUBMITTED (see `submitted_at`). Without a time to trust,
     `LatePolicy.missing_timestamp` says how it counts: "on-time", "when-graded" (handed in at
-    ``now``, the grader's clock) or "zero".
+    ``now``, the grader's clock) or "zero". ``claimed_before``: the latest time an earlier
+    submission of the same student and assignment claimed; a timestamp before it is backdated.
     """
     if folder is None:
         return Lateness(due=_iso(due) if due else "", due_from=due_from if due else "")
@@ -152,6 +159,13 @@ def assess(folder: Path | None, due: datetime | None, due_from: str, policy: Lat
     when, why = submitted_at(folder, now, below)
     stamp = Lateness(submitted_at=_iso(when) if when else "", due=_iso(due) if due else "",
                      due_from=due_from if due else "")
+    if when is not None and claimed_before is not None and when < claimed_before:
+        stamp = replace(stamp, flag=BACKDATED)
+        when, why = now, (f"its {TIMESTAMP} claims {_iso(when)}, before the time the submission "
+                          f"it replaced gave ({_iso(claimed_before)}), so it is counted as "
+                          f"handed in when graded ({_iso(now)})")
+        if due is None and policy.zero_after is None:
+            return replace(stamp, note=why)
     if when is None:
         if due is None and policy.zero_after is None:
             return stamp

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.escape import for_csv
-from packlab.course.manifest import load, plain_assignments
+from packlab.manifest import load, plain_assignments
 
 LMS = ("canvas", "moodle")
 ROSTER_COLUMNS = ("id", "name", "email")

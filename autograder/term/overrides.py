@@ -86,7 +86,7 @@ def _override(row: dict) -> Override:
 
 def _assignment(name: str) -> str:
     """An assignment's name as given, or the course's exercise it names ("02" → 02-greedy-pack)."""
-    from packlab.course.manifest import load
+    from packlab.manifest import load
 
     course = load()
     if name in {e.name for e in course.exercises}:

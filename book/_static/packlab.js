@@ -11,7 +11,11 @@
       columns (runs of spaces inside a line) is marked `packlab-table`.
    4. A tap on a figure shown smaller than it was drawn opens it at full size, over the page.
    5. Each figure sits in a box of its own, which scrolls on a phone (packlab.css): there the
-      figure keeps the size it was drawn at, its text readable. */
+      figure keeps the size it was drawn at, its text readable.
+   6. A predict question (packlab.course.predict) takes the reader's answers first: Commit judges
+      them against the sealed data the page carries, says so in a live region, locks the form
+      and only then shows the answer (the same rules as the kernel's: a number's grouping and a
+      text's case, quotes and brackets do not matter). */
 (function () {
   "use strict";
 
@@ -127,7 +131,86 @@
     window.addEventListener("resize", update);
   }
 
+  /* The sealed data of a predict form: base64 of UTF-8 JSON (a seal, not a lock). */
+  function unseal(form) {
+    const bytes = Uint8Array.from(atob(form.dataset.packlabSealed), (c) => c.charCodeAt(0));
+    return JSON.parse(new TextDecoder().decode(bytes));
+  }
+
+  function matches(ask, given) {
+    const text = given.trim();
+    if (!text) return false;
+    if (ask.kind === "number") {
+      const number = Number(text.replace(/[,_\s]/g, ""));
+      return !Number.isNaN(number) && ask.accepted.some((a) => Number(a) === number);
+    }
+    if (ask.kind === "text") {
+      const words = text.toLowerCase().replace(/[^a-z0-9/_-]+/g, " ").trim().split(/\s+/);
+      return ask.accepted.includes(words.join(" "));
+    }
+    return ask.accepted.includes(text);
+  }
+
+  function givenIn(form, index) {
+    const field = form.querySelectorAll(".packlab-predict-ask")[index];
+    const picked = field.querySelector("input[type=radio]:checked");
+    if (picked) return picked.value;
+    const box = field.querySelector("input[type=text]");
+    return box ? box.value : "";
+  }
+
+  function verdictItem(ask, given) {
+    const right = matches(ask, given);
+    const item = document.createElement("li");
+    const word = document.createElement("b");
+    word.textContent = right ? "✓ Matches." : "✗ Does not match.";
+    word.style.color = right ? "#166534" : "#9a3412";
+    const prompt = document.createElement("span");
+    prompt.innerHTML = " " + ask.prompt + " You said ";
+    const said = document.createElement("code");
+    said.textContent = given;
+    const rest = document.createElement("span");
+    rest.innerHTML = "; the answer is <code></code>. " + ask.why;
+    rest.querySelector("code").textContent = ask.answer;
+    item.append(word, prompt, said, rest);
+    return [item, right];
+  }
+
+  function predictForm(form) {
+    const data = unseal(form);
+    const verdict = form.querySelector(".packlab-predict-verdict");
+    const answer = form.querySelector(".packlab-predict-answer");
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      if (form.dataset.packlabCommitted) return;
+      const given = data.asks.map((_, index) => givenIn(form, index));
+      if (given.some((text) => !text.trim())) {
+        verdict.innerHTML = "<p><i>Answer every part first, then commit.</i></p>";
+        return;
+      }
+      const list = document.createElement("ul");
+      list.className = "packlab-predict-verdicts";
+      const rights = data.asks.map((ask, index) => {
+        const [item, right] = verdictItem(ask, given[index]);
+        list.append(item);
+        return right;
+      });
+      verdict.replaceChildren(list);
+      form.dataset.packlabCommitted = "1";
+      form.querySelectorAll("input, button").forEach((input) => { input.disabled = true; });
+      answer.innerHTML = data.answer;
+      answer.hidden = false;
+      try {  // the reader's own count, in this browser only
+        const kept = JSON.parse(localStorage.getItem("packlab-predictions") || "{}");
+        const id = form.dataset.packlabQuestion;
+        if (!(id in kept)) kept[id] = rights.every(Boolean);
+        localStorage.setItem("packlab-predictions", JSON.stringify(kept));
+      } catch (error) { /* storage off: the verdict is still shown */ }
+    });
+  }
+
   function ready() {
+    document.querySelectorAll("form.packlab-predict[data-packlab-sealed]").forEach(predictForm);
     forwardToggles("primary-toggle");
     forwardToggles("secondary-toggle");
     document.querySelectorAll("main .cell_input pre, main div.highlight pre").forEach((pre) => {

@@ -1,4 +1,6 @@
-"""The hidden tests of exercise 10, ``assemble_turn``: edge cases and properties."""
+"""The hidden tests of exercise 10, ``assemble_turn``: one group per step, its edge cases and
+properties. As the visible groups do, a step's checks hold the other steps' ideas still (see
+`autograder.checks.suites.assemble_turn`)."""
 
 from __future__ import annotations
 
@@ -63,20 +65,29 @@ ASK = part("ask", 20)  # the required parts: 100 tokens
 SHORT_TURN = (SYS, TOOL, [msg("user-1", "user", 30), msg("user-2", "user", 30)],
               [chunk("doc-a", 10, 0.1), chunk("doc-b", 10, 0.9)], ASK, 150)
 
+ONE_CHUNK_TURN = (SYS, TOOL, [msg("user-1", "user", 30), msg("user-2", "user", 30)],
+                  [chunk("doc-b", 20, 0.9)], ASK, 170)
+
 TOOL_NAMES = ("lookup", "ticket", "refund")
 CHUNK_NAMES = ("doc-c", "doc-a", "doc-e", "doc-b", "doc-d")
 
 
 @st.composite
-def turns(draw, too_small: bool = False) -> list:
-    """Arguments: a system prompt, 0–3 tools, up to 6 history units (a message or a tool pair),
-    up to 5 chunks with tied scores, a question and a budget: at least what the required parts
-    need, or (``too_small``) 1 to 40 tokens less."""
+def turns(draw, too_small: bool = False, history: bool = True, evidence: int = 5,
+          whole_history: bool = False) -> list:
+    """Arguments: a system prompt, 0–3 tools, up to 6 history units (a message or a tool pair;
+    none without ``history``), up to ``evidence`` chunks with tied scores, a question and a
+    budget: at least what the required parts need (with ``whole_history``, and the whole
+    history), or (``too_small``) 1 to 40 tokens less."""
+    return _turn(draw, too_small, history, evidence, whole_history)
+
+
+def _turn(draw, too_small: bool, with_history: bool, chunks: int, whole_history: bool) -> list:
     system = part("sys", draw(st.integers(1 if too_small else 0, 50)))
     tools = [part(name, draw(st.integers(0, 30)))
              for name in TOOL_NAMES[: draw(st.integers(0, 3))]]
     history: list[dict] = []
-    for number in range(1, draw(st.integers(0, 6)) + 1):
+    for number in range(1, draw(st.integers(0, 6 if with_history else 0)) + 1):
         if draw(st.booleans()):
             history.append(msg(f"call-{number}", "assistant", draw(st.integers(0, 40)),
                                f"c{number}"))
@@ -86,9 +97,11 @@ def turns(draw, too_small: bool = False) -> list:
             role = draw(st.sampled_from(["user", "assistant"]))
             history.append(msg(f"{role}-{number}", role, draw(st.integers(0, 50))))
     evidence = [chunk(name, draw(st.integers(0, 80)), draw(st.sampled_from([0.2, 0.5, 0.5, 0.9])))
-                for name in CHUNK_NAMES[: draw(st.integers(0, 5))]]
+                for name in CHUNK_NAMES[: draw(st.integers(0, chunks))]]
     question = part("ask", draw(st.integers(0, 30)))
     required = system["tokens"] + sum(t["tokens"] for t in tools) + question["tokens"]
+    if whole_history:
+        required += sum(m["tokens"] for m in history)
     if too_small:
         budget = required - draw(st.integers(1, min(40, required)))
     else:
@@ -159,16 +172,34 @@ def question_last(args: list, got: dict) -> None:
 
 GROUPS = (
     Group(
-        "edge-cases",
-        "Required parts, history that stops without holes, tool pairs, evidence packed "
-        "skip-and-continue and placed edges-first, the stable prefix, the reasons.",
+        "required-hidden",
+        "Step 1: tools too big, an exact fit, the required parts alone; generated turns of "
+        "required parts: the prefix first, the question last, honest accounting, the course's "
+        "answer, and too small a budget refused with numbers.",
         (
             case("tools too big for the budget raise a ValueError naming the shortfall",
                  SYS, [part("lookup", 300)], [], [], ASK, 200),
-            case("required parts that land exactly on the budget are sent; every optional "
-                 "part is dropped with its reason",
+            case("required parts that land exactly on the budget are sent",
+                 SYS, [part("lookup", 30), part("ticket", 10)], [], [], ASK, 110),
+            case("with no history and no evidence, the required parts are the whole request",
+                 SYS, [], [], [], ASK, 100),
+            TURN.holds(PREFIX_FIRST, turns(history=False, evidence=0), prefix_first),
+            TURN.holds(QUESTION_LAST, turns(history=False, evidence=0), question_last),
+            TURN.holds(ACCOUNTING, turns(history=False, evidence=0), accounts),
+            TURN.matches(SAME_AS_COURSE, turns(history=False, evidence=0)),
+            TURN.matches(REQUIRED, turns(too_small=True, history=False, evidence=0)),
+        ),
+    ),
+    Group(
+        "history-hidden",
+        "Step 2: history that stops without holes, tool pairs, oldest first, every optional "
+        "message dropped at an exact fit; generated turns with history: a partition, an "
+        "unbroken newest history, no orphaned tool message, the course's answer.",
+        (
+            case("required parts that land exactly on the budget are sent; every message is "
+                 "dropped with its reason",
                  SYS, TOOL, [msg("user-1", "user", 10), msg("assistant-1", "assistant", 10)],
-                 [chunk("doc-a", 5, 0.9)], ASK, 100),
+                 [], ASK, 100),
             case("history stops at the first message that does not fit, even though an "
                  "older one would fit: no holes",
                  SYS, TOOL, [msg("user-1", "user", 10), msg("assistant-1", "assistant", 80),
@@ -184,6 +215,18 @@ GROUPS = (
             case("history is sent oldest first, right after the tools",
                  SYS, TOOL, [msg("user-1", "user", 10), msg("assistant-1", "assistant", 10),
                              msg("user-2", "user", 10)], [], ASK, 200),
+            TURN.holds(PARTITION, turns(evidence=0), partitions),
+            TURN.holds(HISTORY_RUN, turns(evidence=0), history_is_a_newest_run),
+            TURN.holds(NO_ORPHANS, turns(evidence=0), no_orphans),
+            TURN.matches(SAME_AS_COURSE, turns(evidence=0)),
+        ),
+    ),
+    Group(
+        "evidence-hidden",
+        "Step 3: evidence packed skip-and-continue, by score, ties in order, placed "
+        "edges-first, the two reasons; generated turns with evidence: a partition, the prefix "
+        "first, the question last, the course's answer.",
+        (
             case("evidence is skip-and-continue: a big best chunk is dropped and smaller "
                  "ones still go in",
                  SYS, TOOL, [], [chunk("doc-a", 20, 0.5), chunk("doc-b", 90, 0.9),
@@ -199,6 +242,23 @@ GROUPS = (
             case("chunks with equal scores are weighed in the order they were given",
                  SYS, TOOL, [], [chunk("doc-a", 30, 0.5), chunk("doc-b", 30, 0.5),
                                  chunk("doc-c", 30, 0.5)], ASK, 160),
+            case("a chunk bigger than the whole room is evidence-too-large, one that lost to "
+                 "a better chunk evidence-over-budget",
+                 SYS, TOOL, [], [chunk("doc-a", 40, 0.9), chunk("doc-b", 30, 0.8),
+                                 chunk("doc-c", 60, 0.7), chunk("doc-d", 80, 0.6)], ASK, 170),
+            TURN.holds(PARTITION, turns(history=False), partitions),
+            TURN.holds(PREFIX_FIRST, turns(history=False), prefix_first),
+            TURN.holds(QUESTION_LAST, turns(history=False), question_last),
+            TURN.matches(SAME_AS_COURSE, turns(history=False)),
+        ),
+    ),
+    Group(
+        "together-hidden",
+        "Step 4: history before evidence, the evidence in the room history left, the stable "
+        "prefix at every budget, the arguments unchanged; generated turns with history and a "
+        "chunk: a partition, honest accounting, an unbroken newest history, no orphans, the "
+        "course's answer.",
+        (
             case("evidence gets only the room the history left: a chunk bigger than that "
                  "room is evidence-too-large, one that lost to a better chunk "
                  "evidence-over-budget",
@@ -209,32 +269,17 @@ GROUPS = (
                  "high", SYS, TOOL, [msg("user-1", "user", 30), msg("assistant-1",
                                                                     "assistant", 30)],
                  [chunk("doc-a", 40, 1.0)], ASK, 170),
-            case("with no history and no evidence, the required parts are the whole request",
-                 SYS, [], [], [], ASK, 100),
             same_prefix_at_every_budget(
                 "the system prompt and the tools are the first parts sent at every budget",
                 [*AGENT, 0], (279, 300, 450, 600, 800, 1000)),
-            case("the agent turn at budget 800: the warranty chunk fits, two smaller chunks "
-                 "do not", *AGENT, 800),
             TURN.left_alone("the arguments are left exactly as they were", *SHORT_TURN),
-            case("the newest message fits and the older one does not; both small chunks "
-                 "fill the room left", *SHORT_TURN),
-        ),
-    ),
-    Group(
-        "properties",
-        "For generated turns (tool pairs, tied scores, tight budgets): a partition, honest "
-        "accounting, an unbroken newest history, no orphaned tool message, the prefix first, "
-        "the question last, the course's exact answer, required parts refused with numbers.",
-        (
-            TURN.holds(PARTITION, turns(), partitions),
-            TURN.holds(ACCOUNTING, turns(), accounts),
-            TURN.holds(HISTORY_RUN, turns(), history_is_a_newest_run),
-            TURN.holds(NO_ORPHANS, turns(), no_orphans),
-            TURN.holds(PREFIX_FIRST, turns(), prefix_first),
-            TURN.holds(QUESTION_LAST, turns(), question_last),
-            TURN.matches(SAME_AS_COURSE, turns()),
-            TURN.matches(REQUIRED, turns(too_small=True)),
+            case("the whole history fits and the chunk does not: it is evidence-too-large for "
+                 "the room the history left", *ONE_CHUNK_TURN),
+            TURN.holds(PARTITION, turns(evidence=1, whole_history=True), partitions),
+            TURN.holds(ACCOUNTING, turns(evidence=1, whole_history=True), accounts),
+            TURN.holds(HISTORY_RUN, turns(evidence=1, whole_history=True), history_is_a_newest_run),
+            TURN.holds(NO_ORPHANS, turns(evidence=1, whole_history=True), no_orphans),
+            TURN.matches(SAME_AS_COURSE, turns(evidence=1, whole_history=True)),
         ),
     ),
 )

@@ -1,4 +1,7 @@
-"""The hidden tests of exercise 06, ``fit``: edge cases and properties."""
+"""The hidden tests of exercise 06, ``fit``: one group per step, its edge cases and properties.
+
+As the visible groups do, a step's checks use only what the steps before it taught (see
+`autograder.checks.suites.fit`)."""
 
 from __future__ import annotations
 
@@ -22,9 +25,12 @@ NAMES = ("sys", "turn-2", "doc", "call", "memo", "chunk", "turn-1", "result", "n
 
 
 @st.composite
-def requests(draw, with_required: bool = False) -> list:
-    """Arguments for fit: up to 6 units (an item or a pair), shuffled, ints only."""
-    units = draw(st.lists(st.tuples(st.sampled_from([1, 1, 2]), st.integers(0, 3),
+def requests(draw, with_required: bool = False, pairs: bool = False,
+             reserve: bool = False) -> list:
+    """Arguments for fit: up to 6 units (an item, or a pair with ``pairs``), shuffled, ints
+    only; a reserve only with ``reserve``."""
+    units = draw(st.lists(st.tuples(st.sampled_from([1, 1, 2] if pairs else [1]),
+                                    st.integers(0, 3),
                                     st.sampled_from([False, False, True]) if with_required
                                     else st.just(False)), max_size=6))
     members = []
@@ -36,13 +42,14 @@ def requests(draw, with_required: bool = False) -> list:
     items = [item(NAMES[position], members[index][3], members[index][0], members[index][1],
                   members[index][2]) for position, index in enumerate(order)]
     budget = draw(st.integers(1, 250))
-    reserve = draw(st.one_of(st.just(0), st.integers(0, budget - 1)))
-    return args_of(items, budget, reserve)
+    held = draw(st.one_of(st.just(0), st.integers(0, budget - 1))) if reserve else 0
+    return args_of(items, budget, held)
 
 
 PARTITION = "every id is included or excluded exactly once, both lists in input order"
 ACCOUNTING = "tokens_used adds up the included items, within budget − reserve, and the rest remains"
 PAIRS = "the items of a pair group are all included or all excluded"
+GREEDY_ALONE = "the choice is greedy by priority, ties in input order, within budget − reserve"
 GREEDY = "the choice is greedy by priority, ties in input order, pairs whole"
 REQUIRED = "required items are all included, or a ValueError names the one that did not fit"
 UNCHANGED = "the items are left as they were"
@@ -153,9 +160,10 @@ def nothing(rng: random.Random) -> list:
 
 GROUPS = (
     Group(
-        "edge-cases",
-        "Priority against input order, ties, skip and continue, exact fits, the reserve, "
-        "required items, pairs, token counting and every validation error.",
+        "priority-hidden",
+        "Step 1: priority against input order, ties, skip and continue, exact fits, the "
+        "reserve, zero-token items and an empty list; generated requests with ties, budgets and "
+        "reserves.",
         (
             case("a higher priority wins even when the item comes later in the input",
                  [item("old-chunk", 60, 10), item("fresh-chunk", 60, 50)], 100),
@@ -174,23 +182,63 @@ GROUPS = (
                  [item("sys", 50, 100), item("doc", 40, 50), item("note", 30, 10)], 130, 40),
             case("tokens_remaining is what is left of budget − reserve",
                  [item("sys", 30, 10), item("doc", 45, 5)], 200, 25),
+            case("items of 0 tokens always fit, even when nothing else is left",
+                 [item("doc", 50, 5), item("flag", 0, 1), item("big", 80, 9)], 50),
+            case("an empty list of items fits, with all of budget − reserve remaining",
+                 [], 100, 10, draw=nothing),
+            FIT.holds(PARTITION, requests(reserve=True), partitions_in_order),
+            FIT.holds(ACCOUNTING, requests(reserve=True), accounts_honestly),
+            FIT.matches(GREEDY_ALONE, requests(reserve=True)),
+            property_check(UNCHANGED, requests(reserve=True), leaves_items_alone),
+        ),
+    ),
+    Group(
+        "required-hidden",
+        "Step 2: required items at their own turn, exact fits, and generated requests with "
+        "required items.",
+        (
             case("a required item keeps its own priority's turn, and raises if the items "
                  "before it left too little",
-                 [item("guide", 70, 60), item("policy", 50, 20, required=True)], 110, 10),
-            case("a required pair group that does not fit raises, naming its pair_id",
-                 [item("system", 200, 100, required=True),
-                  item("call", 30, 90, required=True, pair="turn-7"),
-                  item("result", 400, 90, required=True, pair="turn-7")], 600, 100),
+                 [item("guide", 70, 60), item("policy", 50, 20, required=True)], 110),
+            case("a required item that lands exactly on the budget is included",
+                 [item("notes", 40, 50), item("rules", 60, 10, required=True)], 100),
+            case("a required item with the highest priority goes in first",
+                 [item("doc", 90, 10), item("rules", 30, 99, required=True)], 100),
+            FIT.matches(REQUIRED, requests(with_required=True)),
+        ),
+    ),
+    Group(
+        "pairs-hidden",
+        "Step 3: pairs whole, weighed at their first member's turn, a required pair group that "
+        "does not fit, pair groups whose items disagree, and generated requests with pairs.",
+        (
             case("a tool call and its result go in together or not at all",
                  [item("sys", 60, 100), item("call", 20, 80, pair="p1"),
                   item("result", 50, 80, pair="p1"), item("note", 10, 10)], 100),
             case("a pair group is weighed at its first member's turn, at the sum of its "
                  "tokens", [item("call", 30, 50, pair="x"), item("doc", 40, 50),
                             item("note", 10, 50), item("result", 30, 50, pair="x")], 70),
-            case("items of 0 tokens always fit, even when nothing else is left",
-                 [item("doc", 50, 5), item("flag", 0, 1), item("big", 80, 9)], 50),
-            case("an empty list of items fits, with all of budget − reserve remaining",
-                 [], 100, 10, draw=nothing),
+            case("a required pair group that does not fit raises, naming its pair_id",
+                 [item("system", 200, 100, required=True),
+                  item("call", 30, 90, required=True, pair="turn-7"),
+                  item("result", 400, 90, required=True, pair="turn-7")], 500),
+            case("a pair group whose items have different priorities is refused with a "
+                 "ValueError naming it",
+                 [item("call", 10, 80, pair="lookup-2"), item("result", 10, 40,
+                                                              pair="lookup-2")], 100),
+            case("a pair group whose items disagree on required is refused with a "
+                 "ValueError naming it",
+                 [item("call", 10, 80, required=True, pair="lookup-2"),
+                  item("result", 10, 80, pair="lookup-2")], 100),
+            FIT.holds(PAIRS, requests(pairs=True), keeps_pairs_whole),
+            FIT.matches(GREEDY, requests(pairs=True)),
+        ),
+    ),
+    Group(
+        "input-hidden",
+        "Step 4: counting with and without a tokenizer, one warning per call, and each "
+        "kind of input refused.",
+        (
             case("with a tokenizer, an item without tokens costs tokenizer(content)",
                  [item("sys", content="Answer in one short paragraph please", priority=9),
                   item("doc", content="Tents ship free over sixty euros", priority=5)],
@@ -235,32 +283,10 @@ GROUPS = (
             case("a tokenizer that returns a negative count is refused with a ValueError "
                  "naming the item",
                  [item("chunk-9", content="some text")], 100, 0, "negative"),
-            case("a pair group whose items have different priorities is refused with a "
-                 "ValueError naming it",
-                 [item("call", 10, 80, pair="lookup-2"), item("result", 10, 40,
-                                                              pair="lookup-2")], 100),
-            case("a pair group whose items disagree on required is refused with a "
-                 "ValueError naming it",
-                 [item("call", 10, 80, required=True, pair="lookup-2"),
-                  item("result", 10, 80, pair="lookup-2")], 100),
             case("a budget of 0 is refused with a ValueError", [item("sys", 10)], 0),
             case("a negative reserve is refused with a ValueError", [item("sys", 10)], 100, -5),
             case("a reserve as large as the budget is refused with a ValueError",
                  [item("sys", 10)], 100, 100),
-        ),
-    ),
-    Group(
-        "properties",
-        "For generated requests (items and pairs, priorities with ties, budgets and "
-        "reserves): a partition in input order, honest accounting, pairs whole, the greedy "
-        "choice, required items included or refused, the items unchanged.",
-        (
-            FIT.holds(PARTITION, requests(), partitions_in_order),
-            FIT.holds(ACCOUNTING, requests(), accounts_honestly),
-            FIT.holds(PAIRS, requests(), keeps_pairs_whole),
-            FIT.matches(GREEDY, requests()),
-            FIT.matches(REQUIRED, requests(with_required=True)),
-            property_check(UNCHANGED, requests(), leaves_items_alone),
         ),
     ),
 )

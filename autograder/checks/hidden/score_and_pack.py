@@ -1,4 +1,6 @@
-"""The hidden tests of exercise 09, ``score_and_pack``: edge cases and properties."""
+"""The hidden tests of exercise 09, ``score_and_pack``: one group per step, its edge cases and
+properties. As the visible groups do, a step's checks hold the other steps' ideas still (see
+`autograder.checks.suites.score_and_pack`)."""
 
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ SCORE_REVERSED = [
 ]
 
 ERROR_BOOST = [
-    item("log-1", "Error: disk full on node 3", 10),
+    item("log-1", "Error disk full on node 3", 10),
     item("log-2", "disk usage at 71 percent on node 3", 10),
 ]
 
@@ -50,6 +52,12 @@ ZERO_BUDGET = [
     item("big", "deploy failed", 5),
     item("empty", "", 0),
     item("small", "deploy", 1),
+]
+
+EMPTY_QUERY_PLAIN = [
+    item("a", "deploy notes", 10),
+    item("b", "cache warmed", 10),
+    item("c", "tax rules", 10),
 ]
 
 EMPTY_QUERY = [
@@ -115,7 +123,7 @@ PUNCTUATION = [
 
 QUERY_REPEATS = [
     item("a", "migration", 10),
-    item("b", "ERROR cache", 10),
+    item("b", "cache", 10, priority=1),
 ]
 
 UNCHANGED = [
@@ -131,30 +139,51 @@ VOCAB = ("deploy", "Deploy", "failed", "fail", "ERROR", "cache", "migration", "t
 QUERY_WORDS = ("deploy", "fail", "migration", "the", "cache", "why", "queue", "503")
 
 
-def example_of(size: int, seed: int) -> tuple[list[dict], str, int]:
-    """``size`` items, a query of up to 3 words and a budget between 0 and all their tokens.
+PLAIN = ("deploy", "failed", "cache", "migration", "the", "index", "retry", "tax", "orders",
+         "queue", "rollback", "503", "timed", "out")
+CASES = ("Deploy", "health-check", "out.", "Rollback:", "(queue)")
+ALARMS = ("fail", "error", "panic", "security")
+
+
+def example_of(size: int, seed: int, vocab: tuple[str, ...] = VOCAB, pinned: bool = True,
+               priority: bool = True, one_size: bool = False) -> tuple[list[dict], str, int]:
+    """``size`` items, a query of up to 3 words and a budget between 0 and all their tokens;
+    their words from ``vocab``, pinned items and priorities only when asked, and with
+    ``one_size`` every item of the same number of tokens.
 
     Built from two generated numbers: shrinking a failing example then takes a few dozen tries
     (fewer items first) instead of thousands, so a wrong answer is reported within seconds.
     """
     chooser = random.Random(seed)
     items = []
+    size_of_all = chooser.randint(0, 60)
     for key in NAMES[:size]:
-        text = " ".join(chooser.choice(VOCAB) for _ in range(chooser.randint(0, 10)))
-        entry = {"id": key, "text": text, "tokens": chooser.randint(0, 60)}
-        priority = chooser.choice((None, None, 0, 0.5, 1, 2))
-        if priority is not None:
-            entry["priority"] = priority
-        pinned = chooser.choice((None, None, False, False, True))
-        if pinned is not None:
-            entry["pinned"] = pinned
+        text = " ".join(chooser.choice(vocab) for _ in range(chooser.randint(0, 10)))
+        entry = {"id": key, "text": text,
+                 "tokens": size_of_all if one_size else chooser.randint(0, 60)}
+        level = chooser.choice((None, None, 0, 0.5, 1, 2))
+        if priority and level is not None:
+            entry["priority"] = level
+        pin = chooser.choice((None, None, False, False, True))
+        if pinned and pin is not None:
+            entry["pinned"] = pin
         items.append(entry)
     query = " ".join(chooser.choice(QUERY_WORDS) for _ in range(chooser.randint(0, 3)))
     budget = chooser.randint(0, sum(entry["tokens"] for entry in items))
     return items, query, budget
 
 
-examples = st.tuples(st.integers(0, 8), st.integers(0, 2**32)).map(lambda pair: example_of(*pair))
+def examples_of(**kind) -> st.SearchStrategy:
+    """Generated calls (`example_of`) of one kind."""
+    return st.tuples(st.integers(0, 8), st.integers(0, 2**32)).map(
+        lambda pair: example_of(*pair, **kind))
+
+
+# Each step's generated calls: only what it teaches varies (see the suite's notes).
+RELEVANT = examples_of(vocab=PLAIN + CASES, pinned=False, priority=False, one_size=True)
+SIGNALLED = examples_of(vocab=PLAIN + ALARMS, pinned=False, one_size=True)
+PINNED = examples_of(vocab=PLAIN, one_size=True)
+SIZED = examples_of(vocab=PLAIN, pinned=False)
 
 
 IDS = "the included ids come from the items, each once, in chronological order"
@@ -208,60 +237,84 @@ def greedy_in_packing_order(args: list, got: dict) -> str | None:
 
 GROUPS = (
     Group(
-        "edge-cases",
-        "Pinned items, chronological output, each signal, ties, a zero budget, an empty "
-        "query, a word in every item, length normalisation, the accounting.",
+        "relevance-hidden",
+        "Step 1: a word in every item, punctuation and case, chronological output, length "
+        "normalisation, recency, an empty query; generated calls: ids in chronological order, "
+        "an honest account, the same answer twice, the course's exact answer, the items "
+        "unchanged.",
         (
-            case("a big high-scoring item that does not fit is skipped and the walk goes on",
-                 BIG_FIRST, "deploy migration", 50, "break-at-first-miss"),
             case("a word in every item never counts against it (IDF stays positive)",
                  EVERYWHERE, "deploy", 10, "classic-idf"),
             case("punctuation separates words and case does not matter",
                  PUNCTUATION, "deploy", 10, "tokenise"),
-            case("a pinned item is always in, even when its score is the lowest",
-                 PINNED_LOWEST, "deploy migration", 70, "ignores-pinned"),
             case("the output is chronological even when the scores rank the newest first",
                  SCORE_REVERSED, "migration", 30, "output-by-score"),
-            case("a log line with 'Error:' gets the error boost",
+            case("a short item beats a long one with the same match (b = 0.75)",
+                 LENGTH, "migration", 10, "no-length-normalisation"),
+            case("of two identical items the newer one wins (recency)",
+                 IDENTICAL, "health check", 10, "no-recency"),
+            case("an empty query ranks by recency alone: the newest goes first",
+                 EMPTY_QUERY_PLAIN, "", 20, "no-recency"),
+            SCORER.holds(IDS, RELEVANT, chronological),
+            SCORER.holds(ACCOUNT, RELEVANT, accounts),
+            SCORER.same_twice(SAME, RELEVANT, "the same answer both times",
+                              MISCONCEPTIONS["not-by-score"], max_examples=30),
+            SCORER.matches(MATCHES, RELEVANT),
+            SCORER.leaves_alone(LEFT_ALONE, RELEVANT, max_examples=30),
+        ),
+    ),
+    Group(
+        "signals-hidden",
+        "Step 2: the error boost, priority, a tie between them, a repeated query word, an "
+        "empty query; generated calls with alarm words and priorities: the course's exact "
+        "answer.",
+        (
+            case("a log line with the word Error gets the error boost",
                  ERROR_BOOST, "restart", 10, "no-error-signal"),
             case("two items with exactly the same score: the older one goes first",
                  TIE, "deploy", 10, "ties-order"),
             case("priority is added to the score: the memo with priority 2 wins",
                  PRIORITY, "tent refund policy", 10, "ignores-priority"),
-            case("with a budget of 0, only the item of 0 tokens is included",
-                 ZERO_BUDGET, "deploy", 0, "over-budget"),
+            case("a word repeated in the query counts once, so priority 1 still wins",
+                 QUERY_REPEATS, "migration migration migration", 10, "query-repeats"),
             case("an empty query ranks by recency, error signal and priority alone",
                  EMPTY_QUERY, "", 30),
-            case("a short item beats a long one with the same match (b = 0.75)",
-                 LENGTH, "migration", 10, "no-length-normalisation"),
-            case("of two identical items the newer one wins (recency)",
-                 IDENTICAL, "health check", 10, "no-recency"),
+            SCORER.matches(MATCHES, SIGNALLED),
+        ),
+    ),
+    Group(
+        "pinned-hidden",
+        "Step 3: a pinned item with the lowest score; generated calls with pinned items: the "
+        "course's exact answer, greedy in the packing order.",
+        (
+            case("a pinned item is always in, even when its score is the lowest",
+                 PINNED_LOWEST, "deploy migration", 70, "ignores-pinned"),
+            SCORER.holds(GREEDY, PINNED, greedy_in_packing_order),
+            SCORER.matches(MATCHES, PINNED),
+        ),
+    ),
+    Group(
+        "pack-hidden",
+        "Step 4: a big item first, a zero budget, a pinned item too big, the accounting, the "
+        "items unchanged; generated calls with items of every size: within the budget, an "
+        "honest account, greedy in the packing order, the course's exact answer.",
+        (
+            case("a big high-scoring item that does not fit is skipped and the walk goes on",
+                 BIG_FIRST, "deploy migration", 50, "break-at-first-miss"),
+            case("with a budget of 0, only the item of 0 tokens is included",
+                 ZERO_BUDGET, "deploy", 0, "over-budget"),
             case("tokens_used, tokens_before and deferred_count add up",
                  ACCOUNTING, "payment queue", 60),
             case("a pinned item that does not fit is deferred and packing goes on",
                  PINNED_TOO_BIG, "deploy", 35, "over-budget"),
-            case("a word repeated in the query counts once",
-                 QUERY_REPEATS, "migration migration migration", 10, "query-repeats"),
             SCORER.left_alone("the items list is left exactly as it was",
                               UNCHANGED, "deploy", 30),
             case("the pinned item, then the ERROR log with priority 1; the plain note does "
                  "not fit and is deferred", UNCHANGED, "deploy", 30),
-        ),
-    ),
-    Group(
-        "properties",
-        "For generated items, queries and budgets: ids in chronological order, an honest "
-        "account within the budget, the same answer twice, greedy in the packing order, "
-        "the course's exact answer, the items unchanged.",
-        (
-            SCORER.holds(IDS, examples, chronological),
-            SCORER.holds(BUDGET, examples, within_budget),
-            SCORER.holds(ACCOUNT, examples, accounts),
-            SCORER.same_twice(SAME, examples, "the same answer both times",
-                              MISCONCEPTIONS["not-by-score"], max_examples=30),
-            SCORER.holds(GREEDY, examples, greedy_in_packing_order),
-            SCORER.matches(MATCHES, examples),
-            SCORER.leaves_alone(LEFT_ALONE, examples, max_examples=30),
+            SCORER.holds(BUDGET, SIZED, within_budget),
+            SCORER.holds(ACCOUNT, SIZED, accounts),
+            SCORER.holds(GREEDY, SIZED, greedy_in_packing_order),
+            SCORER.matches(MATCHES, SIZED),
         ),
     ),
 )

@@ -22,7 +22,7 @@ from autograder.checks import gallery
 from autograder.checks.recorded import FOLDER, recorded, recording
 from autograder.checks.suite import in_process_caller, run_group
 from autograder.checks.suites import load
-from packlab.course.manifest import load as load_course
+from packlab.manifest import load as load_course
 
 
 def _defined(code: str, name: str, function: str) -> Callable:

@@ -1,6 +1,7 @@
 """One test suite per exercise function: ``load("pack")`` is ``autograder.checks.suites.pack.SUITE``
-(its visible group) followed by ``autograder.checks.hidden.pack.GROUPS`` (its hidden groups), each
-check saying "not written yet" of an answer that still raises NotImplementedError.
+(its visible groups) and ``autograder.checks.hidden.pack.GROUPS`` (its hidden groups), in the order
+course.toml gives their points (an exercise in steps: each step's visible group, then its hidden
+one), each check saying "not written yet" of an answer that still raises NotImplementedError.
 
 The student install has no ``autograder.checks.hidden``: there ``load`` gives the visible group only
 and names the hidden groups it lacks in `Suite.missing`.
@@ -12,7 +13,7 @@ from importlib import import_module
 
 from autograder.checks.suite import Group, Suite
 from autograder.checks.unwritten import explain
-from packlab.course.manifest import load as load_course
+from packlab.manifest import load as load_course
 
 NOT_INSTALLED = ("the hidden tests are not installed here (this is the student install); grade "
                  "with the instructor's install")
@@ -21,9 +22,12 @@ NOT_INSTALLED = ("the hidden tests are not installed here (this is the student i
 @cache
 def load(name: str) -> Suite:
     suite = import_module(f"autograder.checks.suites.{name}").SUITE
-    groups = suite.groups + _hidden_groups(name)
+    order = _course_groups(name)
+    rank = {group: position for position, group in enumerate(order)}
+    groups = sorted(suite.groups + _hidden_groups(name),
+                    key=lambda group: rank.get(group.name, len(order)))
     named = {group.name for group in groups}
-    missing = tuple(group for group in _course_groups(name) if group not in named)
+    missing = tuple(group for group in order if group not in named)
     return replace(suite, missing=missing, groups=tuple(
         replace(group, checks=tuple(explain(check, suite.function) for check in group.checks))
         for group in groups))

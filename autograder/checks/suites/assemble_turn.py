@@ -151,6 +151,13 @@ MISCONCEPTIONS = {
         "weakest chunks sit in the middle, where models attend least.",
         LESSON,
     ),
+    "evidence-before-history": Misconception(
+        "evidence-before-history",
+        "the history is packed first, into the room the required parts leave; the evidence "
+        "gets only the room the history left. Packing the evidence first crowds the "
+        "conversation out of its own turn.",
+        LESSON,
+    ),
     "not-a-partition": Misconception(
         "not-a-partition",
         "every part given ends up exactly once: in `order` if it is sent, in `dropped` if not.",
@@ -395,42 +402,86 @@ AGENT = (SYSTEM, TOOLS, HISTORY, EVIDENCE, QUESTION)
 
 
 # --- the suite ------------------------------------------------------------------------------------
+# One visible group per step of the exercise (course.toml's [[exercises.steps]]). A step's checks
+# hold the other steps' ideas still: required parts too big only in step 1; history in step 2
+# and evidence in step 3, each alone (or all of it fitting); both together in step 4, where the
+# whole history fits when it is packed first and at most one chunk is kept, so the history
+# walk, and the evidence walk's order and placement, do not show.
 
-# The visible group only: the hidden ones are in autograder/checks/hidden/assemble_turn.py.
-SUITE = Suite(
-    function=FUNCTION,
-    reference=Reference("conversation.assemble_turn"),
-    groups=(
-        Group(
-            "visible",
-            "The lesson's agent turn at budget 400, a budget everything fits in, and required "
-            "parts too big for the budget.",
-            (
-                TURN.about("the system prompt and then the tools come first, in the order "
-                           "given", {"prefix-unstable", "blocks-out-of-order"}, *AGENT, 400),
-                TURN.about("the question comes last", {"question-not-last"}, *AGENT, 400),
-                TURN.about("the history sent is an unbroken run of the newest messages, oldest "
-                           "first, with no holes",
-                           {"history-with-holes", "keeps-oldest-history", "history-out-of-order",
-                            "history-run-wrong"}, *AGENT, 400),
-                TURN.about("a tool call and its result are sent or dropped together",
-                           {"splits-pairs"}, *AGENT, 400),
-                TURN.about("evidence is weighed best score first, and a chunk that does not fit "
-                           "is skipped while the next still gets its chance",
-                           {"evidence-break", "evidence-by-input-order", "evidence-not-greedy"},
-                           *AGENT, 400),
-                TURN.about("every drop has the reason that fits it, in the order of the parts",
-                           {"wrong-reason", "dropped-order"}, *AGENT, 400),
-                case("the agent turn at budget 400: the newest history, the tool pair dropped "
-                     "whole, the refunds chunk, a reason for every drop", *AGENT, 400),
-                TURN.about("kept evidence is placed by its score, not in the order it was "
-                           "retrieved", {"evidence-by-input-order"}, *AGENT, 900),
-                case("when everything fits, nothing is dropped and the evidence sits edges-first",
-                     *AGENT, 900),
-                case("required parts needing 279 tokens in a budget of 250 raise a ValueError "
-                     "naming 279, 250 and 29 short", *AGENT, 250),
-            ),
-            visible=True,
-        ),
+NO_HISTORY = (SYSTEM, TOOLS, [], EVIDENCE, QUESTION)
+NO_EVIDENCE = (SYSTEM, TOOLS, HISTORY, [], QUESTION)
+
+REQUIRED = Group(
+    "required-visible",
+    "Step 1: the required parts alone, in their order, and required parts too big for the "
+    "budget.",
+    (
+        case("the required parts are sent in order: the system prompt, the tools as given, the "
+             "question last", SYSTEM, TOOLS, [], [], QUESTION, 300),
+        case("required parts needing 279 tokens in a budget of 250 raise a ValueError naming "
+             "279, 250 and 29 short", *AGENT, 250),
     ),
+    visible=True,
 )
+
+HISTORY_STEP = Group(
+    "history-visible",
+    "Step 2: the lesson's history at budget 400 (no evidence), and a budget it all fits in.",
+    (
+        TURN.about("the history sent is an unbroken run of the newest messages, oldest first, "
+                   "with no holes",
+                   {"history-with-holes", "keeps-oldest-history", "history-out-of-order",
+                    "history-run-wrong"}, *NO_EVIDENCE, 400),
+        TURN.about("a tool call and its result are sent or dropped together",
+                   {"splits-pairs"}, *NO_EVIDENCE, 400),
+        TURN.about("every dropped message has the reason that fits it, oldest first",
+                   {"wrong-reason", "dropped-order"}, *NO_EVIDENCE, 400),
+        case("the history at budget 400: the two newest messages, the tool pair dropped whole "
+             "and the older ones cut", *NO_EVIDENCE, 400),
+        case("when the whole history fits, it is all sent, oldest first", *NO_EVIDENCE, 500),
+    ),
+    visible=True,
+)
+
+EVIDENCE_STEP = Group(
+    "evidence-visible",
+    "Step 3: the lesson's evidence at budgets 400 and 610 (no history), and the lesson's turn "
+    "at a budget everything fits in.",
+    (
+        TURN.about("kept evidence is placed by its score, not in the order it was retrieved",
+                   {"evidence-by-input-order"}, *NO_HISTORY, 900),
+        TURN.about("evidence is weighed best score first, and a chunk that does not fit is "
+                   "skipped while the next still gets its chance",
+                   {"evidence-break", "evidence-by-input-order", "evidence-not-greedy"},
+                   *NO_HISTORY, 610),
+        TURN.about("the system prompt and then the tools come first, in the order given",
+                   {"prefix-unstable", "blocks-out-of-order"}, *NO_HISTORY, 400),
+        TURN.about("the question comes last", {"question-not-last"}, *NO_HISTORY, 400),
+        TURN.about("every dropped chunk has the reason that fits it",
+                   {"wrong-reason", "dropped-order"}, *NO_HISTORY, 400),
+        case("the evidence at budget 400: the warranty chunk is too large, the other three "
+             "placed edges-first", *NO_HISTORY, 400),
+        case("the evidence at budget 610: the warranty chunk fits, the refunds chunk is "
+             "skipped and the smaller tent-care chunk still goes in", *NO_HISTORY, 610),
+        case("when everything fits, nothing is dropped and the evidence sits edges-first: "
+             "best last, second best first", *AGENT, 900),
+    ),
+    visible=True,
+)
+
+TOGETHER = Group(
+    "together-visible",
+    "Step 4: the lesson's whole agent turn at budget 500, where the history leaves the "
+    "evidence little room.",
+    (
+        TURN.about("the history is packed first, and the evidence gets only the room it left",
+                   {"evidence-before-history"}, *AGENT, 500),
+        case("the agent turn at budget 500: the whole history, then only the tent-care chunk "
+             "fits in the 34 tokens left", *AGENT, 500),
+    ),
+    visible=True,
+)
+
+# The visible groups only: the hidden ones are in autograder/checks/hidden/assemble_turn.py.
+SUITE = Suite(function=FUNCTION, reference=Reference("conversation.assemble_turn"),
+              groups=(REQUIRED, HISTORY_STEP, EVIDENCE_STEP, TOGETHER))

@@ -352,6 +352,8 @@ def item(item_id: str, tokens=None, priority=0, required=False, pair=None, conte
     return made
 
 
+# The lesson's agent request. Step 1 sees it without required items or pairs (the tool call and
+# its result one item); step 3 sees it whole.
 AGENT = [
     item("system", 120, 100, required=True),
     item("history-1", 60, 30),
@@ -361,70 +363,104 @@ AGENT = [
     item("tool-result", 200, 80, pair="lookup"),
     item("latest", 50, 90, required=True),
 ]
+AGENT_PLAIN = [
+    item("system", 120, 100),
+    item("history-1", 60, 30),
+    item("history-2", 80, 30),
+    item("chunk-faq", 150, 40),
+    item("tool", 240, 80),
+    item("latest", 50, 90),
+]
 
 # --- the suite ------------------------------------------------------------------------------------
+# One visible group per step of the exercise (course.toml's [[exercises.steps]]); a step's checks
+# use only what the steps before it taught: the reserve is 0 after step 1, required items appear
+# from step 2, pairs from step 3, and counting and invalid input only in step 4.
 
 REQUIRED_SHORT = [item("system", 300, 100, required=True), item("rag", 500, 90),
                   item("latest", 320, 80, required=True)]
 
-# The visible group only: the hidden ones are in autograder/checks/hidden/fit.py.
-SUITE = Suite(
-    function=FUNCTION,
-    reference=Reference("fitting.fit"),
-    groups=(
-        Group(
-            "visible",
-            "The lesson's agent request, a budget that everything fits in, and a required item "
-            "that does not fit.",
-            (
-                FIT.about("the reserve is held back: only budget − reserve = 550 tokens are "
-                          "packed", {"no-reserve"}, *args_of(AGENT, 700, 150, None)),
-                FIT.about("the highest priority is weighed first, wherever it sits in the list",
-                          {"ignores-priority", "unstable-ties"}, *args_of(AGENT, 700, 150, None)),
-                FIT.about("an item too big for what is left is excluded and the walk goes on",
-                          {"break-at-first-miss"}, *args_of(AGENT, 700, 150, None)),
-                FIT.about("included ids come back in input order, not in priority order",
-                          {"output-in-priority-order"}, *args_of(AGENT, 700, 150, None)),
-                example("the agent request at budget 700, reserve 150: required items, the tool "
-                        "pair whole, then the rest by priority",
-                        result(["system", "history-1", "history-2", "tool-call", "tool-result",
-                                "latest"], ["chunk-faq"], 550, 0), AGENT, 700, 150),
-                example("when everything fits, every id is included in input order and the rest "
-                        "of budget − reserve remains", result(["system", "turn", "chunk"], [],
-                                                              200, 700),
-                        [item("system", 100, 100), item("turn", 60, 50), item("chunk", 40, 20)],
-                        1000, 100),
-                FIT.about("a required item keeps its own priority's turn; it is not moved ahead "
-                          "of higher priorities", {"required-promoted"},
-                          *args_of(REQUIRED_SHORT, 1000, 150, None)),
-                example("a required item that does not fit raises a ValueError naming it, the "
-                        "tokens it needs and is short, the budget and the reserve",
-                        RequiredDoesNotFit(
-                            "required item 'latest' does not fit: it needs 320 tokens but only 50 "
-                            "are left after the items placed before it, 270 short (budget 1000, "
-                            "reserve 150)", ("latest", "320", "50", "270", "1000", "150")),
-                        REQUIRED_SHORT, 1000, 150),
-                example("a tool call and its result are a pair: they go in together or not at "
-                        "all", result(["rules", "aside"], ["lookup", "answer"], 70, 50),
-                        [item("rules", 50, 100), item("lookup", 30, 70, pair="t1"),
-                         item("answer", 60, 70, pair="t1"), item("aside", 20, 5)], 120),
-                example("on equal priorities the earlier item is weighed first: 'faq-1' and "
-                        "'faq-2' go in, 'faq-3' does not",
-                        result(["faq-1", "faq-2"], ["faq-3"], 80, 10),
-                        [item("faq-1", 40, 30), item("faq-2", 40, 30), item("faq-3", 40, 30)],
-                        90),
-                warns("two items without token counts are estimated, with one UserWarning for "
-                      "the whole call",
-                      [item("q", content="what ships free?", priority=3),
-                       item("a", content="tents over sixty euros", priority=2)], 50, 1,
-                      answer=result(["q", "a"], [], 10, 40)),
-                example("a token count that is not a number (NaN) is refused with a ValueError "
-                        "naming the item",
-                        InvalidInput("item 'memo' has tokens=nan: a token count must be a finite "
-                                     "number, 0 or more", ("memo",)),
-                        [item("rules", 30, 9), item("memo", math.nan, 2)], 200),
-            ),
-            visible=True,
-        ),
+PRIORITY = Group(
+    "priority-visible",
+    "Step 1: the lesson's agent request with a reserve, a budget everything fits in, and ties.",
+    (
+        FIT.about("the reserve is held back: only budget − reserve = 550 tokens are packed",
+                  {"no-reserve"}, *args_of(AGENT_PLAIN, 700, 150, None)),
+        FIT.about("the highest priority is weighed first, wherever it sits in the list",
+                  {"ignores-priority", "unstable-ties"}, *args_of(AGENT_PLAIN, 700, 150, None)),
+        FIT.about("an item too big for what is left is excluded and the walk goes on",
+                  {"break-at-first-miss"}, *args_of(AGENT_PLAIN, 700, 150, None)),
+        FIT.about("included ids come back in input order, not in priority order",
+                  {"output-in-priority-order"}, *args_of(AGENT_PLAIN, 700, 150, None)),
+        example("the agent request at budget 700, reserve 150: by priority, 'chunk-faq' skipped "
+                "and the walk goes on", result(["system", "history-1", "history-2", "tool",
+                                                "latest"], ["chunk-faq"], 550, 0),
+                AGENT_PLAIN, 700, 150),
+        example("when everything fits, every id is included in input order and the rest of "
+                "budget − reserve remains", result(["system", "turn", "chunk"], [], 200, 700),
+                [item("system", 100, 100), item("turn", 60, 50), item("chunk", 40, 20)],
+                1000, 100),
+        example("on equal priorities the earlier item is weighed first: 'faq-1' and 'faq-2' go "
+                "in, 'faq-3' does not", result(["faq-1", "faq-2"], ["faq-3"], 80, 10),
+                [item("faq-1", 40, 30), item("faq-2", 40, 30), item("faq-3", 40, 30)], 90),
     ),
+    visible=True,
 )
+
+REQUIRED = Group(
+    "required-visible",
+    "Step 2: required items that fit, and one that does not fit at its own turn.",
+    (
+        example("required items that fit are simply included",
+                result(["system", "latest"], ["rag"], 370, 30),
+                [item("system", 300, 100, required=True), item("rag", 500, 90),
+                 item("latest", 70, 80, required=True)], 400),
+        FIT.about("a required item keeps its own priority's turn; it is not moved ahead of "
+                  "higher priorities", {"required-promoted"}, *args_of(REQUIRED_SHORT, 850)),
+        example("a required item that does not fit raises a ValueError naming it, the tokens it "
+                "needs and is short, the budget and the reserve",
+                RequiredDoesNotFit(
+                    "required item 'latest' does not fit: it needs 320 tokens but only 50 are "
+                    "left after the items placed before it, 270 short (budget 850, reserve 0)",
+                    ("latest", "320", "50", "270", "850", "0")),
+                REQUIRED_SHORT, 850),
+    ),
+    visible=True,
+)
+
+PAIRS = Group(
+    "pairs-visible",
+    "Step 3: a tool call and its result as a pair, and the whole agent request.",
+    (
+        example("a tool call and its result are a pair: they go in together or not at all",
+                result(["rules", "aside"], ["lookup", "answer"], 70, 50),
+                [item("rules", 50, 100), item("lookup", 30, 70, pair="t1"),
+                 item("answer", 60, 70, pair="t1"), item("aside", 20, 5)], 120),
+        example("the agent request at budget 550: required items, the tool pair whole, then the "
+                "rest by priority",
+                result(["system", "history-1", "history-2", "tool-call", "tool-result",
+                        "latest"], ["chunk-faq"], 550, 0), AGENT, 550),
+    ),
+    visible=True,
+)
+
+INPUT = Group(
+    "input-visible",
+    "Step 4: items counted by estimate, with one warning, and a token count that is not a number.",
+    (
+        warns("two items without token counts are estimated, with one UserWarning for the whole "
+              "call", [item("q", content="what ships free?", priority=3),
+                       item("a", content="tents over sixty euros", priority=2)], 50, 1,
+              answer=result(["q", "a"], [], 10, 40)),
+        example("a token count that is not a number (NaN) is refused with a ValueError naming "
+                "the item",
+                InvalidInput("item 'memo' has tokens=nan: a token count must be a finite "
+                             "number, 0 or more", ("memo",)),
+                [item("rules", 30, 9), item("memo", math.nan, 2)], 200),
+    ),
+    visible=True,
+)
+
+# The visible groups only: the hidden ones are in autograder/checks/hidden/fit.py.
+SUITE = Suite(function=FUNCTION, reference=Reference("fitting.fit"),
+              groups=(PRIORITY, REQUIRED, PAIRS, INPUT))

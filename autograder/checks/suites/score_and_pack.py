@@ -270,53 +270,125 @@ LESSON_EXAMPLE = [
     item("ask", "Why did the deploy fail?", 6, pinned=True),
 ]
 
+MORE_WORDS = [
+    item("a", "deploy notes", 10),
+    item("b", "deploy rollback plan", 10),
+    item("c", "tax rules", 10),
+]
 
-# The visible group only: the hidden ones are in autograder/checks/hidden/score_and_pack.py.
-SUITE = Suite(
-    function=FUNCTION,
-    reference=score_and_pack,
-    groups=(
-        Group(
-            "visible",
-            "The lesson's deploy example, a budget that everything fits in, and no items.",
-            (
-                SCORER.about("tokens_used, tokens_before and deferred_count add up: 27 tokens used "
-                             "of the 34 offered, one item deferred",
-                             {"tokens-used-wrong", "tokens-before-wrong", "deferred-count-wrong"},
-                             LESSON_EXAMPLE, "why did the deploy fail", 27),
-                example("pinned instructions and question, then the ERROR log, in story order",
-                        (["sys", "cache", "log", "ask"], 27, 34, 1),
-                        LESSON_EXAMPLE, "why did the deploy fail", 27),
-                example("when everything fits, every item is included in chronological order",
-                        (["sys", "note", "cache", "log", "ask"], 34, 34, 0),
-                        LESSON_EXAMPLE, "why did the deploy fail", 100),
-                example("no items: nothing included, nothing deferred", ([], 0, 0, 0), [],
-                        "deploy", 50),
-                example("a big high-scoring item that does not fit is skipped and the walk goes "
-                        "on: 'step' and 'tip' still go in", (["sys", "step", "tip"], 38, 188, 1),
-                        [item("sys", "Answer in one line.", 8, pinned=True),
-                         item("trace", "deploy trace deploy trace migration error", 150),
-                         item("step", "deploy migration", 15), item("tip", "deploy", 15)],
-                        "deploy migration", 40, "break-at-first-miss"),
-                example("a line that starts with ERROR gets the error boost",
-                        (["line-1"], 10, 20, 1),
-                        [item("line-1", "ERROR queue stuck on worker 2", 10),
-                         item("line-2", "queue length at 40 on worker 2", 10)], "worker", 10,
-                        "no-error-signal"),
-                example("punctuation separates words and case does not matter: "
-                        "'Rollback: (queue)' matches both words of 'Queue rollback'",
-                        (["msg-1"], 10, 60, 3),
-                        [item("note", "release notes for the mobile app", 20),
-                         item("msg-1", "Rollback: (queue) drained.", 10),
-                         item("msg-2", "rollback metrics exported to the dashboard", 10),
-                         item("todo", "update the status page", 20)],
-                        "Queue rollback", 10, "tokenise"),
-                example("of two identical items the newer one wins, by recency",
-                        (["dup-2"], 10, 20, 1),
-                        [item("dup-1", "cache miss on shard 7", 10),
-                         item("dup-2", "cache miss on shard 7", 10)], "shard", 10, "no-recency"),
-            ),
-            visible=True,
-        ),
+ACCOUNT_EXAMPLE = [
+    item("p", "deploy steps", 15),
+    item("q", "deploy rollback", 12),
+    item("r", "cache", 8),
+    item("s", "tax rules", 20),
+]
+
+
+# --- the suite ------------------------------------------------------------------------------
+# One visible group per step of the exercise (course.toml's [[exercises.steps]]). Each step's
+# checks hold the other steps' ideas still, so a mistake about one idea fails its own step:
+# no alarm word, priority or pinned item before the step that teaches it; words of plain
+# lower-case letters and digits after step 1; items of one size in a call until step 4 (then
+# skipping one that does not fit is the same as stopping); and no pinned item or alarm word in
+# step 4.
+
+RELEVANCE = Group(
+    "relevance-visible",
+    "Step 1: the best BM25 match first, words split at punctuation, recency between equals, "
+    "chronological output, everything fitting, and no items.",
+    (
+        SCORER.about("tokens_used, tokens_before and deferred_count add up: 20 tokens used of "
+                     "the 30 offered, one item deferred",
+                     {"tokens-used-wrong", "tokens-before-wrong", "deferred-count-wrong"},
+                     MORE_WORDS, "deploy rollback", 20),
+        example("the winners come back in story order (chronological), not in score order",
+                (["x", "y"], 20, 50, 3),
+                [item("x", "rollback steps", 10), item("y", "rollback rollback rollback", 10),
+                 item("z", "cache", 10), item("w", "tax rules", 10),
+                 item("v", "queue retries", 10)], "rollback", 20, "output-by-score"),
+        example("punctuation separates words and case does not matter: "
+                "'Rollback: (queue)' matches both words of 'Queue rollback'",
+                (["msg-1"], 10, 60, 3),
+                [item("note", "release notes for the mobile app", 20),
+                 item("msg-1", "Rollback: (queue) drained.", 10),
+                 item("msg-2", "rollback metrics exported to the dashboard", 10),
+                 item("todo", "update the status page", 20)],
+                "Queue rollback", 10, "tokenise"),
+        example("of two identical items the newer one wins, by recency",
+                (["dup-2"], 10, 20, 1),
+                [item("dup-1", "cache miss on shard 7", 10),
+                 item("dup-2", "cache miss on shard 7", 10)], "shard", 10, "no-recency"),
+        example("a word found in most items still counts for them (IDF stays positive): the "
+                "newer match 'b' goes in", (["b"], 10, 30, 2),
+                [item("a", "deploy notes", 10), item("b", "deploy steps", 10),
+                 item("c", "cache", 10)], "deploy", 10, "classic-idf"),
+        example("the item matching more query words ranks first: 'b' and then 'a' go in",
+                (["a", "b"], 20, 30, 1), MORE_WORDS, "deploy rollback", 20),
+        example("when everything fits, every item is included in chronological order",
+                (["a", "b", "c"], 30, 30, 0),
+                [item("a", "deploy notes", 10), item("b", "rollback plan", 12),
+                 item("c", "tax rules", 8)], "deploy", 100),
+        example("no items: nothing included, nothing deferred", ([], 0, 0, 0), [],
+                "deploy", 50),
     ),
+    visible=True,
 )
+
+SIGNALS = Group(
+    "signals-visible",
+    "Step 2: a line with an alarm word, a word that only looks like one, and a priority.",
+    (
+        example("a line with the word ERROR gets the error boost",
+                (["line-1"], 10, 20, 1),
+                [item("line-1", "ERROR queue stuck on worker 2", 10),
+                 item("line-2", "queue length at 40 on worker 2", 10)], "worker", 10,
+                "no-error-signal"),
+        example("alarm words count as whole words: 'failed' is not 'fail', so the newer "
+                "'b' wins", (["b"], 10, 20, 1),
+                [item("a", "deploy failed", 10), item("b", "deploy notes", 10)], "deploy", 10),
+        example("priority is added to the score: 'a' with priority 2 beats the better match",
+                (["a"], 10, 20, 1),
+                [item("a", "tent sizes", 10, priority=2), item("b", "tent return rules", 10)],
+                "return rules", 10, "ignores-priority"),
+    ),
+    visible=True,
+)
+
+PINNED = Group(
+    "pinned-visible",
+    "Step 3: a pinned item with the lowest score, and the lesson's deploy example.",
+    (
+        example("a pinned item goes in first, even with the lowest score",
+                (["sys", "doc"], 20, 30, 1),
+                [item("sys", "be brief", 10, pinned=True), item("doc", "deploy migration", 10),
+                 item("log", "deploy", 10)], "deploy migration", 20, "ignores-pinned"),
+        example("pinned instructions and question, then the ERROR log, in story order",
+                (["sys", "cache", "log", "ask"], 27, 34, 1),
+                LESSON_EXAMPLE, "why did the deploy fail", 27),
+    ),
+    visible=True,
+)
+
+PACK = Group(
+    "pack-visible",
+    "Step 4: items of different sizes: a big one skipped while the walk goes on, and the "
+    "accounting.",
+    (
+        example("a big high-scoring item that does not fit is skipped and the walk goes on: "
+                "'step', 'tip' and 'memo' still go in", (["step", "tip", "memo"], 35, 185, 1),
+                [item("trace", "deploy trace deploy trace migration", 150),
+                 item("step", "deploy migration", 15), item("tip", "deploy", 15),
+                 item("memo", "tax rules", 5)], "deploy migration", 40, "break-at-first-miss"),
+        SCORER.about("tokens_used, tokens_before and deferred_count add up: 27 tokens used of "
+                     "the 55 offered, two items deferred",
+                     {"tokens-used-wrong", "tokens-before-wrong", "deferred-count-wrong"},
+                     ACCOUNT_EXAMPLE, "deploy rollback", 30),
+        example("the best two fit and the other two are deferred",
+                (["p", "q"], 27, 55, 2), ACCOUNT_EXAMPLE, "deploy rollback", 30),
+    ),
+    visible=True,
+)
+
+# The visible groups only: the hidden ones are in autograder/checks/hidden/score_and_pack.py.
+SUITE = Suite(function=FUNCTION, reference=score_and_pack,
+              groups=(RELEVANCE, SIGNALS, PINNED, PACK))

@@ -33,7 +33,7 @@ from pathlib import Path
 import nbformat
 
 from packlab.course.course_map import table as course_map_table
-from packlab.course.manifest import ROOT, Course, load
+from packlab.manifest import ROOT, Course, load
 
 BOOK = ROOT / "book"
 EXECUTION_TIMEOUT = 600  # seconds per cell; a whole lesson takes 5-30 s
@@ -109,6 +109,20 @@ def _fill(template: Path, marker: str, content: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _check_cells(exercise) -> str:
+    """Which check cells a learner runs: the one under the answer, or each step's in turn."""
+    if not exercise.steps:
+        return "run the check cell under it"
+    return (f"build it in {len(exercise.steps)} graded steps, running each step's check cell "
+            "before adding the next idea")
+
+
+def _hidden_share(exercise) -> str:
+    """How much of an exercise's score the hidden tests decide, in words."""
+    visible = sum(exercise.points[group] for group in exercise.visible_groups)
+    return "most of them" if visible * 2 < exercise.max_score else "half of them"
+
+
 def _exercise_note(exercise, number: str) -> nbformat.NotebookNode:
     """The cell put on top of an exercise page: it is to be done in JupyterLab."""
     path = f"workspace/exercises/{exercise.name}/{exercise.name}.ipynb"
@@ -117,8 +131,9 @@ def _exercise_note(exercise, number: str) -> nbformat.NotebookNode:
         f"This page shows exercise {number} as it is handed out: the task, the starter code and "
         "the visible checks, without any output. Do it in JupyterLab: `make lab` opens the "
         f"course, and your own copy of this notebook is `{path}`. Write "
-        f"`{exercise.signature}` in the answer cell, then run the check cell under it "
-        f"({exercise.max_score} points in all, most of them from hidden tests). Stuck? "
+        f"`{exercise.signature}` in the answer cell, then {_check_cells(exercise)} "
+        f"({exercise.max_score} points in all, {_hidden_share(exercise)} from hidden tests). "
+        "Stuck? "
         f"`packlab hint {number}` shows one more hint each time.\n:::"
     )
 
@@ -163,17 +178,29 @@ def stage(source: Path, course: Course | None = None) -> None:
     (source / "_toc.yml").write_text(toc(course), encoding="utf-8")
     (source / "intro.md").write_text(
         _fill(BOOK / "intro.md", MAP_MARKER, course_map(course)), encoding="utf-8")
-    for page in (p for pages in GUIDES.values() for p in pages if not p.startswith("docs/")):
+    for page in (p for pages in GUIDES.values() for p in pages):
         (source / page).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(BOOK / f"{page}.md", source / f"{page}.md")
-    (source / "docs").mkdir()
-    shutil.copy2(ROOT / "docs" / "jupyterhub.md", source / "docs" / "jupyterhub.md")
+        text = guide_file(page).read_text(encoding="utf-8")
+        (source / f"{page}.md").write_text(book_links(text, page.count("/")), encoding="utf-8")
     for lesson in course.lessons:
         notebook = nbformat.read(lesson.path, as_version=4)
         nbformat.write(notebook, source / "lessons" / lesson.path.name)
     for exercise in course.exercises:
         _stage_exercise(exercise, source / f"{exercise_doc(exercise.name)}.ipynb")
     _stage_mathjax(source / MATHJAX_STAGE)
+
+
+def guide_file(page: str) -> Path:
+    """Where a guide page of `GUIDES` is in the repository."""
+    return ROOT / f"{page}.md" if page.startswith("docs/") else BOOK / f"{page}.md"
+
+
+def book_links(text: str, depth: int) -> str:
+    """A guide page as the book shows it, ``depth`` folders down the book's source. Its links
+    are written for the repository; in the book's source, book/'s pages sit at the top and
+    docs/ beside them, one folder less up."""
+    up = "../" * depth
+    return text.replace(f"]({up}../docs/", f"]({up}docs/").replace(f"]({up}book/", f"]({up}")
 
 
 def _is_thebe(script) -> bool:

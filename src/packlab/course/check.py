@@ -34,8 +34,8 @@ from autograder.checks.suite import (
 from autograder.checks.suites import load
 from autograder.escape import message_html
 from packlab.course.hints import hint_call, hint_command
-from packlab.course.manifest import Exercise
-from packlab.course.manifest import load as load_course
+from packlab.manifest import Exercise, Step
+from packlab.manifest import load as load_course
 
 
 class TestsFailed(AssertionError):
@@ -145,25 +145,30 @@ def _run(group: Group, func: Callable, seed: str) -> GroupResult:
         return run_group(group, in_process_caller(func), seed)
 
 
-def notebook_groups(suite: Suite) -> list[str]:
+def notebook_groups(suite: Suite, found: Exercise | None = None,
+                    group: str | None = None) -> list[str]:
     """The test groups a released notebook reports when a learner runs it outside nbgrader:
-    every group this install has (all of them in the course's own install, the visible one in
-    a student install)."""
-    return [group.name for group in suite.groups]
+    every group this install has (all of them in the course's own install, the visible ones in
+    a student install); of an exercise in steps, those of ``group``'s step."""
+    step = None if found is None or group is None else found.step_of(group)
+    return [g.name for g in suite.groups if step is None or found.step_of(g.name) == step]
 
 
-def every_group(found: Exercise, suite: Suite, func: Callable) -> tuple[str, dict[str, float]]:
-    """Every group of this install run on ``func``, told as `packlab check --all` tells it, the
-    last line the score the grader would give (in a student install: the points the hidden
-    tests decide at grading); and the points each group earned. On a hub that runs the room,
-    the room's chart is told what passed (`tell_room`)."""
-    lines, earned, results = [], dict.fromkeys(notebook_groups(suite), 0), []
+def every_group(found: Exercise, suite: Suite, func: Callable,
+                group: str | None = None) -> tuple[str, dict[str, float]]:
+    """Every group of this install run on ``func`` (of an exercise in steps and a ``group``:
+    every group of its step), told as `packlab check --all` tells it, the last line the score
+    the grader would give (in a student install: the points the hidden tests decide at
+    grading); and the points each group earned. On a hub that runs the room, the room's chart
+    is told what passed (`tell_room`)."""
+    lines, earned, results = [], dict.fromkeys(notebook_groups(suite, found, group), 0), []
     for name in earned:
         result = _run(suite.group(name), func, "")
         results.append(result)
         checks = len(result.passed) + len(result.failures)
         earned[name] = found.earned(name, len(result.passed), checks)
-        lines += ["", f"{GROUP_TITLES.get(name, name)} ({points_text(found.points[name])}):"]
+        lines += ["", f"{found.group_title(name, GROUP_TITLES)} "
+                      f"({points_text(found.points[name])}):"]
         lines += [f"✓ {check}" for check in passed_shown(suite.group(name), result.passed)]
         lines += failure_lines(result.failures)
         failed = len(result.failures)
@@ -195,9 +200,15 @@ def tell_room(found: Exercise, results: Iterable) -> str | None:
 
 def score_line(found: Exercise, earned: dict[str, float], missing: Iterable[str]) -> str:
     """``Score: 3 / 5 points (...)`` when every group ran; else the points earned so far and
-    those the hidden tests decide (at grading, when they are ``missing`` from this install)."""
+    those the hidden tests decide (at grading, when they are ``missing`` from this install).
+    Of one step of an exercise in steps (every group ``earned`` is that step's): the step's
+    score, and the points the other steps hold."""
+    steps = [found.step_of(name) for name in earned]
+    if len(found.steps) > 1 and steps and None not in steps and \
+            len({step.name for step in steps}) == 1:
+        return _step_line(found, steps[0], earned, missing)
     got = round(sum(earned.values()), 2)
-    parts = ", ".join(f"{GROUP_TITLES.get(name, name).lower()} {earned[name]:g}/"
+    parts = ", ".join(f"{found.group_title(name, GROUP_TITLES).lower()} {earned[name]:g}/"
                       f"{found.points[name]:g}" for name in earned)
     later = [name for name in found.points if name not in earned]
     if not later:
@@ -208,6 +219,26 @@ def score_line(found: Exercise, earned: dict[str, float], missing: Iterable[str]
             else ": `packlab check --all` runs them now")
     return (f"Here: {got:g} / {points_text(here)}. The hidden tests decide the other "
             f"{points_text(left)} of {found.max_score:g}{when}.")
+
+
+def _step_line(found: Exercise, step: Step, earned: dict[str, float],
+               missing: Iterable[str]) -> str:
+    """The score line of one step: its points earned here, those its hidden tests decide at
+    grading (when ``missing`` here), and those the other steps hold."""
+    got = round(sum(earned.values()), 2)
+    mine = sum(step.points.values())
+    here = sum(found.points[name] for name in earned)
+    others = found.max_score - mine
+    said = (f"Step {step.number} of {len(found.steps)} ({step.title}): {got:g} / "
+            f"{points_text(mine)}")
+    if here < mine:
+        left = set(step.group(kind) for kind in step.points) - set(earned)
+        when = (" when your notebook is graded" if left & set(missing)
+                else ": `packlab check --all` runs them now")
+        said = (f"Step {step.number} of {len(found.steps)} ({step.title}): {got:g} / "
+                f"{points_text(here)} here; its hidden tests decide the other "
+                f"{points_text(mine - here)}{when}")
+    return f"{said}. The other steps hold {points_text(others)} of {found.max_score:g}."
 
 
 @dataclass(frozen=True)
@@ -266,7 +297,7 @@ def run_tests(exercise: str, func: Callable, group: str = "visible") -> float | 
     suite_group = suite.group(group)
     example_cache.prepare([found.suite])  # the stored examples: no seconds spent drawing them
     if suite_group.visible and not nbgrader_runs():
-        text, earned = every_group(found, suite, func)
+        text, earned = every_group(found, suite, func, group)
         if earned[group] == found.points[group]:
             show(text)
             return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from packlab.course.manifest import ROOT, Course, Exercise, Lesson
+from packlab.manifest import ROOT, Course, Exercise, Lesson
 
 START = "<!-- course-map:start -->"
 END = "<!-- course-map:end -->"
@@ -45,7 +45,8 @@ def _lesson_cell(lesson: Lesson) -> str:
 
 def _exercise_cells(exercise: Exercise) -> str:
     link = f"[{exercise.name}](exercises/{exercise.name}/{exercise.name}.ipynb)"
-    return f"{link} | `{_cell(short_signature(exercise.signature))}`"
+    steps = f" in {len(exercise.steps)} steps" if exercise.steps else ""
+    return f"{link} | `{_cell(short_signature(exercise.signature))}`{steps}"
 
 
 def rows(course: Course) -> list[str]:

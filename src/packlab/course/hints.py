@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from packlab.course.manifest import Exercise, load
+from packlab.manifest import Exercise, load
 
 
 def _state_file() -> Path:

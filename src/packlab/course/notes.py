@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 from markdown_it import MarkdownIt
 
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 TAG = "speaker-notes"
 FOLDER = ROOT / "workshop" / "notes"

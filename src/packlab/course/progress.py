@@ -13,7 +13,7 @@ from rich.table import Table
 
 from autograder.escape import for_terminal as shown
 from packlab.course import workspace
-from packlab.course.manifest import load
+from packlab.manifest import Exercise, load
 
 
 def learner_sandbox(console: Console) -> bool:
@@ -27,8 +27,18 @@ def learner_sandbox(console: Console) -> bool:
     return False
 
 
-def status(result, visible_only: bool = False) -> str:
-    """One exercise's state in words (rich markup), from its grading result."""
+def steps_done(exercise: Exercise, result) -> str:
+    """Of an exercise in steps: which steps pass every check run, and the next one to do."""
+    failing = {exercise.step_of(g.name).name for g in result.groups if g.failures}
+    done = [step for step in exercise.steps if step.name not in failing]
+    later = [step for step in exercise.steps if step.name in failing]
+    said = f"{len(done)} of {len(exercise.steps)} steps pass"
+    return f"{said}; next: step {later[0].number}, {later[0].title}" if later else said
+
+
+def status(result, visible_only: bool = False, exercise: Exercise | None = None) -> str:
+    """One exercise's state in words (rich markup), from its grading result; of an exercise in
+    steps, which steps pass."""
     from autograder.checks.unwritten import is_unwritten
 
     if result.error:
@@ -38,10 +48,11 @@ def status(result, visible_only: bool = False) -> str:
         return "not started"
     if not failures:
         return f"[green]passes {'the visible tests' if visible_only else 'every test'}[/]"
+    steps = f" ({steps_done(exercise, result)})" if exercise and exercise.steps else ""
     if visible_only:
         checks = len(failures) + sum(len(g.passed) for g in result.groups)
-        return f"{checks - len(failures)} of {checks} visible checks pass"
-    return f"{result.score} of {result.max_score} points"
+        return f"{checks - len(failures)} of {checks} visible checks pass{steps}"
+    return f"{result.score} of {result.max_score} points{steps}"
 
 
 def table(folder: Path, console: Console) -> tuple[Table, bool]:
@@ -58,23 +69,42 @@ def table(folder: Path, console: Console) -> tuple[Table, bool]:
     visible_only = False
     for exercise in load().exercises:
         copy = workspace.learner_copy(folder, exercise.release)
-        visible_only = bool(load_suite(exercise.suite).missing)
+        suite = load_suite(exercise.suite)
+        visible_only = bool(suite.missing)
         if not copy.is_file():
             said = "not opened yet (run `packlab lab`)"
         elif untouched(copy, exercise):
             said = "not started"
         else:
+            installed = tuple(group.name for group in suite.groups)
             said = status(grade_notebook(copy, exercise, "you", sandboxed=sandboxed,
-                                         groups=("visible",) if visible_only else None),
-                          visible_only)
+                                         groups=installed if visible_only else None),
+                          visible_only, exercise)
         found.add_row(exercise.name, exercise.function, said)
     return found, visible_only
 
 
+def predictions_table() -> Table:
+    """The learner's predictions, lesson by lesson: how many made, how many right."""
+    from packlab.course import predictions as predict
+
+    found = Table(title="Your predictions (the lessons' predict questions)")
+    for column in ("lesson", "made", "right"):
+        found.add_column(column)
+    lessons = sorted({question.lesson for question in predict.questions().values()})
+    for lesson in lessons:
+        made, right, asked = predict.tally(lesson)
+        found.add_row(lesson, f"{made} of {asked}", f"{right}" if made else "—")
+    made, right, asked = predict.tally()
+    found.add_row("all", f"{made} of {asked}", f"{right}" if made else "—")
+    return found
+
+
 def show(folder: Path, console: Console) -> None:
-    """Print the progress table of ``folder`` on ``console``."""
+    """Print the progress table of ``folder`` and the learner's predictions on ``console``."""
     found, visible_only = table(folder, console)
     console.print(found)
+    console.print(predictions_table())
     if visible_only:
         console.print("Only the visible tests run in this install; the hidden tests run when "
                       "your notebook is graded.")

@@ -7,6 +7,9 @@ stdout or stderr, what it displays, and the value of its last line) is shown ins
 keeps ``<details>``, ``<summary>`` and inline styles), the book and the slides all show the
 question's code and a "Show the answer" button, never the answer itself. The button is the
 box's ``<summary>``: a click, Enter or Space opens it.
+
+``%%reveal ID`` names the cell's question in predictions.toml: then the answer opens only after
+the learner commits a prediction (`packlab.course.predict`), with a verdict and the explanation.
 """
 
 from __future__ import annotations
@@ -53,6 +56,10 @@ class Answer:
 
     def __repr__(self) -> str:
         return FOLDED
+
+    def opened(self) -> str:
+        """The output as an open box, for after the learner's prediction."""
+        return self._repr_html_().replace("<details ", "<details open ", 1)
 
 
 def _rich(data: dict) -> str | None:
@@ -101,9 +108,17 @@ def run(source: str, namespace: dict, shell: InteractiveShell | None = None) -> 
 
 
 def reveal(line: str, cell: str) -> None:
-    """The ``%%reveal`` cell magic: run the cell, show its output folded."""
+    """The ``%%reveal [ID]`` cell magic: run the cell, show its output folded; with the id of a
+    predict question, behind the learner's prediction."""
     shell = InteractiveShell.instance()
-    display(run(cell, shell.user_ns, shell))
+    answer = run(cell, shell.user_ns, shell)
+    if not line.strip():
+        display(answer)
+        return
+    from packlab.course.predict import Prediction
+    from packlab.course.predictions import find
+
+    display(Prediction(find(line.strip()), answer.opened()))
 
 
 def load_ipython_extension(shell: InteractiveShell) -> None:

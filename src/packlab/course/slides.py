@@ -47,7 +47,7 @@ import nbformat
 from markdown_it import MarkdownIt
 
 from packlab.course import notes
-from packlab.course.manifest import ROOT, Lesson, load
+from packlab.manifest import ROOT, Lesson, load
 from packlab.views.plots import SLIDES
 
 OUT = ROOT / "book" / "_build" / "slides"
@@ -300,8 +300,25 @@ def slide_cells(notebook: nbformat.NotebookNode) -> list:
             cells.append(cell)
         else:
             cells += [piece for part in split_source(cell) for piece in _split_tall(
-                _picture_apart(part))]
+                _picture_apart(_presenter_answer(part)))]
     return cells
+
+
+def _presenter_answer(cell):
+    """A predict question on a slide: its fields, and its answer folded behind a presenter's
+    summary (a slide runs no script to judge a prediction; the room predicts aloud)."""
+    from packlab.course.predict import PRESENT, unsealed
+    from packlab.course.reveal import BOX_STYLE, SUMMARY_STYLE
+
+    for output in cell.get("outputs", []):
+        found = unsealed(str(output.get("data", {}).get("text/html", "")))
+        if found:
+            fields, answer = found
+            output.data["text/html"] = (
+                f"{fields}<details class='packlab-reveal' style='{BOX_STYLE}'><summary "
+                f"class='packlab-reveal-summary' style='{SUMMARY_STYLE}'>{PRESENT}</summary>"
+                f"{answer}</details>")
+    return cell
 
 
 def _picture_apart(cell):
@@ -556,6 +573,10 @@ window.MathJax = {
 .reveal .packlab-static table { font-size: 24px !important; margin: 0; }
 .reveal .packlab-static code, .reveal .packlab-still code { font-size: 1em; }
 .reveal .packlab-static [style*="font-size"] { font-size: 24px !important; }
+.reveal .packlab-predict, .reveal .packlab-predict *, .reveal details.packlab-reveal,
+.reveal details.packlab-reveal * { font-size: 24px !important; }
+.reveal .packlab-predict p, .reveal .packlab-predict fieldset { margin: 2px 0; padding: 0 4px; }
+.reveal .packlab-predict fieldset label { display: inline-block !important; margin-right: 1em; }
 .packlab-still { border-left: 4px solid #0072b2; padding-left: 10px; }
 .packlab-still-note { color: #555; margin: 4px 0; }
 .packlab-still-row { display: flex; align-items: center; gap: 8px; }

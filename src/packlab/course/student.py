@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from packlab.course import quiz
-from packlab.course.manifest import ROOT, STUDENT_MARKER, Course, load
+from packlab.course import predictions, quiz
+from packlab.manifest import ROOT, STUDENT_MARKER, Course, load
 
 # Where the import closure starts, besides the learner commands and the notebooks.
 ROOTS = ("packlab.course.check",)
@@ -238,10 +238,11 @@ def pyproject(packages: list[str]) -> str:
 
 
 def _package_data(packages: Iterable[str]) -> dict[str, list[str]]:
-    """The checkout's package data of the packages the student install holds (the quizzes
-    sealed: `packlab.course.quiz`)."""
+    """The checkout's package data of the packages the student install holds (the quizzes and
+    the predictions sealed: `packlab.course.quiz`, `packlab.course.predictions`)."""
     data = _pyproject()["tool"]["setuptools"].get("package-data", {})
-    return {package: [quiz.SEALED if p == quiz.QUIZZES else p for p in patterns]
+    sealed = {quiz.QUIZZES: quiz.SEALED, predictions.PREDICTIONS: predictions.SEALED}
+    return {package: [sealed.get(p, p) for p in patterns]
             for package, patterns in data.items() if package in packages}
 
 
@@ -263,6 +264,7 @@ def plan() -> Plan:
         Path("pyproject.toml"): pyproject(packages),
         Path("README.md"): README.format(title=course.title, tagline=course.tagline),
         quizzes.relative_to(ROOT): quiz.sealed(quiz.questions()),
+        quizzes.with_name(predictions.SEALED).relative_to(ROOT): predictions.sealed(),
     }
     _refuse_forbidden(result)
     return result

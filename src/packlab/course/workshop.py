@@ -31,7 +31,8 @@ from pathlib import Path
 import nbformat
 
 from packlab.course import notes, workspace
-from packlab.course.manifest import ROOT, load
+from packlab.course.predict import PRESENTER_VARIABLE
+from packlab.manifest import ROOT, load
 from packlab.views.plots import DEMO, Canvas
 
 PRESENTER = ROOT / "workshop" / "presenter.ipynb"
@@ -139,6 +140,7 @@ def canvas(code_px: int = FONT_SIZES["code-font-size"]) -> Canvas:
 def environment(folder: Path, base: dict[str, str] | None = None) -> dict[str, str]:
     """The course server's environment, with JupyterLab's settings in the demo's folder."""
     env = workspace.server_environment(base)
+    env[PRESENTER_VARIABLE] = "1"  # a predict question opens without a prediction, on request
     env["JUPYTERLAB_SETTINGS_DIR"] = str(folder / SETTINGS / "user-settings")
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(folder / SETTINGS / "workspaces")
     return env

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 
 from packlab.course import course_map
-from packlab.course.manifest import ROOT, Course, Lesson, load
+from packlab.manifest import ROOT, Course, Lesson, load
 
 START = "START.ipynb"
 # Jupyter config read by the course's JupyterLab only (added to JUPYTER_CONFIG_PATH): its

@@ -27,9 +27,8 @@ A turn has five kinds of parts, each a plain dict with an ``id`` and a ``tokens`
    best second to last; ...), and the question last.
 
 The result is ``{"order": [ids as sent], "dropped": [{"id", "reason"}], "used": tokens sent}``,
-with the dropped parts in the order the walks met them: the history newest first, then the
-evidence best score first. (Exercise 10 asks for another order: the dropped history oldest first,
-then the dropped evidence in input order. This module is the lesson's version, not the answer.)
+with the dropped parts as exercise 10 lists them: the dropped history oldest first, then the
+dropped evidence in input order.
 
 `Rules` and `MISTAKES` describe classic wrong versions of the same assembly (history with holes,
 split tool pairs, ``break`` in the evidence, ...): the lesson shows them next to the right one, and
@@ -84,6 +83,7 @@ class Rules:
     evidence_walk: str = "continue"  # or "stop" (break at the first chunk that does not fit)
     evidence_rank: str = "score"  # or "input" (ignore the scores)
     placement: str = "edges"  # or "best-first", "best-last"
+    first: str = "history"  # or "evidence": the evidence packed before the history
 
 
 RULES = Rules()
@@ -95,6 +95,7 @@ MISTAKES: dict[str, Rules] = {
     "evidence-break": Rules(evidence_walk="stop"),
     "evidence-by-input-order": Rules(evidence_rank="input"),
     "evidence-placement": Rules(placement="best-first"),
+    "evidence-before-history": Rules(first="evidence"),
 }
 
 
@@ -184,9 +185,8 @@ def assemble_with(system: dict, tools: Sequence[dict], history: Sequence[dict],
     """`assemble_turn` done by ``rules``: ``assemble_with(..., MISTAKES["splits-pairs"])`` shows
     a classic mistake, ``assemble_with(..., RULES)`` is `assemble_turn` itself.
 
-    ``dropped`` lists the parts in the order the walks met them (history newest first, evidence
-    best first), where exercise 10 asks for the history oldest first, then the evidence in input
-    order."""
+    ``dropped`` lists the history oldest first, then the evidence in input order (exercise 10's
+    order), whatever order the walks met them in."""
     required = {"system": system["tokens"], "tools": sum(t["tokens"] for t in tools),
                 "question": question["tokens"]}
     needed = sum(required.values())
@@ -194,18 +194,24 @@ def assemble_with(system: dict, tools: Sequence[dict], history: Sequence[dict],
         raise RequiredTooBig(needed, budget, required)
 
     room = budget - needed
-    kept_history, history_reasons = _keep_history(history, room, rules)
-    room -= sum(history[i]["tokens"] for i in kept_history)
-    ranked, evidence_reasons = _keep_evidence(evidence, room, rules)
+    if rules.first == "evidence":
+        ranked, evidence_reasons = _keep_evidence(evidence, room, rules)
+        room -= sum(evidence[i]["tokens"] for i in ranked)
+        kept_history, history_reasons = _keep_history(history, room, rules)
+    else:
+        kept_history, history_reasons = _keep_history(history, room, rules)
+        room -= sum(history[i]["tokens"] for i in kept_history)
+        ranked, evidence_reasons = _keep_evidence(evidence, room, rules)
 
     order = [system["id"], *(t["id"] for t in tools)]
     order += [m["id"] for i, m in enumerate(history) if i in kept_history]
     order += [evidence[i]["id"] for i in _place(ranked, rules.placement)]
     order.append(question["id"])
 
-    dropped = [{"id": history[i]["id"], "reason": reason} for i, reason in history_reasons.items()]
-    dropped += [{"id": evidence[i]["id"], "reason": reason}
-                for i, reason in evidence_reasons.items()]
+    dropped = [{"id": history[i]["id"], "reason": history_reasons[i]}
+               for i in sorted(history_reasons)]
+    dropped += [{"id": evidence[i]["id"], "reason": evidence_reasons[i]}
+                for i in sorted(evidence_reasons)]
     used = (needed + sum(history[i]["tokens"] for i in kept_history)
             + sum(evidence[i]["tokens"] for i in ranked))
     return {"order": order, "dropped": dropped, "used": used}
@@ -216,10 +222,8 @@ def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence
     """Assemble one turn: required parts, the newest unbroken history, the best evidence that
     fits, in a cache-friendly order. See the module's docstring for the exact rules.
 
-    The lesson's and the widget's version (`assemble_with` by `RULES`): it lists the dropped
-    parts in the order the walks met them, not in the order exercise 10 asks for (the history
-    oldest first, then the evidence in input order); the exercise is graded against the
-    instructor's own reference, not this."""
+    The lesson's and the widget's version (`assemble_with` by `RULES`); it behaves as exercise 10
+    asks, which is graded against the instructor's own reference."""
     return assemble_with(system, tools, history, evidence, question, budget)
 
 

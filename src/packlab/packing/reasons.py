@@ -51,14 +51,9 @@ def priority_order(parts: Sequence[RankedPart]) -> list[int]:
 def pack_with_reasons(parts: Sequence[RankedPart], budget: int) -> dict:
     """Pack greedily by priority; report included ids, dropped ids with reasons, tokens used.
 
-    Both lists keep the input order: priority decides *what* goes in, never where it sits.
-
-    The lesson's version refuses an empty list of parts (``ValueError``: a request with nothing
-    in it is a caller's mistake here); exercise 07 asks for the empty report instead,
-    ``{"included": [], "dropped": [], "used": 0}``.
+    Both lists keep the input order: priority decides *what* goes in, never where it sits. An
+    empty list of parts gives the empty report, as exercise 07 asks.
     """
-    if not parts:
-        raise ValueError("nothing to pack: the list of parts is empty")
     used = 0
     kept = set()
     for i in priority_order(parts):

@@ -159,7 +159,7 @@ class TurnView(widgets.VBox):
         self._assemble = assemble
         self.state = turn_state(turn, budget, assemble)
         self.plot = TurnPlot(turn, self.state)
-        self.budget = widgets.IntSlider(value=budget, min=0, max=max_budget, step=10,
+        self.budget = widgets.IntSlider(value=budget, min=0, max=max_budget,  # every budget
                                         description="budget",
                                         layout=widgets.Layout(width="95%"))
         self.frames = Frames(self._draw)

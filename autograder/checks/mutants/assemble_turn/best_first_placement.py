@@ -1,4 +1,5 @@
 # misconception: evidence-placement
+# step: evidence
 # sends the kept chunks best first, so the best one lands far from the question and the weakest next to it
 def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence: list[dict],
                   question: dict, budget: int) -> dict:

@@ -1,4 +1,5 @@
 # misconception: required-dropped
+# step: required
 # drops the system prompt when the required parts do not fit, instead of raising
 def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence: list[dict],
                   question: dict, budget: int) -> dict:

@@ -1,4 +1,5 @@
 # misconception: evidence-by-input-order
+# step: evidence
 # walks the chunks in the order they were retrieved, ignoring their scores
 def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence: list[dict],
                   question: dict, budget: int) -> dict:

@@ -1,4 +1,5 @@
 # misconception: history-with-holes
+# step: history
 # packs history like evidence: skips a message that does not fit and keeps older ones, leaving a hole
 def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence: list[dict],
                   question: dict, budget: int) -> dict:

@@ -1,4 +1,5 @@
 # misconception: keeps-oldest-history
+# step: history
 # walks the history from the oldest message forwards, so the newest turns are the ones cut
 def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence: list[dict],
                   question: dict, budget: int) -> dict:

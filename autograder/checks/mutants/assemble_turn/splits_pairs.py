@@ -1,4 +1,5 @@
 # misconception: splits-pairs
+# step: history
 # weighs every message on its own, so a tool result can be sent without the call that asked for it
 def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence: list[dict],
                   question: dict, budget: int) -> dict:

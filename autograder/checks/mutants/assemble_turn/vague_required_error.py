@@ -1,4 +1,5 @@
 # misconception: vague-required-error
+# step: required
 # raises when the required parts do not fit, but without saying by how much
 def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence: list[dict],
                   question: dict, budget: int) -> dict:

@@ -1,4 +1,5 @@
 # misconception: missing-validation
+# step: input
 # trusts its input: duplicate ids and NaN or negative token counts are packed anyway
 import math
 import warnings

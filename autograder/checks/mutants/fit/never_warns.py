@@ -1,4 +1,5 @@
 # misconception: warns-once
+# step: input
 # estimates counts without a tokenizer and never says so
 def fit(items: list[dict], budget: float, reserve: float = 0, tokenizer=None) -> dict:
     """Choose items for budget - reserve tokens: by priority, required or raise, pairs whole.

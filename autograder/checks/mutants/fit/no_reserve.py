@@ -1,4 +1,5 @@
 # misconception: no-reserve
+# step: priority
 # packs into the whole budget, forgetting the tokens held back for the reply
 import math
 import warnings

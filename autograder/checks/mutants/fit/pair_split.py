@@ -1,4 +1,5 @@
 # misconception: pair-split
+# step: pairs
 # ignores pair_id: weighs a tool call and its result one at a time, so one can go in without the other
 import math
 import warnings

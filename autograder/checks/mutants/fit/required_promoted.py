@@ -1,4 +1,5 @@
 # misconception: required-promoted
+# step: required
 # moves required items to the front of the walk, ahead of higher-priority optional items
 import math
 import warnings

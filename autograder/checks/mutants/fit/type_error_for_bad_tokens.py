@@ -1,4 +1,5 @@
 # misconception: not-a-value-error
+# step: input
 # raises TypeError, not ValueError, for a token count that is not a finite number
 import math
 import warnings

@@ -1,4 +1,5 @@
 # misconception: warns-once
+# step: input
 # warns once for every estimated item instead of once per call
 def fit(items: list[dict], budget: float, reserve: float = 0, tokenizer=None) -> dict:
     """Choose items for budget - reserve tokens: by priority, required or raise, pairs whole.

@@ -1,4 +1,5 @@
 # misconception: break-at-first-miss
+# step: pack
 # stops packing at the first item that does not fit
 def score_and_pack(items: list[dict], query: str, budget: int) -> dict:
     import math

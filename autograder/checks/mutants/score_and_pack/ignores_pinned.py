@@ -1,4 +1,5 @@
 # misconception: ignores-pinned
+# step: pinned
 # ranks pinned items by their score like any other item
 def score_and_pack(items: list[dict], query: str, budget: int) -> dict:
     import math

@@ -1,4 +1,5 @@
 # misconception: no-error-signal
+# step: signals
 # forgets the +1.0 boost for error words
 def score_and_pack(items: list[dict], query: str, budget: int) -> dict:
     import math

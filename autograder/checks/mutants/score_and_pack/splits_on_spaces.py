@@ -1,4 +1,5 @@
 # misconception: tokenise
+# step: relevance
 # splits the text on spaces only, so 'failed:' and 'deploy-failed' never match
 def score_and_pack(items: list[dict], query: str, budget: int) -> dict:
     import math

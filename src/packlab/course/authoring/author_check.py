@@ -4,8 +4,9 @@ It checks what grading and the release rely on without saying so: the suite's fi
 hold every misconception key the grader names; each test group has checks; the reference passes
 every group and so does the solution notebook's answer; the released starter fails ("not
 started", or for a bug-fix exercise its bug is caught); every gallery mutant of the exercise is
-caught and named for its misconception; the recorded answers of the visible checks and the release
-are current; the notebook's text, grade_ids and points are course.toml's; no "FILL IN" is left.
+caught and named for its misconception alone; the recorded answers of the visible checks and the
+release are current; the notebook's text, grade_ids and points are course.toml's; no "FILL IN"
+is left. An error of the exercise's own code is said in words, never as a traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import re
 import shutil
 import tempfile
 import tomllib
+import traceback
 import warnings
 from collections.abc import Callable
 from importlib import import_module
@@ -22,7 +24,7 @@ from pathlib import Path
 import nbformat
 
 from packlab.course.authoring.scaffold import FILL_IN, Answers, paths
-from packlab.course.manifest import MANIFEST, ROOT, Exercise
+from packlab.manifest import MANIFEST, ROOT, Exercise
 
 SOLUTION = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.M)
 STUB = "raise NotImplementedError()"
@@ -79,7 +81,17 @@ class Check:
         self.found.append(problem)
 
     def problems(self) -> list[str]:
-        """Everything wrong, in the order an author would fix it."""
+        """Everything wrong, in the order an author would fix it; an error of the exercise's own
+        code stops the list, said in words with where it was raised (never a traceback)."""
+        try:
+            return self._problems()
+        except Exception as exc:  # noqa: BLE001 - the exercise's code, said to its author
+            self.say(f"checking stopped: the exercise's code raised {type(exc).__name__}: {exc}"
+                     f"{_where(exc, self.root)} (a diagnose that returns a key, or a "
+                     "misconception the table lacks? it must return MISCONCEPTIONS[key])")
+            return self.found
+
+    def _problems(self) -> list[str]:
         suite = self._suite()
         if suite is None:
             return self.found
@@ -227,7 +239,12 @@ class Check:
         elif mutant.misconception not in keys:
             self.say(f"the mutant {mutant.key} is caught but named {', '.join(sorted(keys))}, "
                      f"not {mutant.misconception!r}: diagnose does not recognise it")
-        elif not failed[suite.groups[0].name] and not hidden_only:
+        elif len(keys) > 1:
+            self.say(f"the mutant {mutant.key} is named for {len(keys)} ideas: "
+                     f"{_named_where(failed, mutant.misconception)}; a learner holds one, and "
+                     "the class summary would count them under each: make diagnose name "
+                     f"{mutant.misconception!r} for every answer this mistake gives")
+        elif not any(failed[g.name] for g in suite.groups if g.visible) and not hidden_only:
             self.say(f"the mutant {mutant.key} passes the visible checks: add a visible example "
                      "that catches it, or list it in course.toml's [left_to_hidden] with why")
 
@@ -282,6 +299,25 @@ class Check:
         if graded != wanted:
             self.say(f"the notebook's graded cells are {graded} (grade_id: points) but "
                      f"course.toml asks for {wanted}")
+
+
+def _where(exc: BaseException, root: Path) -> str:
+    """ " at FILE line N": the last place in the course's own files the error passed."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if Path(f.filename).is_relative_to(root / "autograder" / "checks")]
+    if not frames:
+        return ""
+    return f" at {Path(frames[-1].filename).relative_to(root)} line {frames[-1].lineno}"
+
+
+def _named_where(failed: dict[str, list], own: str) -> str:
+    """Each other idea a mutant's failures name, with the first check that names it."""
+    seen: dict[str, str] = {}
+    for group, failures in failed.items():
+        for failure in failures:
+            if failure.misconception.key != own:
+                seen.setdefault(failure.misconception.key, f"{group}: ✗ {failure.check}")
+    return f"{own!r} and " + ", ".join(f"{key!r} ({where})" for key, where in seen.items())
 
 
 def _misconceptions(suite: str) -> dict:

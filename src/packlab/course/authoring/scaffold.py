@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from packlab.course.manifest import Course, Exercise
+from packlab.manifest import Course, Exercise
 
 TEMPLATES = Path(__file__).parent / "templates"
 GROUPS = ("visible", "edge-cases", "properties")
@@ -40,6 +40,7 @@ class Answers:
     title: str = ""
     teaches: str = f"{FILL_IN}: what the exercise teaches, in one sentence."
     leaves_out: str = f"{FILL_IN}: what it leaves out, and where that is taught."
+    raises: bool = False  # must it also raise ValueError for input it refuses?
     hints: tuple[str, ...] = field(default=(
         f"{FILL_IN}: a first hint that asks the learner a question?",
         f"{FILL_IN}: a second hint, closer to the answer.",
@@ -97,12 +98,27 @@ def paths(answers: Answers, root: Path) -> dict[str, Path]:
     }
 
 
+TOKEN_WORDS = ("budget", "token", "reserve")  # a whole-number argument so named is in tokens
+
+
+def counts(signature: str) -> dict[int, str]:
+    """The whole-number parameters of ``signature`` that count things rather than tokens (by
+    position): annotated ``int`` and not named for a budget, tokens or a reserve."""
+    tree = ast.parse(f"def {signature}:\n    pass").body[0]
+    params = tree.args.args if isinstance(tree, ast.FunctionDef) else []
+    return {position: arg.arg for position, arg in enumerate(params)
+            if isinstance(arg.annotation, ast.Name) and arg.annotation.id == "int"
+            and not any(word in arg.arg.lower() for word in TOKEN_WORDS)}
+
+
 def _python(template: str, answers: Answers) -> str:
     env = Environment(loader=FileSystemLoader(TEMPLATES), undefined=StrictUndefined,
                       keep_trailing_newline=True, autoescape=False)  # noqa: S701 - Python, not HTML
+    counted = counts(answers.signature)
     return env.get_template(template).render(
         name=answers.name, function=answers.function, signature=answers.signature,
-        suite=answers.suite, lesson=answers.lesson or "")
+        suite=answers.suite, lesson=answers.lesson or "", raises=answers.raises,
+        counts=repr(tuple(counted)), count_names=", ".join(counted.values()))
 
 
 def _points_sentence(points: dict[str, int]) -> str:
@@ -123,6 +139,10 @@ def intro(answers: Answers, course: Course) -> str:
               f"**What it leaves out.** {answers.leaves_out}", "",
               f"**How it is graded.** {_points_sentence(answers.points)}"]
     return "\n".join(lines)
+
+
+def _refuses(answers: Answers) -> str:
+    return ", and which input it refuses with a ValueError" if answers.raises else ""
 
 
 def notebook(answers: Answers, course: Course) -> nbformat.NotebookNode:
@@ -149,7 +169,7 @@ def notebook(answers: Answers, course: Course) -> nbformat.NotebookNode:
     cells = [
         text("intro", intro(answers, course)),
         text("task", f"## Your task\n\n{FILL_IN}: what to write, with one example call and its "
-             f"answer.\n\n```python\n{answers.signature}\n```"),
+             f"answer{_refuses(answers)}.\n\n```python\n{answers.signature}\n```"),
         code(grade_id("answer"), f"def {answers.signature}:\n    \"\"\"{FILL_IN}: what it "
              "returns, in one line.\"\"\"\n    ### BEGIN SOLUTION\n    raise "
              f"NotImplementedError(\"{FILL_IN}: the model answer\")\n    ### END SOLUTION",
@@ -161,9 +181,11 @@ def notebook(answers: Answers, course: Course) -> nbformat.NotebookNode:
              f"import hint; hint(\"{key}\")`. Each call shows one more hint."),
         code(grade_id("visible"), "# Visible tests.\nfrom packlab.course.check import run_tests"
              f"\n\n{call}\"visible\")", answers.points["visible"]),
-        text("hidden-intro", "## Hidden tests\n\nWhen your notebook is graded, two more groups "
-             "of tests run. Their code is not shown, but if one fails you get the same kind of "
-             "message as above.\n\n"
+        text("hidden-intro", "## Hidden tests\n\nTwo more groups of tests decide the rest of "
+             "the points. In the course's own install (`make lab`) the visible test cell above "
+             "already runs them and reports every group; in a student install they run when your "
+             "notebook is graded. Their code is never shown, but if one fails you get the same "
+             "kind of message as above.\n\n"
              f"- **Edge cases** ({answers.points['edge-cases']} points).\n"
              f"- **Properties** ({answers.points['properties']} points): checked on generated "
              "inputs."),
@@ -204,14 +226,16 @@ def entry(answers: Answers) -> str:
 
 
 def with_entry(manifest: str, new: str) -> str:
-    """course.toml's text with ``new`` after the last [[exercises]] entry: before the comments
-    and the table that follow it, so every comment stays where it was."""
+    """course.toml's text with ``new`` after the last [[exercises]] entry (and its steps): before
+    the comments and the table that follow it, so every comment stays where it was."""
     lines = manifest.splitlines(keepends=True)
     last = max((i for i, line in enumerate(lines) if line.strip() == "[[exercises]]"), default=None)
     if last is None:
         return manifest.rstrip("\n") + "\n\n" + new
-    end = next((i for i in range(last + 1, len(lines))
-                if lines[i].startswith("[")), len(lines))
+    end = next((i for i in range(last + 1, len(lines))  # its own [[exercises.steps]] stay
+                if lines[i].startswith("[") and not lines[i].startswith(("[exercises.",
+                                                                         "[[exercises."))),
+               len(lines))
     while end > last + 1 and (not lines[end - 1].strip() or lines[end - 1].startswith("#")):
         end -= 1
     before = "".join(lines[:end]).rstrip("\n") + "\n\n"

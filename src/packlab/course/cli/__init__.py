@@ -13,6 +13,8 @@ import argparse
 import sys
 from importlib.metadata import version
 
+from rich.console import Console
+
 # jsonschema (under nbformat) imports rfc3987-syntax, when it is installed, only to check the
 # "iri" string format, which no notebook schema uses; building that package's grammar costs about
 # a second at every start of the command. Declared absent here, before anything imports nbformat,
@@ -21,7 +23,7 @@ sys.modules.setdefault("rfc3987_syntax", None)
 
 from packlab.course.cli import learner  # noqa: E402 - after the line above, on purpose
 from packlab.course.cli.terminal import console, shown  # noqa: E402
-from packlab.course.manifest import load  # noqa: E402
+from packlab.manifest import load, outside_note  # noqa: E402
 
 # The commands the student install leaves out (the presenter's and the instructor's).
 INSTRUCTOR_ONLY = frozenset({"grade", "release", "gradescope", "export", "bundle", "similarity",
@@ -64,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"`packlab {shown(command)}` is one of the instructor's commands: it is part "
                       "of the instructor's install of the course, not of this student install.")
         return 2
+    if note := outside_note():
+        Console(stderr=True, highlight=False).print(shown(note))
     args = parser().parse_args(argv)
     return args.run(args)
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from packlab.course.cli.terminal import console, shown
-from packlab.course.manifest import MANIFEST, ROOT, load
+from packlab.manifest import MANIFEST, ROOT, load
 
 ASKED = (("name", "The exercise's name, its number first (e.g. 11-trim-history)"),
          ("function", "The function learners write (e.g. trim_history)"),
@@ -75,6 +75,8 @@ def cmd_new_exercise(args: argparse.Namespace) -> int:
                                            ("leaves_out", args.leaves_out)) if value}
     if args.hint:
         extra["hints"] = tuple(args.hint)
+    if args.raises:
+        extra["raises"] = True
     answers = scaffold.Answers(name=given["name"], function=given["function"],
                                signature=given["signature"], points=points,
                                lesson=given["lesson"] or None, **extra)
@@ -110,9 +112,9 @@ def cmd_author_check(args: argparse.Namespace) -> int:
         return 1
     starter = "fails" if exercise.starter else "is \"not started\""
     console.print(f"{shown(exercise.name)}: ready. The reference passes every group, the released "
-                  f"starter {starter}, every gallery mutant is caught and named, the recorded "
-                  "answers and the release are current, and the notebook says what course.toml "
-                  "says.")
+                  f"starter {starter}, every gallery mutant is caught and named for its own idea "
+                  "alone, the recorded answers and the release are current, and the notebook "
+                  "says what course.toml says.")
     return 0
 
 
@@ -155,6 +157,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     new.add_argument("--title", help="the notebook's heading (default: Write `FUNCTION`)")
     new.add_argument("--teaches", help="what it teaches, one sentence (course.toml and notebook)")
     new.add_argument("--leaves-out", dest="leaves_out", help="what it leaves out, one sentence")
+    new.add_argument("--raises", action="store_true",
+                     help="the function must also raise ValueError for input it refuses")
     new.add_argument("--hint", action="append", default=[],
                      help="a hint (repeat; the first should ask a question)")
     new.set_defaults(run=cmd_new_exercise)
@@ -165,8 +169,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         description="Check one exercise as grading and the release need it: the suite imports "
         "with every misconception key the grader names; each group has checks; the reference "
         "and the solution notebook's answer pass every group; the released starter fails (\"not "
-        "started\"); every gallery mutant is caught and named; the recorded answers and the "
-        "release are current; the notebook's text, grade_ids and points are course.toml's.")
+        "started\"); every gallery mutant is caught and named for its own idea alone; the "
+        "recorded answers and the release are current; the notebook's text, grade_ids and "
+        "points are course.toml's.")
     check.add_argument("exercise", help="name or number, e.g. 11-trim-history or 11")
     check.set_defaults(run=cmd_author_check)
     course_map = sub.add_parser(

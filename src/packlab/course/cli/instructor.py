@@ -12,7 +12,7 @@ from pathlib import Path
 
 from packlab.course.cli import author, hub, submissions
 from packlab.course.cli.terminal import console, shown
-from packlab.course.manifest import ROOT, load, plain_assignments
+from packlab.manifest import ROOT, load, plain_assignments
 
 
 def _is_submitted_folder(submitted: Path) -> bool:
@@ -21,6 +21,22 @@ def _is_submitted_folder(submitted: Path) -> bool:
         console.print(f"There is no folder {shown(submitted)} "
                       "(expected SUBMITTED/<student>/<assignment>/).")
     return submitted.is_dir()
+
+
+def _forged(submitted: Path) -> bool:
+    """Did a hand-in that another account wrote reach SUBMITTED? If so, say which and what to
+    do."""
+    from autograder.glue.exchange import forged_in
+
+    found = forged_in(submitted, Path.cwd())
+    if found:
+        console.print(f"[bold red]Not grading.[/] {len(found)} submission(s) came from a hand-in "
+                      "that another account wrote than the learner it names (a forgery):")
+        for line in found:
+            console.print(f"  {shown(line)}")
+        console.print("Remove each such folder from the submitted folder and collect again with "
+                      "formgrader (the hub's collect sets forgeries aside).")
+    return bool(found)
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -36,7 +52,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from autograder.term.late import GradebookUnreadable
 
     submitted, out = Path(args.submitted), Path(args.out)
-    if not _is_submitted_folder(submitted):
+    if not _is_submitted_folder(submitted) or _forged(submitted):
         return 2
     limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)})
     corrections = _corrections(args, submitted)
@@ -440,7 +456,7 @@ def cmd_similarity(args: argparse.Namespace) -> int:
     from autograder.cohort import similarity
 
     submitted, out = Path(args.submitted), Path(args.out)
-    if not _is_submitted_folder(submitted):
+    if not _is_submitted_folder(submitted) or _forged(submitted):
         return 2
     if not 0 < args.threshold <= 1:
         console.print("--threshold is a share of an answer, more than 0 and at most 1 (e.g. 0.7).")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from packlab.course import workspace
 from packlab.course.cli.terminal import console, shown
-from packlab.course.manifest import load
+from packlab.manifest import load
 
 
 def cmd_lab(args: argparse.Namespace) -> int:
@@ -27,8 +27,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
         sys.executable, "-m", *(["jupyterhub.singleuser"] if on_hub else ["jupyter", "lab"]),
         f"--ServerApp.root_dir={folder}",
         f"--LabApp.default_url=/lab/tree/{workspace.START}",
-        # nbgrader's formgrader is for instructors; in a learner's workspace it only logs errors.
-        '--ServerApp.jpserver_extensions={"nbgrader.server_extensions.formgrader": False}',
+        f"--ServerApp.jpserver_extensions={dict.fromkeys(unused(on_hub), False)!r}",
     ]
     if not on_hub:
         command += [f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
@@ -47,6 +46,22 @@ def cmd_lab(args: argparse.Namespace) -> int:
         os.chdir(folder)
         os.execve(command[0], command, workspace.server_environment())
     return serve(command, workspace.server_environment(), cwd=folder)
+
+
+# Server extensions a learner never uses, left out of their server (each costs CPU-seconds at
+# every start, which 30 learners logging in at once pay together): formgrader and the course
+# list are the instructors'; the language servers and Notebook 7's pages have no use in the
+# course's JupyterLab. The Assignments tab and the Validate button are the hub's only (its lab
+# config shows them there).
+UNUSED_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
+                     "nbgrader.server_extensions.course_list", "jupyter_lsp", "notebook")
+HUB_ONLY_EXTENSIONS = ("nbgrader.server_extensions.assignment_list",
+                       "nbgrader.server_extensions.validate_assignment")
+
+
+def unused(on_hub: bool) -> tuple[str, ...]:
+    """The server extensions a learner's server leaves out, on the hub or off it."""
+    return UNUSED_EXTENSIONS + (() if on_hub else HUB_ONLY_EXTENSIONS)
 
 
 STOP_SECONDS = 10.0  # JupyterLab's own shutdown on SIGTERM takes about a second
@@ -111,7 +126,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.all and missing:
         console.print(f"Note: {shown(hidden_not_installed(missing))} Checking the visible tests "
                       "only.")
-    groups = None if args.all and not missing else ("visible",)
+    groups = None if args.all and not missing else exercise.visible_groups
     result, cells = grade_submission(path, exercise, "you", groups=groups,
                                      sandboxed=_learner_sandbox())
     if result.error:

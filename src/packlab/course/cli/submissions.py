@@ -46,8 +46,9 @@ def _table(extras: list[dict]):
             mark = f"✓ ({counted.policy})" if n == counted.chosen else ""
             tests = "not graded" if attempt.error else \
                 f"{number(attempt.raw)} / {number(extra.get('max_score', 0))}"
+            handed = (attempt.submitted_at or "?") + (" BACKDATED" if attempt.backdated else "")
             table.add_row(*(Text(visible(cell, keep_lines=False)) for cell in (
-                extra["student"], extra["assignment"], n + 1, attempt.submitted_at or "?",
+                extra["student"], extra["assignment"], n + 1, handed,
                 attempt.graded_at or "?", tests, number(attempt.penalty), mark)))
     return table
 
@@ -93,7 +94,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "history", help="every submission each student handed in, and which counts",
         description="Show, from the folder `packlab grade --out` wrote, each submission a "
         "student handed in (oldest first): when, what the tests gave, its late penalty, and "
-        "which one counts (course.toml's `counts`, or `packlab counts`).")
+        "which one counts (course.toml's `counts`, or `packlab counts`). BACKDATED marks a "
+        "submission whose timestamp.txt claims a time before the one it replaced.")
     history.add_argument("out", metavar="OUT", help="the folder `packlab grade --out` wrote")
     history.add_argument("--student", help="only this student")
     history.add_argument("--assignment", help="only this assignment (its full name)")

@@ -13,12 +13,20 @@ The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable 
 - ``exchange/``: nbgrader's exchange, mode 1777 as nbgrader's docs ask (it makes each course's
   inbound folder write-only for students itself);
 - ``etc/jupyter/nbgrader_config.py``: the exchange and the course id, read by every server;
-- the hub's database, cookie secret and proxy pid file.
+- ``private/``: root's alone (mode 0700): the hub's database and the room's (names, pass or
+  fail, misconceptions);
+- the hub's cookie secret, pid files and lock, and the proxy's and root's tokens
+  (`proxy-token`, `admin-token`: root's alone).
+
+Outside it, /etc/profile.d/packlab-hub.sh gives login shells (JupyterLab's terminal, ssh,
+``su -``) the commands and settings each account's server has.
 """
 
 from __future__ import annotations
 
+import compileall
 import os
+import shlex
 import shutil
 import stat
 import subprocess
@@ -27,7 +35,7 @@ import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
-from packlab.course.manifest import ROOT
+from packlab.manifest import ROOT
 
 INSTRUCTORS = "packlab-instructors"  # the system group whose members get formgrader and the course
 LEARNERS = "packlab-learners"
@@ -35,9 +43,16 @@ CONFIG = ROOT / "hub" / "jupyterhub_config.py"
 PROXY = ROOT / "hub" / "node_modules" / ".bin" / "configurable-http-proxy"
 PURELIB = Path(sysconfig.get_paths()["purelib"])  # the course venv's site-packages
 VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
-# Left out of the learners' runtime: the instructor's editable packlab points into the checkout.
-NOT_IN_RUNTIME = ("__editable__*", "packlab-*", "__pycache__")
+# Left out of the learners' runtime: the instructor's editable packlab points into the checkout;
+# rfc3987_syntax, an optional extra of jsonschema that builds a grammar whenever it is imported
+# (about 1 CPU-second of every server's start; jsonschema checks "iri" formats with it, which no
+# schema of the servers uses). The compiled modules (__pycache__) are kept: no account may write
+# them there, so without them every server would compile its imports again at each start.
+NOT_IN_RUNTIME = ("__editable__*", "packlab-*", "rfc3987_syntax*")
 WORKSPACE = "packlab"  # a learner's own copies: ~/packlab
+PROFILE = Path("/etc/profile.d/packlab-hub.sh")  # read by every login shell (Debian's /etc/profile)
+# The instructors' collect: a hand-in counts only for the account that wrote it.
+COLLECT = "autograder.glue.exchange.OwnedCollect"
 
 
 class HubError(Exception):
@@ -57,6 +72,8 @@ class Hub:
     proxy_api_port: int = 8001
     room_port: int = 8002  # the room's service (its live chart), behind the proxy
     idle_timeout: int = 3600  # seconds of inactivity before the culler stops a server
+    ssl_cert: str = ""  # HTTPS: the certificate (chain) and its key, both files, or neither
+    ssl_key: str = ""
 
     @property
     def exchange(self) -> Path:
@@ -79,6 +96,11 @@ class Hub:
         return self.home / "runtime"
 
     @property
+    def private(self) -> Path:
+        """Root's alone: the hub's and the room's databases."""
+        return self.home / "private"
+
+    @property
     def jupyter_config(self) -> Path:
         return self.home / "etc" / "jupyter"
 
@@ -87,6 +109,29 @@ class Hub:
         """Read by the instructors' servers before jupyter_config: the course folder's place."""
         return self.home / "etc" / "jupyter-instructors"
 
+    @property
+    def lock(self) -> Path:
+        """Held by `packlab hub serve` while it runs (its pid inside)."""
+        return self.home / "hub.lock"
+
+    @property
+    def hub_pid(self) -> Path:
+        return self.home / "jupyterhub.pid"
+
+    @property
+    def proxy_pid(self) -> Path:
+        return self.home / "proxy.pid"
+
+    @property
+    def proxy_token(self) -> Path:
+        """The proxy's API token (root's alone): the next hub keeps the running proxy with it."""
+        return self.home / "proxy-token"
+
+    @property
+    def admin_token(self) -> Path:
+        """The token of root's commands that run the class (`packlab hub warm`), root's alone."""
+        return self.home / "admin-token"
+
     def environment(self) -> dict[str, str]:
         """The settings hub/jupyterhub_config.py reads."""
         return {"PACKLAB_HUB_HOME": str(self.home), "PACKLAB_HUB_COURSE": str(self.course),
@@ -94,7 +139,8 @@ class Hub:
                 "PACKLAB_HUB_IP": self.ip, "PACKLAB_HUB_API_PORT": str(self.api_port),
                 "PACKLAB_HUB_PROXY_API_PORT": str(self.proxy_api_port),
                 "PACKLAB_HUB_ROOM_PORT": str(self.room_port),
-                "PACKLAB_HUB_IDLE_TIMEOUT": str(self.idle_timeout)}
+                "PACKLAB_HUB_IDLE_TIMEOUT": str(self.idle_timeout),
+                "PACKLAB_HUB_SSL_CERT": self.ssl_cert, "PACKLAB_HUB_SSL_KEY": self.ssl_key}
 
     @classmethod
     def from_environment(cls, env: dict[str, str] | None = None) -> Hub:
@@ -107,7 +153,9 @@ class Hub:
                    api_port=int(env.get("PACKLAB_HUB_API_PORT", "8081")),
                    proxy_api_port=int(env.get("PACKLAB_HUB_PROXY_API_PORT", "8001")),
                    room_port=int(env.get("PACKLAB_HUB_ROOM_PORT", "8002")),
-                   idle_timeout=int(env.get("PACKLAB_HUB_IDLE_TIMEOUT", "3600")))
+                   idle_timeout=int(env.get("PACKLAB_HUB_IDLE_TIMEOUT", "3600")),
+                   ssl_cert=env.get("PACKLAB_HUB_SSL_CERT", ""),
+                   ssl_key=env.get("PACKLAB_HUB_SSL_KEY", ""))
 
 
 def shared_python(hub: Hub) -> Path:
@@ -146,7 +194,8 @@ def _everyone_can_run(path: Path) -> bool:
 
 
 def build(hub: Hub) -> None:
-    """Write the hub's home: student install, runtime, both environments, exchange, config."""
+    """Write the hub's home: student install, runtime, both environments, exchange (the
+    servers' settings: `write_configs`)."""
     for folder in (hub.home, hub.jupyter_config.parent, hub.jupyter_config,
                    hub.instructor_config):
         folder.mkdir(parents=True, exist_ok=True)
@@ -157,6 +206,11 @@ def build(hub: Hub) -> None:
     _instructor_env(hub)
     hub.exchange.mkdir(exist_ok=True)
     hub.exchange.chmod(0o1777)  # nbgrader: "chmod ugo+rw"; sticky, so no one deletes another's
+
+
+def write_configs(hub: Hub) -> None:
+    """The servers' nbgrader settings (written at each start: a hub of an older packlab gets
+    today's, the hand-ins' collect among them)."""
     (hub.jupyter_config / "nbgrader_config.py").write_text(
         "# Every server of the hub: nbgrader's shared exchange and the course (packlab hub).\n"
         "c = get_config()  # noqa: F821\n"
@@ -166,7 +220,41 @@ def build(hub: Hub) -> None:
     (hub.instructor_config / "nbgrader_config.py").write_text(
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.root = {str(hub.course)!r}\n"
-        f"c.CourseDirectory.db_url = {'sqlite:///' + str(hub.course / 'gradebook.db')!r}\n")
+        f"c.CourseDirectory.db_url = {'sqlite:///' + str(hub.course / 'gradebook.db')!r}\n"
+        f"c.ExchangeFactory.collect = {COLLECT!r}\n")
+
+
+def private_folder(hub: Hub) -> None:
+    """The hub's private folder (root's alone), with the databases an older hub kept in its
+    home moved in."""
+    hub.private.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chown(hub.private, 0, 0)
+    hub.private.chmod(0o700)
+    for name in ("jupyterhub.sqlite", "room.sqlite", "room.sqlite-wal", "room.sqlite-shm"):
+        old = hub.home / name
+        if old.exists() and not (hub.private / name).exists():
+            old.rename(hub.private / name)
+
+
+def login_profile(hub: Hub) -> str:
+    """/etc/profile.d/packlab-hub.sh: login shells of the instructors and the learners get what
+    their servers have (the environment's commands first on PATH, the exchange's settings)."""
+    q = shlex.quote
+    library = python_environment(hub).get("LD_LIBRARY_PATH")
+    shared = f" LD_LIBRARY_PATH={q(library)}" if library else ""
+    return (
+        "# The class's hub (written by `packlab hub serve`): in login shells (JupyterLab's\n"
+        "# terminal, ssh, su -), the course's commands and settings as each server has them.\n"
+        'case " $(id -Gn 2>/dev/null) " in\n'
+        f'  *" {INSTRUCTORS} "*)\n'
+        f'    PATH={q(str(hub.instructor / "bin"))}:"$PATH"\n'
+        f"    export JUPYTER_CONFIG_PATH={q(f'{hub.instructor_config}:{hub.jupyter_config}')}"
+        f"{shared} ;;\n"
+        f'  *" {LEARNERS} "*)\n'
+        f'    PATH={q(str(hub.learner / "bin"))}:"$PATH"\n'
+        f'    export JUPYTER_CONFIG_PATH={q(str(hub.jupyter_config))} '
+        f'PACKLAB_WORKSPACE="$HOME/{WORKSPACE}"{shared} ;;\n'
+        "esac\n")
 
 
 def _build_student(folder: Path) -> None:
@@ -175,6 +263,7 @@ def _build_student(folder: Path) -> None:
     if folder.exists():
         shutil.rmtree(folder)
     student.build(folder)
+    compileall.compile_dir(folder, quiet=1)  # compiled once here, not by each learner's server
     _readable(folder)
 
 

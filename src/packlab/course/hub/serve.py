@@ -1,14 +1,34 @@
-"""Start the class's JupyterHub: set up its home when needed, then run it in the foreground."""
+"""Start the class's JupyterHub: set up its home when needed, then run it in the foreground.
+
+One hub per home: `packlab hub serve` holds a lock in the hub's home while it runs, and a second
+one refuses, saying so, instead of taking over the first one's proxy and ports.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import os
+import socket
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-from packlab.course.hub.layout import CONFIG, PROXY, Hub, HubError, build
+from packlab.course.hub.layout import (
+    CONFIG,
+    PROFILE,
+    PROXY,
+    Hub,
+    HubError,
+    build,
+    login_profile,
+    private_folder,
+    write_configs,
+)
+from packlab.course.hub.proxy import read_pid, running_proxy
 
 
 def problems(hub: Hub) -> list[str]:
@@ -29,7 +49,58 @@ def problems(hub: Hub) -> list[str]:
                      "replaces with an empty one: name another (PACKLAB_HUB_HOME)")
     if not hub.roster.is_file():
         found.append(f"no roster at {hub.roster}: the hub admits the roster's learners only")
-    return found
+    return found + _https_problems(hub)
+
+
+def _https_problems(hub: Hub) -> list[str]:
+    if not (hub.ssl_cert or hub.ssl_key):
+        return []
+    if not (hub.ssl_cert and hub.ssl_key):
+        return ["HTTPS needs both a certificate and its key (PACKLAB_HUB_SSL_CERT and "
+                "PACKLAB_HUB_SSL_KEY)"]
+    return [f"no {what} at {path}" for what, path in
+            (("certificate", hub.ssl_cert), ("key", hub.ssl_key)) if not Path(path).is_file()]
+
+
+@contextlib.contextmanager
+def held(hub: Hub) -> Iterator[None]:
+    """This hub's home, for this process alone while it serves; refuses when another serves it."""
+    hub.home.mkdir(parents=True, exist_ok=True)
+    with open(hub.lock, "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            raise HubError(f"the class's hub is already running from {hub.home} (pid "
+                           f"{lock.read().strip() or '?'}): a second one would take over its "
+                           "proxy and ports. Stop it first with `packlab hub stop` (its "
+                           "learners' servers keep running), or Ctrl-C where it runs") from None
+        lock.truncate(0)
+        lock.write(f"{os.getpid()}\n")
+        lock.flush()
+        yield
+
+
+def ports_taken(hub: Hub) -> list[str]:
+    """The hub's ports that another program holds (the last hub's proxy may keep its own)."""
+    keeps = running_proxy(read_pid(hub.proxy_pid) or 0)
+    wanted = [("the hub's API", "127.0.0.1", hub.api_port),
+              ("the room's service", "127.0.0.1", hub.room_port)]
+    if not keeps:
+        wanted += [("the hub's address", hub.ip, hub.port),
+                   ("the proxy's API", "127.0.0.1", hub.proxy_api_port)]
+    return [f"port {port} ({what}) is in use by another program" for what, ip, port in wanted
+            if _taken(ip, port)]
+
+
+def _taken(ip: str, port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((ip, port))
+        except OSError as error:
+            return error.errno == errno.EADDRINUSE
+    return False
 
 
 def command(hub: Hub) -> list[str]:
@@ -38,28 +109,37 @@ def command(hub: Hub) -> list[str]:
 
 def start(hub: Hub, rebuild: bool = False, **popen) -> subprocess.Popen:
     """The hub's process (its own session), once its home is built; refuses what `problems`
-    names."""
-    found = problems(hub)
+    and `ports_taken` name. Call it within `held`."""
+    found = problems(hub) or ports_taken(hub)
     if found:
         raise HubError("; ".join(found))
     if rebuild or not (hub.learner / "bin" / "python").exists():
         build(hub)
+    write_configs(hub)
+    private_folder(hub)
+    PROFILE.write_text(login_profile(hub))
+    PROFILE.chmod(0o644)
     env = {**os.environ, **hub.environment()}
     return subprocess.Popen(command(hub), env=env, cwd=hub.home, start_new_session=True,
                             stdin=subprocess.DEVNULL, **popen)
 
 
-def lock(course: Path) -> None:
-    """Give the course folder to the instructors' group; no one else may read it."""
+def lock(course: Path) -> list[Path]:
+    """Give the course folder to the instructors' group; no one else may read it. A file only
+    its owner may open (first-passwords.csv, root's) stays so: those files are returned."""
     import grp
 
     from packlab.course.hub.layout import INSTRUCTORS
 
     gid = grp.getgrnam(INSTRUCTORS).gr_gid
+    private = []
     for root, dirs, files in os.walk(course):
         for name in [*dirs, *files]:
             path = os.path.join(root, name)
             if os.path.islink(path):
+                continue
+            if _owners_alone(path):
+                private.append(Path(path))
                 continue
             os.chown(path, -1, gid)
             mode = os.stat(path).st_mode
@@ -67,3 +147,9 @@ def lock(course: Path) -> None:
             os.chmod(path, (mode & 0o770) | 0o060 | extra | (0o010 if mode & 0o100 else 0))
     os.chown(course, -1, gid)
     os.chmod(course, 0o2770)
+    return private
+
+
+def _owners_alone(path: str) -> bool:
+    mode = os.stat(path).st_mode
+    return stat.S_ISREG(mode) and not mode & 0o077

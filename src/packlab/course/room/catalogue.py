@@ -9,7 +9,7 @@ from importlib import import_module
 from autograder.checks import unwritten
 from autograder.checks.suite import common_misconceptions
 from autograder.checks.suites import load as load_suite
-from packlab.course.manifest import load as load_course
+from packlab.manifest import load as load_course
 
 # Misconceptions any suite may name besides its own (autograder.checks.suite, .compare).
 SHARED = {unwritten.KEY: "the function is not written yet",

@@ -99,3 +99,13 @@ def status_line() -> str:
         return ("No room's chart here: checks are only counted on a hub that runs one "
                 "(`packlab room off` to stay out of it there).")
     return "Your checks are counted in the room's chart, without your name (`packlab room off`)."
+
+
+def send_prediction(course: str, question: str, given: list[str]) -> str | None:
+    """Tell the room one committed prediction (the room judges it); the line the learner could
+    read (None off the hub or opted out: then nothing was sent)."""
+    if not counted():
+        return None
+    status = _request("POST", "/api/predictions",
+                      {"course": course, "question": question, "given": list(given)})
+    return ON_LINE if status == 201 else None

@@ -8,6 +8,8 @@ its prefix (``/services/room/``):
   says the token is a user's, that user is in the course's group, the body is at most
   `MAX_BYTES` of JSON naming this course, one of its exercises, its checks and misconceptions,
   and the learner has not sent more than the rate allows.
+- ``POST api/predictions``: one committed prediction of a lesson's predict question, sent the
+  same way; the service judges it itself (`packlab.course.predictions`) and keeps it normalised.
 - ``DELETE api/reports/mine``: the learner opted out; what was counted of them goes.
 - ``GET`` (the chart) and ``GET api/room`` (its numbers; ``?names=1`` adds who): only for those
   the hub lets use this service (its admins, and the presenters' group), through the hub's OAuth.
@@ -30,8 +32,9 @@ from jupyterhub.services.auth import HubAuth, HubOAuth, HubOAuthCallbackHandler,
 from jupyterhub.utils import url_path_join
 from tornado import httpclient, ioloop, web
 
+from packlab.course.predictions import MAX_GIVEN, Question, normal, questions
 from packlab.course.room.catalogue import Exercise, catalogue
-from packlab.course.room.store import Report, Store
+from packlab.course.room.store import Guess, Report, Store
 
 MAX_BYTES = 16 * 1024  # a real report of the largest suite is about 3 KiB
 MAX_CHECKS = 200
@@ -100,11 +103,39 @@ def parse(body: bytes, course: str, exercises: dict[str, Exercise], user: str) -
     return Report(user, exercise.name, passed=not failed, misconceptions=tuple(keys))
 
 
+def parse_prediction(body: bytes, course: str, known: dict[str, Question], user: str) -> Guess:
+    """The prediction in ``body``, judged; `Refused` says what is wrong."""
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise Refused(400, "the prediction is not JSON") from None
+    if not isinstance(data, dict) or set(data) != {"course", "question", "given"}:
+        raise Refused(400, "a prediction has exactly: course, question, given")
+    if data["course"] != course:
+        raise Refused(403, "the prediction is of another course")
+    question = known.get(data["question"]) if isinstance(data["question"], str) else None
+    if question is None:
+        raise Refused(400, "the prediction names no question of this course")
+    given = _strings(data["given"], "given")
+    if len(given) != len(question.asks) or any(len(text) > MAX_GIVEN for text in given):
+        raise Refused(400, f"{question.id} takes {len(question.asks)} answers of at most "
+                           f"{MAX_GIVEN} characters")
+    for ask, text in zip(question.asks, given, strict=True):
+        if ask.kind == "choice" and text not in ask.options:
+            raise Refused(400, f"{text[:40]!r} is no option of {question.id}")
+    return Guess(user, question.id,
+                 tuple(normal(ask.kind, text)[:MAX_GIVEN] or "?"
+                       for ask, text in zip(question.asks, given, strict=True)),
+                 right=all(ask.matches(text) for ask, text in zip(question.asks, given,
+                                                                    strict=True)))
+
+
 class Room:
     """The service's state: the course, the counts, the limits, who is in the course."""
 
     def __init__(self, db: Path, group: str, hub_auth: HubAuth) -> None:
         self.course, self.exercises = catalogue()
+        self.questions = questions()
         self.store = Store(db)
         self.group = group
         self.hub_auth = hub_auth
@@ -174,6 +205,27 @@ class Reports(Learner):
         self.finish({"counted": report.exercise})
 
 
+class Predictions(Learner):
+    """One committed prediction in."""
+
+    async def post(self) -> None:
+        try:
+            if len(self.request.body) > MAX_BYTES:
+                raise Refused(413, f"a prediction is at most {MAX_BYTES} bytes")
+            user = await self.learner()
+            if not self.room.limiter.allow(user):
+                raise Refused(429, "too many reports in a short time")
+            guess = parse_prediction(self.request.body, self.room.course, self.room.questions,
+                                     user)
+        except Refused as refused:
+            self.set_status(refused.status)
+            self.finish({"refused": str(refused)})
+            return
+        self.room.store.predict(guess)
+        self.set_status(201)
+        self.finish({"counted": guess.question})
+
+
 class Mine(Learner):
     """All of a learner's counts out: they opted out."""
 
@@ -204,6 +256,7 @@ class Numbers(Presenter):
         names = self.get_argument("names", "") == "1"
         self.set_header("Cache-Control", "no-store")
         self.finish({"course": self.room.course, "room": self.room.store.room(names),
+                     "predictions": self.room.store.predictions(names),
                      "misconceptions": {name: e.misconceptions
                                         for name, e in self.room.exercises.items()},
                      "exercises": list(self.room.exercises)})
@@ -221,6 +274,7 @@ def application(room: Room, prefix: str) -> web.Application:
     return web.Application([
         (url_path_join(prefix, "api/reports"), Reports, {"room": room}),
         (url_path_join(prefix, "api/reports/mine"), Mine, {"room": room}),
+        (url_path_join(prefix, "api/predictions"), Predictions, {"room": room}),
         (url_path_join(prefix, "api/room"), Numbers, {"room": room}),
         (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
         (prefix, Chart, {"room": room}),

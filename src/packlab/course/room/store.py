@@ -1,5 +1,6 @@
-"""The room's counts in SQLite: each learner's latest check of each exercise, kept on disk so a
-restart of the service loses nothing already counted."""
+"""The room's counts in SQLite: each learner's latest check of each exercise and their first
+prediction of each predict question, kept on disk so a restart of the service loses nothing
+already counted."""
 
 from __future__ import annotations
 
@@ -18,6 +19,14 @@ CREATE TABLE IF NOT EXISTS latest (
     misconceptions TEXT NOT NULL,
     PRIMARY KEY (user, exercise)
 );
+CREATE TABLE IF NOT EXISTS predictions (
+    user TEXT NOT NULL,
+    question TEXT NOT NULL,
+    at REAL NOT NULL,
+    given TEXT NOT NULL,
+    right INTEGER NOT NULL,
+    PRIMARY KEY (user, question)
+);
 """
 
 
@@ -29,6 +38,16 @@ class Report:
     exercise: str
     passed: bool
     misconceptions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Guess:
+    """One learner's prediction of one question, as the service judged it (answers normalised)."""
+
+    user: str
+    question: str
+    given: tuple[str, ...]
+    right: bool
 
 
 class Store:
@@ -45,9 +64,34 @@ class Store:
             (report.user, report.exercise, time.time(), int(report.passed),
              json.dumps(sorted(set(report.misconceptions)))))
 
+    def predict(self, guess: Guess) -> None:
+        """Count a prediction; a learner's first for a question stands, as on their page."""
+        self.db.execute("INSERT OR IGNORE INTO predictions VALUES (?, ?, ?, ?, ?)",
+                        (guess.user, guess.question, time.time(), json.dumps(guess.given),
+                         int(guess.right)))
+
     def forget(self, user: str) -> int:
         """Remove every count of ``user`` (they opted out); how many rows went."""
-        return self.db.execute("DELETE FROM latest WHERE user = ?", (user,)).rowcount
+        return sum(self.db.execute(f"DELETE FROM {table} WHERE user = ?", (user,)).rowcount
+                   for table in ("latest", "predictions"))
+
+    def predictions(self, names: bool = False) -> list[dict]:
+        """By question, the latest predicted first: how many predicted, how many matched, and
+        how many gave each answer (and who, when ``names``)."""
+        found: dict[str, dict] = {}
+        rows = self.db.execute("SELECT user, question, at, given, right FROM predictions "
+                               "ORDER BY at DESC, user")
+        for user, question, at, given, right in rows:
+            counts = found.setdefault(question, {"question": question, "latest": at, "made": 0,
+                                                 "right": 0, "answers": {},
+                                                 **({"names": {}} if names else {})})
+            answer = " | ".join(json.loads(given))
+            counts["made"] += 1
+            counts["right"] += right
+            counts["answers"][answer] = counts["answers"].get(answer, 0) + 1
+            if names:
+                counts["names"].setdefault(answer, []).append(user)
+        return list(found.values())
 
     def room(self, names: bool = False) -> dict[str, dict]:
         """By exercise: how many ran it, how many pass, how many hold each misconception (and

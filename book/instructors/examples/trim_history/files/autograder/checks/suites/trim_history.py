@@ -5,11 +5,15 @@ Filled in from `packlab new-exercise`'s scaffold: the wrong ideas as data, `diag
 likeliest one behind a wrong answer, `malformed` for an answer of the wrong shape, and the visible
 examples with their answers written out. The hidden edge cases and properties are in
 autograder/checks/hidden/trim_history.py.
+
+THIS FILE SHIPS TO STUDENTS (their install runs the visible checks from it): everything here,
+diagnose included, is readable by every learner: it tells the wrong ideas by the answer's shape,
+never by a walk one word from the answer, which lives in autograder/checks/reference/, unshipped.
 """
 
 from __future__ import annotations
 
-from autograder.checks.compare import Compare
+from autograder.checks.compare import Compare, vary_parts
 from autograder.checks.recorded import Reference
 from autograder.checks.suite import Group, Misconception, Suite, common_misconceptions
 
@@ -45,39 +49,21 @@ def turns_of(tokens: dict[str, int]) -> list[dict]:
     return [{"id": turn_id, "tokens": cost} for turn_id, cost in tokens.items()]
 
 
-def keep_oldest(turns: list[dict], budget: int) -> list[dict]:
-    """The wrong walk from the oldest turn forward."""
-    kept, used = [], 0
-    for turn in turns:
-        if used + turn["tokens"] > budget:
-            break
-        kept.append(turn)
-        used += turn["tokens"]
-    return kept
-
-
-def skip_and_continue(turns: list[dict], budget: int) -> list[dict]:
-    """The wrong walk that skips a turn that does not fit and keeps older ones."""
-    kept, used = [], 0
-    for turn in reversed(turns):
-        if used + turn["tokens"] <= budget:
-            kept.append(turn)
-            used += turn["tokens"]
-    return kept[::-1]
-
-
 def diagnose(args: list, got) -> Misconception:
-    """The likeliest wrong idea behind the wrong answer ``got`` to ``args``."""
+    """The likeliest wrong idea behind the wrong answer ``got`` to ``args``, told by the answer's
+    shape (no walk of the turns here: this file ships to students)."""
     turns, budget = args
     if malformed(got):
         return MISCONCEPTIONS["not-a-list"]
-    expected = reference(turns, budget)
-    for key, answer in (("newest-first", expected[::-1]),
-                        ("keeps-oldest", keep_oldest(turns, budget)),
-                        ("skips-a-turn", skip_and_continue(turns, budget)),
-                        ("strict-less-than", reference(turns, budget - 1))):
-        if got == answer:
-            return MISCONCEPTIONS[key]
+    if got == reference(turns, budget)[::-1]:
+        return MISCONCEPTIONS["newest-first"]
+    if got and got == turns[:len(got)] and any(  # the start of the history, not its end,
+            turn["tokens"] <= budget for turn in turns[len(got):]):  # and not for want of room
+        return MISCONCEPTIONS["keeps-oldest"]
+    if got and got != turns[len(turns) - len(got):] and all(turn in turns for turn in got):
+        return MISCONCEPTIONS["skips-a-turn"]  # turns of the history, with a hole
+    if got == reference(turns, budget - 1):
+        return MISCONCEPTIONS["strict-less-than"]
     return MISCONCEPTIONS["wrong-answer"]
 
 
@@ -86,8 +72,15 @@ def malformed(got) -> bool:
     return type(got) is not list or any(type(turn) is not dict for turn in got)
 
 
+# Each student's hidden edge cases are their own: parts' ids (dicts with an "id") get a prefix,
+# and token counts (a "tokens" key) and whole-number arguments are multiplied by one factor, so
+# what fits and in which order stays. COUNTS lists the positions (0 for the first) of arguments
+# that count things, such as cap=1 or top_k=2: they are never multiplied.
+COUNTS = ()
+
 JUDGE = Compare(function=FUNCTION, misconceptions=MISCONCEPTIONS, expected=reference,
-                diagnose=diagnose, malformed=malformed)
+                diagnose=diagnose, malformed=malformed,
+                vary=lambda rng, args: vary_parts(rng, args, counts=COUNTS))
 
 CHAT = turns_of({"hi": 30, "ask": 50, "reply": 40, "follow-up": 20})
 

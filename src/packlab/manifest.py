@@ -1,4 +1,7 @@
-"""The course manifest (course.toml): lessons, exercises, their functions, points and hints."""
+"""The course manifest (course.toml): lessons, exercises, their functions, points and hints.
+
+A foundation below the course (packlab.course) and the grader (autograder): both read it, it
+imports neither."""
 
 from __future__ import annotations
 
@@ -9,9 +12,31 @@ from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout packlab is installed from (its code)
+
+
+def _course_here(folder: Path) -> Path | None:
+    """course.toml of the course `folder` is in: the folder's own, else the nearest one above."""
+    return next((f / "course.toml" for f in (folder, *folder.parents)
+                 if (f / "course.toml").is_file()), None)
+
+
+# The course is the folder packlab runs in, as nbgrader's is (or the nearest folder above it with
+# a course.toml, so a notebook's kernel in lessons/ finds it). Outside any course, packlab reads
+# the course it is installed with, and the command line says so (`outside_note`).
 # PACKLAB_COURSE_TOML names another manifest (a test tries a policy in nbgrader's own kernels).
-MANIFEST = Path(os.environ.get("PACKLAB_COURSE_TOML") or ROOT / "course.toml")
+HERE = Path(os.environ["PACKLAB_COURSE_TOML"]) if os.environ.get("PACKLAB_COURSE_TOML") \
+    else _course_here(Path.cwd())
+MANIFEST = HERE or ROOT / "course.toml"
+
+
+def outside_note() -> str:
+    """What the command line says when it runs outside any course (empty inside one)."""
+    if HERE is not None:
+        return ""
+    return (f"No course.toml in {Path.cwd()} or any folder above it, so this is the course packlab "
+            f"is installed with, {ROOT}. To work on another course, run packlab in its folder.")
+
 
 # How a test group that fails some of its checks scores (course.toml's `partial_credit`).
 ALL_OR_NOTHING = "all-or-nothing"  # the group's points when every check passes, else 0
@@ -48,6 +73,24 @@ class Lesson:
 
 
 @dataclass(frozen=True)
+class Step:
+    """One graded step of a big exercise: one idea, with visible and hidden checks of its own.
+
+    Its test groups are ``<name>-visible`` and ``<name>-hidden`` (`group`)."""
+
+    number: int
+    name: str
+    title: str
+    teaches: str
+    points: dict[str, int]  # "visible" and "hidden"
+    hints: tuple[str, ...] = ()
+
+    def group(self, kind: str) -> str:
+        """The test group of this step that runs the ``kind`` ("visible", "hidden") checks."""
+        return f"{self.name}-{kind}"
+
+
+@dataclass(frozen=True)
 class Exercise:
     name: str
     function: str
@@ -63,6 +106,25 @@ class Exercise:
     due: datetime | None = None  # course.toml's `due` (nbgrader's gradebook may give one too)
     late_policy: LatePolicy = LatePolicy()
     counts: str = ""  # which submission counts: latest, on-time or best ("": the course's)
+    steps: tuple[Step, ...] = ()  # graded steps, one idea each (none: one whole exercise)
+
+    def step_of(self, group: str) -> Step | None:
+        """The step a test group belongs to (None when the exercise has no steps)."""
+        return next((s for s in self.steps for kind in s.points if s.group(kind) == group), None)
+
+    @property
+    def visible_groups(self) -> tuple[str, ...]:
+        """The test groups of the visible checks: "visible", or each step's."""
+        return tuple(step.group("visible") for step in self.steps) or ("visible",)
+
+    def group_title(self, group: str, titles: dict[str, str]) -> str:
+        """How a learner reads a test group's name: ``titles``' words for a whole exercise's
+        groups, "Step 2 of 4, required items: hidden tests" for a step's."""
+        step = self.step_of(group)
+        if step is None:
+            return titles.get(group, group)
+        kind = group.removeprefix(f"{step.name}-")
+        return f"Step {step.number} of {len(self.steps)}, {step.title}: {kind} tests"
 
     def earned(self, group: str, passed: int, checks: int) -> int | float:
         """The points a test group earns when ``passed`` of its ``checks`` pass.
@@ -145,10 +207,8 @@ def load(path: Path = MANIFEST) -> Course:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     lessons = tuple(_lesson(entry, path.name) for entry in data.get("lessons", []))
     default = data["course"].get("partial_credit", ALL_OR_NOTHING)
-    exercises = tuple(
-        Exercise(**{"partial_credit": default, **entry, "hints": tuple(entry["hints"])})
-        for entry in data.get("exercises", [])
-    )
+    exercises = tuple(_exercise({"partial_credit": default, **entry}, path.name)
+                      for entry in data.get("exercises", []))
     slugs = {lesson.slug for lesson in lessons}
     for exercise in exercises:
         if exercise.lesson is not None and exercise.lesson not in slugs:
@@ -170,6 +230,21 @@ def load(path: Path = MANIFEST) -> Course:
         student_install=data.get("build", {}).get("student") is True,
         free_late_days=_free_late_days(data["course"].get("free_late_days", 0), path.name),
     )
+
+
+def _exercise(entry: dict, manifest: str) -> Exercise:
+    """One [[exercises]] entry; with [[exercises.steps]], its points and hints are its steps'."""
+    steps = tuple(Step(number, **{**step, "hints": tuple(step.get("hints", ()))})
+                  for number, step in enumerate(entry.pop("steps", ()), 1))
+    if steps and "points" in entry:
+        raise ValueError(f"{manifest}: exercise {entry['name']} has steps and its own points; "
+                         "with steps, each step gives its points (delete the exercise's).")
+    if steps:
+        entry["points"] = {step.group(kind): points for step in steps
+                           for kind, points in step.points.items()}
+        entry["hints"] = [f"Step {step.number} ({step.title}): {hint}"
+                          for step in steps for hint in step.hints]
+    return Exercise(**{**entry, "hints": tuple(entry["hints"]), "steps": steps})
 
 
 def _free_late_days(value: object, manifest: str) -> int:
@@ -235,8 +310,10 @@ def _dated(exercise: Exercise, default_policy: object, manifest: str) -> Exercis
 # --- plain nbgrader assignments ----------------------------------------------------------------
 # A folder solutions/<name>/ (beside course.toml) with no [[exercises]] entry is a plain nbgrader
 # assignment: `packlab grade` grades it as `nbgrader autograde` would, from its notebook's own
-# test cells (`autograder.run.plain`). An optional [[plain]] entry gives it a due date and a late
-# policy, nothing else: its points are those of its notebook's graded cells.
+# test cells (`autograder.run.plain`). An optional [[plain]] entry gives it a due date, a late
+# policy and which submission counts, as an exercise's entry does; its points are those of its
+# notebook's graded cells and tasks. A folder of solutions/ with notebooks but not exactly one,
+# named after the folder, is not one (`plain_refused` says why).
 
 
 @dataclass(frozen=True)
@@ -245,7 +322,8 @@ class GradedCell:
 
     grade_id: str
     points: float
-    manual: bool  # an answer a person grades (markdown, or code marked as a solution)
+    manual: bool  # an answer or task a person grades (markdown, code marked as a solution)
+    task: bool = False  # nbgrader's task cell: a person grades it, from nothing
 
 
 @dataclass(frozen=True)
@@ -253,6 +331,7 @@ class PlainAssignment:
     name: str
     due: datetime | None = None
     late_policy: LatePolicy = LatePolicy()
+    counts: str = "latest"  # which submission counts, as an exercise's `counts`
 
     @property
     def source(self) -> Path:
@@ -292,7 +371,9 @@ def _graded_cells(source: Path) -> tuple[GradedCell, ...]:
     found = []
     for cell in cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("grade") and meta.get("grade_id"):
+        if meta.get("task") and meta.get("grade_id"):
+            found.append(GradedCell(meta["grade_id"], float(meta.get("points", 0)), True, True))
+        elif meta.get("grade") and meta.get("grade_id"):
             manual = bool(meta.get("solution")) or cell.get("cell_type") != "code"
             found.append(GradedCell(meta["grade_id"], float(meta.get("points", 0)), manual))
     return tuple(found)
@@ -316,7 +397,8 @@ def plain_assignments(path: Path = MANIFEST) -> dict[str, PlainAssignment]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     exercises = {e.name for e in load(path).exercises}
     solutions = path.parent / "solutions"
-    folders = sorted(p.name for p in solutions.iterdir() if (p / f"{p.name}.ipynb").is_file()) \
+    folders = sorted(p.name for p in solutions.iterdir()
+                     if [n.name for n in p.glob("*.ipynb")] == [f"{p.name}.ipynb"]) \
         if solutions.is_dir() else []
     entries = {entry.get("name"): entry for entry in data.get("plain", [])}
     default = data["course"].get("late_policy", "none")
@@ -330,10 +412,34 @@ def plain_assignments(path: Path = MANIFEST) -> dict[str, PlainAssignment]:
             continue
         entry = entries.get(name, {})
         where = f"{path.name}: plain assignment {name}"
-        if set(entry) - {"name", "due", "late_policy"}:
-            raise ValueError(f"{where}: a [[plain]] entry sets only name, due and late_policy "
-                             "(its points are its notebook's)")
+        if set(entry) - {"name", "due", "late_policy", "counts"}:
+            raise ValueError(f"{where}: a [[plain]] entry sets only name, due, late_policy and "
+                             "counts (its points are its notebook's)")
         due = entry.get("due")
+        counts = entry.get("counts") or data["course"].get("counts", "latest")
+        if counts not in COUNTS:
+            raise ValueError(f"{where} counts {counts!r}; `counts` is one of "
+                             f"{', '.join(map(repr, COUNTS))}.")
         found[name] = PlainAssignment(name, None if due is None else _when(due, where),
-                                      _late_policy(entry.get("late_policy", default), where))
+                                      _late_policy(entry.get("late_policy", default), where),
+                                      counts)
     return found
+
+
+@cache
+def plain_refused(path: Path = MANIFEST) -> dict[str, str]:
+    """Folders of solutions/ with notebooks that are not a plain assignment packlab grades, and
+    why (several notebooks in one assignment: nbgrader's ps1 has problem1 and problem2)."""
+    solutions = path.parent / "solutions"
+    exercises = {e.name for e in load(path).exercises}
+    refused = {}
+    for folder in sorted(solutions.iterdir()) if solutions.is_dir() else []:
+        notebooks = sorted(p.name for p in folder.glob("*.ipynb")) if folder.is_dir() else []
+        if folder.name in exercises or not notebooks or notebooks == [f"{folder.name}.ipynb"]:
+            continue
+        refused[folder.name] = (
+            f"`{folder.name}` holds {', '.join(notebooks)} in solutions/{folder.name}/: packlab "
+            f"grades a plain nbgrader assignment of one notebook named {folder.name}.ipynb, "
+            f"not several; grade it with `nbgrader autograde {folder.name}`, or split it into "
+            "one assignment per notebook")
+    return refused

@@ -1,0 +1,59 @@
+# misconception: evidence-before-history
+# step: together
+# packs the evidence first and gives the history only the room the evidence left
+def assemble_turn(system: dict, tools: list[dict], history: list[dict], evidence: list[dict],
+                  question: dict, budget: int) -> dict:
+    """Assemble one turn: required parts first, the best evidence that fits placed edges-first,
+    then the newest unbroken history in the room left, the question last."""
+    needed = system["tokens"] + sum(tool["tokens"] for tool in tools) + question["tokens"]
+    if needed > budget:
+        raise ValueError(f"the system prompt, tools and question need {needed} tokens but the "
+                         f"budget is {budget}: {needed - budget} tokens short")
+    room = budget - needed
+    reason = {}
+
+    # Evidence first: best score first, skip and continue.
+    evidence_room = room
+    chosen = []
+    for chunk in sorted(evidence, key=lambda c: -c["score"]):
+        if chunk["tokens"] <= room:
+            chosen.append(chunk)
+            room -= chunk["tokens"]
+        elif chunk["tokens"] > evidence_room:
+            reason[chunk["id"]] = "evidence-too-large"
+        else:
+            reason[chunk["id"]] = "evidence-over-budget"
+
+    # Then the history, in the room the evidence left.
+    units = []
+    unit_of_call = {}
+    for message in history:
+        call_id = message.get("call_id")
+        if call_id is not None and call_id in unit_of_call:
+            unit_of_call[call_id].append(message)
+            continue
+        unit = [message]
+        units.append(unit)
+        if call_id is not None:
+            unit_of_call[call_id] = unit
+    kept = set()
+    stopped = False
+    for unit in reversed(units):
+        cost = sum(message["tokens"] for message in unit)
+        if stopped:
+            reason.update((message["id"], "history-cut") for message in unit)
+        elif cost <= room:
+            kept.update(message["id"] for message in unit)
+            room -= cost
+        else:
+            reason.update((message["id"], "history-over-budget") for message in unit)
+            stopped = True
+
+    placed = chosen[1::2] + chosen[0::2][::-1]
+    order = [system["id"], *(tool["id"] for tool in tools)]
+    order += [message["id"] for message in history if message["id"] in kept]
+    order += [chunk["id"] for chunk in placed]
+    order.append(question["id"])
+    dropped = [{"id": p["id"], "reason": reason[p["id"]]}
+               for p in [*history, *evidence] if p["id"] in reason]
+    return {"order": order, "dropped": dropped, "used": budget - room}
