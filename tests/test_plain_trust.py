@@ -10,12 +10,14 @@ sandbox, from the quiz fixture (tests/fixtures/plain/quiz1).
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from autograder.cohort import report
+from autograder.run import isolation
 from autograder.run.plain import HELD_BACK, grade_plain, safe_message, without_hidden
 from packlab import manifest
 from packlab.manifest import PlainAssignment
@@ -60,6 +62,20 @@ def handed_in(tmp_path: Path, answer: str) -> Path:
 
 
 RIGHT = "def squares(n):\n    return [i * i for i in range(n)]\n"
+
+
+def test_the_course_packages_are_found_wherever_the_course_lives(quiz, tmp_path, monkeypatch):
+    """A course environment under /tmp (a fresh clone there): the private /tmp that root's
+    grader mounts before bubblewrap runs must not hide it from the notebook's kernel."""
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+        extra = Path(folder)
+        extra.chmod(0o755)  # others may read it, as a course environment must be
+        (extra / "probe_squares.py").write_text(RIGHT)
+        found = isolation.environment_packages()
+        monkeypatch.setattr(isolation, "environment_packages", lambda: (*found, extra))
+        result, _ = grade_plain(handed_in(tmp_path, "from probe_squares import squares\n"),
+                                quiz, "eve")
+    assert result.error is None and result.score == 5, result.notes
 
 
 def test_the_right_answer_scores_every_test_cell(quiz, tmp_path):

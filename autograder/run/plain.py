@@ -37,11 +37,12 @@ import nbformat
 from nbgrader.utils import determine_grade, is_locked
 
 from autograder.checks.suite import Failure, Misconception, StudentError
-from autograder.run import kernel, machine, submission
+from autograder.run import kernel, machine, nbgrader_course, submission
 from autograder.run.engine import RAN, GroupScore, Result, confinement
 from autograder.run.isolation import Limits, SandboxUnavailable
 from autograder.run.sandbox import MAX_DETAIL, OUTPUT_TAIL
-from packlab.manifest import MANIFEST, PlainAssignment
+from packlab import manifest
+from packlab.manifest import PlainAssignment
 
 TRUST = ("a plain nbgrader assignment: its test cells ran in the student's own process, as "
          "under nbgrader, so its scores are only as trustworthy as nbgrader's")
@@ -95,23 +96,17 @@ def gradebook_sources(name: str, course: Path | None = None) -> dict[str, str]:
     """grade_id -> the cell's text in the course's nbgrader gradebook ({} when the gradebook
     or the assignment is not there)."""
     from nbgrader.api import Gradebook, MissingEntry
-    from nbgrader.coursedir import CourseDirectory
     from sqlalchemy.engine import make_url
-    from traitlets.config.loader import PyFileConfigLoader
 
-    folder = course or MANIFEST.parent
-    if not (folder / "nbgrader_config.py").is_file():
+    folder = course or manifest.MANIFEST.parent
+    if not (folder / nbgrader_course.CONFIG).is_file():
         return {}
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(folder)).load_config()
-    settings = CourseDirectory(config=config, root=str(folder))
-    url = make_url(settings.db_url)
-    if url.drivername.startswith("sqlite"):
-        database = Path(url.database or "")
-        database = database if database.is_absolute() else folder / database
-        if not database.is_file():
-            return {}
-        url = url.set(database=str(database))
-    with Gradebook(url.render_as_string(hide_password=False), settings.course_id) as gb:
+    found = nbgrader_course.settings(folder)
+    url = nbgrader_course.in_folder(found.db_url, folder)
+    parsed = make_url(url)
+    if parsed.drivername.startswith("sqlite") and not Path(parsed.database or "").is_file():
+        return {}
+    with Gradebook(url, found.course_id) as gb:
         try:
             notebook = gb.find_notebook(name, name)
         except MissingEntry:
@@ -194,12 +189,7 @@ def run(planned: list[Planned], source: nbformat.NotebookNode, files: dict[str, 
 def execute_settings(course: Path | None = None) -> dict:
     """nbgrader's `Execute` settings from the course's nbgrader_config.py (its own defaults for
     the rest), as JSON."""
-    path = (course or MANIFEST.parent) / "nbgrader_config.py"
-    if not path.is_file():
-        return {}
-    from traitlets.config.loader import PyFileConfigLoader
-
-    section = PyFileConfigLoader(path.name, path=str(path.parent)).load_config().Execute
+    section = nbgrader_course.config(course or manifest.MANIFEST.parent).Execute
     settings = {}
     for name, value in section.items():
         try:

@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import difflib
 import json
-import os
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from sqlalchemy.exc import SAWarning, SQLAlchemyError
 
 from autograder import names, outfolder
 from autograder.escape import for_csv
+from autograder.run import nbgrader_course
 from autograder.term import autograded, late
 from autograder.term.corrections import (
     Marks,
@@ -50,8 +50,6 @@ from autograder.term.corrections import (
     number,
 )
 from packlab.manifest import Exercise, PlainAssignment, load, plain_assignments
-
-CONFIG = "nbgrader_config.py"
 
 
 class NoGradebook(Exception):
@@ -94,25 +92,7 @@ class Written:
 def course_folder(submitted: Path) -> Path | None:
     """The nbgrader course SUBMITTED belongs to: its parent, when that holds nbgrader_config.py."""
     parent = submitted.resolve().parent
-    return parent if (parent / CONFIG).is_file() else None
-
-
-def _course_settings(course: Path):
-    """nbgrader's own reading of the course's nbgrader_config.py (its CourseDirectory)."""
-    from nbgrader.coursedir import CourseDirectory
-    from traitlets.config.loader import PyFileConfigLoader
-
-    config = PyFileConfigLoader(CONFIG, path=str(course)).load_config()
-    return CourseDirectory(config=config, root=str(course))
-
-
-def _in_folder(url: str, folder: Path) -> str:
-    """A relative SQLite path is relative to the course folder (as for nbgrader run there)."""
-    parsed = make_url(url)
-    if parsed.drivername.startswith("sqlite") and parsed.database \
-            and parsed.database != ":memory:" and not os.path.isabs(parsed.database):
-        parsed = parsed.set(database=str(folder / parsed.database))
-    return parsed.render_as_string(hide_password=False)
+    return parent if (parent / nbgrader_course.CONFIG).is_file() else None
 
 
 def find(submitted: Path, url: str | None = None) -> Target | None:
@@ -122,11 +102,11 @@ def find(submitted: Path, url: str | None = None) -> Target | None:
 
 def in_course(course: Path | None, url: str | None = None) -> Target | None:
     """The gradebook ``url``, else that of the nbgrader course folder ``course`` (or None)."""
-    settings = _course_settings(course) if course else None
+    settings = nbgrader_course.settings(course) if course else None
     if url is None and settings is None:
         return None
-    target = Target(_in_folder(url or settings.db_url, Path.cwd() if url else course),
-                    settings.course_id if settings else "", course)
+    url = nbgrader_course.in_folder(url or settings.db_url, Path.cwd() if url else course)
+    target = Target(url, settings.course_id if settings else "", course)
     parsed = make_url(target.url)
     if parsed.drivername.startswith("sqlite") and not Path(parsed.database or "").is_file():
         raise NoGradebook(f"there is no gradebook at {target.describe()} (run `nbgrader "
@@ -348,7 +328,7 @@ def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Writ
 
     exercises = {**plain_assignments(), **{e.name: e for e in load().exercises}}
     written = Written()
-    settings = _course_settings(target.course) if target.course else None
+    settings = nbgrader_course.settings(target.course) if target.course else None
     # nbgrader's add_submission makes SQLAlchemy warn about its own session (harmless, and
     # printed by `nbgrader autograde` too): not for the instructor's terminal.
     with warnings.catch_warnings(), Gradebook(target.url, target.course_id) as gb:
@@ -465,7 +445,7 @@ def known_students(gb, target: Target) -> set[str]:
     """The students the course knows: the gradebook's, and the folders of its submitted/."""
     known = {s.id for s in gb.students}
     if target.course is not None:
-        settings = _course_settings(target.course)
+        settings = nbgrader_course.settings(target.course)
         folder = Path(settings.root) / settings.submitted_directory
         with contextlib.suppress(OSError):
             known |= {p.name for p in folder.iterdir() if p.is_dir()}
