@@ -182,6 +182,9 @@ def test_a_backdated_resubmission_is_flagged_and_not_taken_as_on_time(backdated)
     assert any("2026-11-30T08:00:00+00:00 BACKDATED" in line for line in lines), history
     assert any("2026-11-30T09:00:00+00:00 │" in line and "✓ (on-time)" in line
                for line in lines), history
+    summary = " ".join((out / "summary.md").read_text(encoding="utf-8").split())
+    assert "1 resubmission claimed an earlier time than an attempt already collected" in summary
+    assert "no timestamp.txt to trust" not in summary, summary
 
 
 def test_an_honest_resubmission_is_not_flagged():

@@ -16,6 +16,7 @@ from autograder import names
 from autograder.cohort import misconceptions
 from autograder.escape import for_markdown
 from autograder.outfolder import NO_SUBMISSION, write_atomically
+from autograder.term import late
 from packlab.manifest import load, plain_assignments
 
 GROUP_SHORT = {"visible": "visible", "edge-cases": "edge cases", "properties": "properties"}
@@ -45,7 +46,16 @@ def _summary(rows: list[dict], name=_one_line) -> tuple[list[str], list[str]]:
         head.append(f"Graded again: {sum(regraded.values())} "
                     f"({', '.join(f'{n} {why}' for why, n in sorted(regraded.items()))}); "
                     "their earlier scores are kept in their records' history.")
-    flagged = [r for r in rows if r.get("timestamp_flag")]
+    backdated = [r for r in rows if r.get("timestamp_flag") == late.BACKDATED]
+    if backdated:
+        head.append(f"{len(backdated)} resubmission{'s' * (len(backdated) != 1)} claimed an "
+                    "earlier time than an attempt already collected (grades.csv's timestamp_flag "
+                    f"{late.BACKDATED}): each counts as handed in when it was graded: "
+                    + ", ".join(f"{name(r['student'])} / {name(r['assignment'])}"
+                                for r in backdated[:10])
+                    + (f" and {len(backdated) - 10} more" if len(backdated) > 10 else "") + ".")
+    flagged = [r for r in rows if r.get("timestamp_flag")
+               and r.get("timestamp_flag") != late.BACKDATED]
     if flagged:
         head.append(f"{len(flagged)} submission{'s' * (len(flagged) != 1)} with a due date "
                     "had no timestamp.txt to trust (see grades.csv's timestamp_flag; course."
