@@ -1,18 +1,19 @@
 """Grading a plain nbgrader assignment as `nbgrader autograde` does, in packlab's sandbox.
 
-A plain assignment is a notebook of solutions/ that course.toml gives no suite
-(`packlab.manifest.PlainAssignment`). Its notebook is run as nbgrader's autograde runs
+A plain assignment is a folder of solutions/ that course.toml gives no suite, holding one notebook
+or several (`packlab.manifest.PlainAssignment`). Each notebook is run as nbgrader's autograde runs
 it, by nbgrader's own `Execute` and a real kernel (`autograder.run.kernel`), inside the same
-bubblewrap sandbox as the course's exercises, with the course environment's packages and the
-files that sat beside the notebook there, read-only, ``NBGRADER_EXECUTION=autograde`` and
-nbgrader's per-cell timeout from nbgrader_config.py (a cell past it is interrupted, the rest
-still run). What runs follows nbgrader's rules for what is whose: a cell whose grade_id the
-source notebook locks (its test cells, with their hidden test blocks) runs as the instructor
-wrote it, whatever the student made of it; answer cells and the student's own cells run as
-handed in. Each test cell then scores by nbgrader's own `determine_grade`, on the trusted side,
-from its outputs. A deleted test cell is left ungraded, as nbgrader leaves it (with
-`add_missing_cells` off, its default). Answers and tasks a person grades wait for formgrader,
-except an answer left as released, which scores 0.
+bubblewrap sandbox as the course's exercises, with the course environment's packages and the files
+that sat beside the notebooks there, read-only, ``NBGRADER_EXECUTION=autograde`` and nbgrader's
+per-cell timeout from nbgrader_config.py (a cell past it is interrupted, the rest still run). What
+runs follows nbgrader's rules for what is whose: a cell whose grade_id the source notebook locks
+(its test cells, with their hidden test blocks) runs as the instructor wrote it, whatever the
+student made of it; answer cells and the student's own cells run as handed in. Each test cell then
+scores by nbgrader's own `determine_grade`, on the trusted side, from its outputs. A deleted test
+cell is left ungraded, as nbgrader leaves it (with `add_missing_cells` off, its default). Answers
+and tasks a person grades wait for formgrader, except an answer left as released, which scores 0. A
+notebook the student did not hand in scores 0 in every graded cell, as nbgrader's autograde scores
+it; the assignment's score is the sum of its notebooks'.
 
 Trust: the test cells run in the student's process, as under nbgrader, so the student's code can
 change what they see and the run notebook can be forged. It is still bounded and parsed, every
