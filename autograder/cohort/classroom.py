@@ -535,11 +535,11 @@ def _dated() -> dict:
 def _digest(task: Task) -> str | None:
     """What a rerun compares: the SHA-256 of the task's notebook; for a plain assignment, of
     each of its notebooks (a missing one too), so a change to any of them grades it again."""
-    names = _notebooks_of(task.assignment)
-    if len(names) == 1 or task.notebook is None:
+    notebooks = _notebooks_of(task.assignment)
+    if len(notebooks) == 1 or task.notebook is None:
         return record.digest(task.notebook, task.submitted)
     each = "\n".join(f"{name}:{record.digest(task.notebook.parent / name, task.submitted)}"
-                     for name in names)
+                     for name in notebooks)
     return hashlib.sha256(each.encode()).hexdigest()
 
 
