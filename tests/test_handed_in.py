@@ -223,12 +223,12 @@ def test_the_autograded_notebook_reads_the_submission_as_the_grader_does(tmp_pat
     path = submit(submitted, "ann", PACK, with_answer(PACK, mine))
     submit(submitted, "bo", PACK, with_answer(PACK, "def pack(parts, budget):\n    return_two\n"))
     out = tmp_path / "autograded.ipynb"
-    autograded.write(out, PACK, path, {"reason": ""}, [{"group": "visible", "output": "x"}],
-                     below=submitted)
+    autograded.write(out, PACK.release, path, {"reason": ""},
+                     {PACK.grade_id("visible"): "x"}, below=submitted)
     assert "return_one" in out.read_text()
     swapped_for_a_link(submitted, 1)  # now a link to bo's: refused, not followed
-    autograded.write(out, PACK, path, {"reason": ""}, [{"group": "visible", "output": "x"}],
-                     below=submitted)
+    autograded.write(out, PACK.release, path, {"reason": ""},
+                     {PACK.grade_id("visible"): "x"}, below=submitted)
     assert "**Not graded:** the notebook could not be read" in out.read_text()
     assert "return_two" not in out.read_text()
 

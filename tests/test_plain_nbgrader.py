@@ -49,6 +49,10 @@ ANSWERS = {
 }
 UNTIL = "2025-11-23T17:00:00+00:00"  # the extension of student "extended"
 LATE = "2025-11-22 18:00:00.000000 UTC"  # 2 days and 1 hour after the due date
+ON_TIME = "2025-11-19 09:00:00.000000 UTC"
+# "second-late" hands in on time (the hidden test fails: 3 of 7), then right but late (5 of 7,
+# minus 3 days × 10 % × 7 = 2.9): `latest` counts the late one, `on-time` the on-time one.
+SECOND_LATE = {"first": ANSWERS["hidden-fails"], "again": RIGHT}
 
 
 def grade_id(cell) -> str | None:
@@ -83,6 +87,7 @@ def the_class(course: Path) -> None:
     for student, answer in ANSWERS.items():
         hand_in(course, student, notebook(course, answer),
                 LATE if student in ("late", "extended") else None)
+    hand_in(course, "second-late", notebook(course, SECOND_LATE["first"]), ON_TIME)
     hand_in(course, "blank", notebook(course, None))
     hand_in(course, "manual", notebook(course, RIGHT, why="Because range(0) is empty."))
     hand_in(course, "deleted-test", notebook(course, ANSWERS["wrong"], deleted="squares-visible"))
@@ -166,6 +171,7 @@ def graded(tmp_path_factory):
     assert done.returncode == 0, done.stdout + done.stderr
     book = nbgrader_grades(course)  # after packlab wrote its scores into the same gradebook
     hand_in(course, "resubmit", notebook(course, RIGHT))
+    hand_in(course, "second-late", notebook(course, SECOND_LATE["again"]), LATE)
     autograde(course, "--student", "resubmit")
     again = nbgrader_grades(course)["resubmit"]
     regraded = packlab(course, "grade", "submitted", "--out", "out")
@@ -173,14 +179,22 @@ def graded(tmp_path_factory):
     formgrader(course, "manual", 1.5)  # a grader marks the written answer
     marked = packlab(course, "grade", "submitted", "--out", "out")
     assert marked.returncode == 0, marked.stdout + marked.stderr
+    latest = rows(course)["second-late"]
+    with open(course / "course.toml", "a", encoding="utf-8") as toml:
+        toml.write('counts = "on-time"\n')  # in the quiz's [[plain]] entry, the file's last
+    on_time = packlab(course, "grade", "submitted", "--out", "out")
+    assert on_time.returncode == 0, on_time.stdout + on_time.stderr
     return {"course": course, "nbgrader": first, "book": book, "again": again,
-            "stdout": done.stdout, "regraded": regraded.stdout}
+            "stdout": done.stdout, "regraded": regraded.stdout,
+            "counted": {"latest": latest, "on-time": rows(course)["second-late"]},
+            "on-time run": on_time.stdout}
 
 
-STUDENTS = [*ANSWERS, "blank", "manual", "deleted-test", "edited-test"]
+STUDENTS = [*ANSWERS, "blank", "manual", "deleted-test", "edited-test", "second-late"]
 
 
-@pytest.mark.parametrize("student", [s for s in STUDENTS if s != "resubmit"])
+@pytest.mark.parametrize("student", [s for s in STUDENTS
+                                     if s not in ("resubmit", "second-late")])
 def test_packlab_scores_each_test_cell_as_nbgrader(graded, student):
     ours = packlab_grades(graded["course"] / "out", student)
     theirs = graded["nbgrader"][student]
@@ -216,14 +230,27 @@ def test_manual_answers_wait_for_formgrader(graded):
 
 def test_packlab_wrote_the_same_scores_into_the_gradebook(graded):
     for student, theirs in graded["nbgrader"].items():
-        if student == "resubmit":
+        if student in ("resubmit", "second-late"):
             continue
         assert graded["book"][student]["cells"] == theirs["cells"], student
 
 
-def test_a_rerun_grades_again_only_the_resubmission(graded):
+def test_a_rerun_grades_again_only_the_resubmissions(graded):
     said = " ".join(graded["regraded"].split())
-    assert "Graded again: 1 (1 " in said, said
+    assert "Graded again: 2 (2 " in said, said
+    assert "Graded again" not in " ".join(graded["on-time run"].split())  # counts: no regrade
+
+
+def test_counts_picks_the_attempt_of_a_plain_quiz(graded):
+    """An on-time hand-in, then a better one late: `latest` (the course's) counts the late
+    one, `on-time` (set in the quiz's [[plain]] entry) the on-time one, through `packlab grade`."""
+    latest, on_time = graded["counted"]["latest"], graded["counted"]["on-time"]
+    assert latest["raw_score"] == "5" and float(latest["score"]) == pytest.approx(5 - 2.1)
+    assert latest["late_days"] == "3"
+    assert float(on_time["score"]) == 3, on_time  # the on-time attempt's 3, no penalty
+    counted = packlab_grades(graded["course"] / "out", "second-late")["data"]["extra_data"]
+    assert counted["counted"]["policy"] == "on-time" and counted["counted"]["chosen"] == 0
+    assert [a["raw"] for a in counted["counted"]["attempts"]] == [3, 5]
 
 
 def test_a_resubmission_is_graded_again_by_both(graded):

@@ -7,8 +7,11 @@ parts.json that sit beside the notebook, an image beside it, a task cell of 4 po
 that checks NBGRADER_EXECUTION), `loops` (an endless loop in one test cell, more test cells after
 it; the course's nbgrader_config.py sets `c.Execute.timeout = 5`), `zero` (a notebook worth 0
 points), `essay` (answers a person grades, nothing autograded) and `auto` (`### AUTOTEST` and
-`### HASHED AUTOTEST` lines, expanded by nbgrader from the autotests.yml beside the notebook),
-handed in by one class.
+`### HASHED AUTOTEST` lines, expanded by nbgrader from the autotests.yml beside the notebook)
+and `ps1`, two notebooks as nbgrader's documented ps1 (problem1: autograded tests, one with a
+hidden block, and a task cell; problem2: an answer a person grades and no autograded test; the
+image jupyter.png beside them; grade_ids `intro` and `explain` in both), handed in by one class,
+one of whom left problem2 out.
 """
 
 from __future__ import annotations
@@ -27,12 +30,14 @@ from packlab.manifest import ROOT
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("plain-parity")]
 
 FIXTURES = Path(__file__).parent / "fixtures" / "plain_parity"
-ASSIGNMENTS = ("science", "loops", "zero", "essay", "auto")
+ASSIGNMENTS = ("science", "loops", "zero", "essay", "auto", "ps1")
 TIMEOUT = 5  # the course's per-cell timeout, in its nbgrader_config.py
 
 SCIENCE_RIGHT = ("import numpy as np\n\ndef mean_of(path):\n"
                  "    return float(np.mean([float(x) for x in open(path).read().split()]))")
 LOOPS_RIGHT = "def total(xs):\n    return sum(xs)"
+SQUARES_RIGHT = ("def squares(n):\n    if n < 1:\n        raise ValueError(n)\n"
+                 "    return [i * i for i in range(1, n + 1)]")
 HANDED_IN = {
     ("science", "right"): {"mean-answer": SCIENCE_RIGHT},
     ("science", "off-by-one"): {"mean-answer": SCIENCE_RIGHT.replace("float(np.mean(",
@@ -53,6 +58,11 @@ HANDED_IN = {
     ("auto", "right"): {"answer-cell": "answer = 42"},
     ("auto", "off-by-one"): {"answer-cell": "answer = 43"},
     ("auto", "blank"): {},
+    ("ps1", "blank"): {},
+    ("ps1", "partly"): {"problem1/squares": SQUARES_RIGHT.replace("n < 1", "n == 0")},
+    ("ps1", "right"): {"problem1/squares": SQUARES_RIGHT,
+                       "problem2/explain": "(n + 1)² - n² = 2n + 1, which grows by 2."},
+    ("ps1", "problem2-missing"): {"problem1/squares": SQUARES_RIGHT, "problem2.ipynb": None},
 }
 STUDENTS = sorted({s for _, s in HANDED_IN})
 
@@ -62,20 +72,29 @@ def grade_id(cell) -> str | None:
 
 
 def hand_in(course: Path, assignment: str, student: str, changes: dict) -> None:
-    """The release (notebook and the files beside it) with the answers of ``changes`` (None:
-    the cell deleted), handed in as nbgrader's collect leaves it."""
+    """The release (notebooks and the files beside them) with the answers of ``changes``, by
+    cell as packlab names it (its grade_id, after its notebook's name in an assignment of
+    several: "problem1/squares"; None: the cell deleted; "problem2.ipynb": None, the notebook
+    left out), handed in as nbgrader's collect leaves it."""
     folder = course / "submitted" / student / assignment
     shutil.copytree(course / "exercises" / assignment, folder)
-    path = folder / f"{assignment}.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
-        if grade_id(cell) in changes and changes[grade_id(cell)] is not None:
-            cell.source = changes[grade_id(cell)]
-    nb.cells = [c for c in nb.cells
-                if not (grade_id(c) in changes and changes[grade_id(c)] is None)]
-    if "+" in changes:  # a cell of the student's own, at the end
-        nb.cells.append(nbformat.v4.new_code_cell(changes["+"]))
-    nbformat.write(nb, path)
+    paths = sorted(folder.glob("*.ipynb"))
+    for path in paths:
+        if path.name in changes:
+            path.unlink()
+            continue
+        prefix = f"{path.stem}/" if len(paths) > 1 else ""
+        nb = nbformat.read(path, as_version=4)
+        kept = []
+        for cell in nb.cells:
+            change = changes.get(prefix + (grade_id(cell) or ""), "")
+            if change is not None:
+                cell.source = change or cell.source
+                kept.append(cell)
+        nb.cells = kept
+        if "+" in changes:  # a cell of the student's own, at the end
+            nb.cells.append(nbformat.v4.new_code_cell(changes["+"]))
+        nbformat.write(nb, path)
     (folder / "timestamp.txt").write_text("2025-11-20 09:00:00.000000 UTC", encoding="utf-8")
 
 
@@ -109,10 +128,13 @@ def nbgrader_scores(course: Path) -> dict:
         for name in ASSIGNMENTS:
             most[name] = gb.find_assignment(name).max_score
             for submission in gb.assignment_submissions(name):
-                grades = submission.notebooks[0].grades
+                several = len(submission.notebooks) > 1
+                cells = {(f"{nb.name}/" if several else "") + g.name: g.auto_score
+                         for nb in submission.notebooks for g in nb.grades}
                 found[name, submission.student.id] = {
-                    "cells": {g.name: g.auto_score for g in grades},
-                    "total": sum(g.auto_score or 0 for g in grades)}
+                    "cells": cells, "total": sum(score or 0 for score in cells.values()),
+                    "notebooks": {nb.name: sum(g.auto_score or 0 for g in nb.grades)
+                                  for nb in submission.notebooks}}
     return found, most
 
 
@@ -133,9 +155,11 @@ def graded(tmp_path_factory):
                    "--Autograde.create_student=True")
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     theirs, most = nbgrader_scores(course)
+    (course / "autograded").rename(course / "autograded-by-nbgrader")  # packlab writes its own
     done = run(course, str(BIN / "packlab"), "grade", "submitted", "--out", "out")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    feedback = run(course, str(NBGRADER), "generate_feedback", "science", "--force")
+    feedback = {name: run(course, str(NBGRADER), "generate_feedback", name, "--force")
+                for name in ("science", "ps1")}
     return {"course": course, "nbgrader": theirs, "most": most, "stdout": done.stdout,
             "feedback": feedback}
 
@@ -168,14 +192,47 @@ def test_the_gradebook_is_written_for_every_assignment(graded):
     for name in ASSIGNMENTS:
         for student in ("right", "blank"):
             if (name, student) in HANDED_IN:
-                assert (graded["course"] / "autograded" / student / name /
-                        f"{name}.ipynb").is_file(), (name, student)
+                for notebook in (FIXTURES / name).glob("*.ipynb"):
+                    assert (graded["course"] / "autograded" / student / name /
+                            notebook.name).is_file(), (name, student, notebook.name)
 
 
 def test_files_beside_the_notebook_reach_the_feedback(graded):
-    assert graded["feedback"].returncode == 0, graded["feedback"].stderr[-2000:]
+    assert graded["feedback"]["science"].returncode == 0, \
+        graded["feedback"]["science"].stderr[-2000:]
     folder = graded["course"] / "feedback" / "right" / "science"
     assert (folder / "jupyter.png").is_file() and (folder / "data.txt").is_file()
+
+
+def test_each_notebook_scores_as_nbgrader_scores_it(graded):
+    """ps1's notebooks one by one: nbgrader's per-notebook totals, problem2 left out scoring 0."""
+    for student in ("blank", "partly", "right", "problem2-missing"):
+        theirs = graded["nbgrader"]["ps1", student]
+        data = packlab_scores(graded["course"] / "out", "ps1", student, [])["data"]
+        ours = {name: sum(g["points"] for g in data["extra_data"]["groups"]
+                          if g["group"].startswith(f"{name}/")) for name in theirs["notebooks"]}
+        assert ours == theirs["notebooks"], (student, ours, theirs)
+    assert graded["nbgrader"]["ps1", "partly"]["notebooks"] == {"problem1": 2, "problem2": 0}
+    assert graded["nbgrader"]["ps1", "problem2-missing"]["notebooks"] == {"problem1": 3,
+                                                                           "problem2": 0}
+    missing = packlab_scores(graded["course"] / "out", "ps1", "problem2-missing", [])["data"]
+    assert any("problem2.ipynb was not handed in" in n for n in missing["extra_data"]["notes"])
+
+
+def test_the_autograded_folder_holds_what_nbgrader_s_holds(graded):
+    """Every notebook handed in and the files beside them, as `nbgrader autograde` left them;
+    `nbgrader generate_feedback` renders a page per notebook, the image carried."""
+    course = graded["course"]
+    for student in ("blank", "partly", "right", "problem2-missing"):
+        listed = {folder: sorted(p.name for p in (course / folder / student / "ps1").iterdir())
+                  for folder in ("autograded-by-nbgrader", "autograded")}
+        assert listed["autograded"] == listed["autograded-by-nbgrader"], listed
+    assert graded["feedback"]["ps1"].returncode == 0, graded["feedback"]["ps1"].stderr[-2000:]
+    right = course / "feedback" / "right" / "ps1"
+    assert {p.name for p in right.iterdir()} >= {"problem1.html", "problem2.html", "jupyter.png"}
+    assert "correct_squares" in (right / "problem1.html").read_text(encoding="utf-8")
+    missing = {p.name for p in (course / "feedback" / "problem2-missing" / "ps1").iterdir()}
+    assert "problem1.html" in missing and "problem2.html" not in missing
 
 
 def test_an_endless_loop_says_what_happened(graded):

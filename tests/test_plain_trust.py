@@ -148,7 +148,7 @@ def test_the_manifest_reads_plain_assignments(tmp_path):
 @pytest.mark.parametrize(("entry", "said"), [
     ('name = "quiz1"\npoints = 10', "sets only name, due, late_policy and counts"),
     ('name = "quiz1"\ncounts = "worst"', "counts 'worst'; `counts` is one of"),
-    ('name = "quiz9"', "names no notebook solutions/quiz9/quiz9.ipynb"),
+    ('name = "quiz9"', "names no folder solutions/quiz9/ holding a notebook"),
     ('name = "quiz1"\nlate_policy = "sometimes"', "late_policy must be"),
 ])
 def test_a_wrong_plain_entry_is_named(tmp_path, entry, said):
@@ -168,16 +168,21 @@ def test_a_plain_entry_sets_which_submission_counts(tmp_path):
     assert manifest.plain_assignments(toml)["quiz1"].counts == "on-time"
 
 
-def test_several_notebooks_in_one_assignment_are_refused_saying_why(tmp_path):
-    for name in ("problem1", "problem2"):
-        shutil.copy(FIXTURE / "quiz1.ipynb", (tmp_path / "solutions" / "ps1").mkdir(
-            parents=True, exist_ok=True) or tmp_path / "solutions" / "ps1" / f"{name}.ipynb")
+def test_an_assignment_of_several_notebooks_keys_its_cells_by_notebook(tmp_path, monkeypatch):
+    """nbgrader's ps1 has problem1 and problem2: one assignment, a grade_id may be in both."""
+    folder = tmp_path / "solutions" / "ps1"
+    (folder / "extra").mkdir(parents=True)
+    for name in ("problem1", "problem2", "extra/not-a-notebook-of-ps1"):
+        shutil.copy(FIXTURE / "quiz1.ipynb", folder / f"{name}.ipynb")
     toml = tmp_path / "course.toml"
     shutil.copy(manifest.MANIFEST, toml)
-    assert "ps1" not in manifest.plain_assignments(toml)
-    said = manifest.plain_refused(toml)["ps1"]
-    assert "problem1.ipynb, problem2.ipynb" in said and "not several" in said
-    assert "nbgrader autograde ps1" in said
+    monkeypatch.setattr(manifest, "MANIFEST", toml)
+    ps1 = manifest.plain_assignments(toml)["ps1"]
+    assert ps1.notebooks == ("problem1", "problem2")  # at the folder's top, as nbgrader's
+    assert ps1.points == {f"{n}/{g}": p for n in ps1.notebooks for g, p in
+                          {"squares-visible": 2, "squares-hidden": 2, "squares-partial": 1}.items()}
+    assert ps1.max_score == 14 and ps1.cell_of("problem2/squares-hidden") == ("problem2",
+                                                                              "squares-hidden")
 
 
 def test_the_course_itself_has_no_plain_assignment():

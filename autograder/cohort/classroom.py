@@ -16,6 +16,7 @@ out again on every run, for every submission, from the grader's record of it
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -44,7 +45,6 @@ from packlab.manifest import (
     PlainAssignment,
     load,
     plain_assignments,
-    plain_refused,
 )
 
 SHOWN_NOTEBOOKS = 10  # a problem names at most this many of the notebooks found
@@ -83,27 +83,42 @@ def _assignments(submitted: int, student: str) -> dict[str, bool] | None:
 LINKED = "is a link to another folder, and links are never followed: hand in the files themselves"
 
 
+def _notebooks_of(assignment: str) -> list[str]:
+    """The notebooks a submission of ``assignment`` holds: an exercise's one, or each notebook
+    of a plain nbgrader assignment."""
+    plain = plain_assignments().get(assignment)
+    return [f"{n}.ipynb" for n in plain.notebooks] if plain else [f"{assignment}.ipynb"]
+
+
 def _problem(submitted: Path, student: str, assignment: str, student_linked: bool,
-             assignments: dict[str, bool] | None) -> str | None:
+             assignments: dict[str, bool] | None) -> tuple[str | None, str | None]:
     """Why the submission SUBMITTED/``student``/``assignment`` cannot be graded (links and odd
     files refused, at every name below SUBMITTED; a notebook over the size limit refused from
-    its size alone, before a byte of it is read or hashed), or None."""
+    its size alone, before a byte of it is read or hashed), else None and the first of its
+    notebooks handed in (a plain assignment's others may be missing: they score 0)."""
     if student_linked:
-        return f"the student's folder {LINKED}"
+        return f"the student's folder {LINKED}", None
     if assignments is None:
-        return "the student's folder could not be read"
+        return "the student's folder could not be read", None
     if assignment not in assignments:
-        return "no submission"
+        return "no submission", None
     if assignments[assignment]:
-        return f"the assignment's folder {LINKED}"
-    expected = f"{assignment}.ipynb"
+        return f"the assignment's folder {LINKED}", None
+    expected, first = _notebooks_of(assignment), None
     with handed_in.inside(submitted, (student, assignment)) as folder:
-        found = handed_in.kind_at(expected, folder)
-        if found is None:
-            return f"no notebook called {expected}" + _notebooks(folder)
-        if found == "a file":
-            return submission.too_large(handed_in.size_at(expected, folder))
-    return f"{expected} is {found}; only regular files are graded"
+        for name in expected:
+            found = handed_in.kind_at(name, folder)
+            if found is None:
+                continue
+            if found != "a file":
+                return f"{name} is {found}; only regular files are graded", None
+            too_large = submission.too_large(handed_in.size_at(name, folder))
+            if too_large:
+                return (f"{name}: {too_large}" if len(expected) > 1 else too_large), None
+            first = first or name
+        if first is None:
+            return f"no notebook called {' or '.join(expected)}" + _notebooks(folder), None
+    return None, first
 
 
 def _notebooks(folder: int) -> str:
@@ -130,8 +145,7 @@ def _not_ours(folders: list[str]) -> str:
     """The problem of a student's folders that are not assignments of the course (one row)."""
     first, rest = folders[0], folders[1:]
     why = names.problem(first)
-    said = plain_refused().get(first) or f"`{first}` is not an assignment of this course" + \
-        (f" (its name {why})" if why else "")
+    said = f"`{first}` is not an assignment of this course" + (f" (its name {why})" if why else "")
     if rest:
         more = len(rest) - SHOWN_NOTEBOOKS
         said += (f"; nor {'is' if len(rest) == 1 else 'are'} "
@@ -147,15 +161,16 @@ def _tasks(submitted: Path, student: str, linked: bool, found: dict[str, bool] |
     refused = names.problem(student)
     tasks = []
     for assignment in course:
+        first = None
         try:
-            problem = f"the student's folder is not graded: its name {refused}; rename it " \
-                "and grade again" if refused else \
+            problem, first = (f"the student's folder is not graded: its name {refused}; "
+                              "rename it and grade again", None) if refused else \
                 _problem(submitted, student, assignment, linked, found)
         except handed_in.Refused as exc:  # a folder swapped for a link since it was listed
             problem = str(exc)
         except OSError as exc:  # e.g. a folder that may be listed but not entered
             problem = f"the submission could not be read ({type(exc).__name__})"
-        notebook = None if problem else submitted / student / assignment / f"{assignment}.ipynb"
+        notebook = None if problem or first is None else submitted / student / assignment / first
         tasks.append(Task(student, assignment, notebook, problem, submitted))
     others = sorted(name for name in found or {} if name not in known)
     if others:
@@ -517,6 +532,17 @@ def _dated() -> dict:
     return {**plain_assignments(), **{e.name: e for e in load().exercises}}
 
 
+def _digest(task: Task) -> str | None:
+    """What a rerun compares: the SHA-256 of the task's notebook; for a plain assignment, of
+    each of its notebooks (a missing one too), so a change to any of them grades it again."""
+    notebooks = _notebooks_of(task.assignment)
+    if len(notebooks) == 1 or task.notebook is None:
+        return record.digest(task.notebook, task.submitted)
+    each = "\n".join(f"{name}:{record.digest(task.notebook.parent / name, task.submitted)}"
+                     for name in notebooks)
+    return hashlib.sha256(each.encode()).hexdigest()
+
+
 def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: Limits,
                  progress: Callable[[Iterator, int], Iterator] | None, sandboxed: bool,
                  regrade: Regrade, overrides: dict[Key, Override] | None,
@@ -528,7 +554,7 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
     dates = dataclasses.replace(dates, free=dates.free_days(tasks, load().free_late_days))
     outfolder.remove_partial(out)  # what a killed run was writing when it died
     records = {t: record.read(out, t.student, t.assignment) for t in tasks}
-    digests = {t: record.digest(t.notebook, t.submitted) for t in tasks}
+    digests = {t: _digest(t) for t in tasks}
     why = {t: _why(t, records[t], digests[t], _results(out, t) is not None, force, regrade)
            for t in tasks}
     todo = [t for t in tasks if why[t] is not None]

@@ -88,9 +88,11 @@ def grader_fingerprint(assignment: str) -> str:
     if plain is not None:  # its notebooks (the tests, the release's checksums) and their grader
         hasher = hashlib.sha256((inspect.getsource(plain_grading) + runner_source()
                                   + inspect.getsource(kernel)).encode())
-        for path in (plain.source, plain.release):
-            hasher.update(path.read_bytes() if path.is_file() else b"\0")
-        hasher.update(repr(sorted(plain_grading.gradebook_sources(assignment).items())).encode())
+        for notebook in plain.notebooks:
+            for path in (plain.source(notebook), plain.release(notebook)):
+                hasher.update(path.read_bytes() if path.is_file() else b"\0")
+            hasher.update(repr(sorted(plain_grading.gradebook_sources(
+                assignment, notebook).items())).encode())
         hasher.update(repr(sorted(plain_grading.execute_settings().items())).encode())
         return hasher.hexdigest()[:16]
     exercise = next((e for e in load().exercises if e.name == assignment), None)

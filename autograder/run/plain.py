@@ -1,18 +1,19 @@
 """Grading a plain nbgrader assignment as `nbgrader autograde` does, in packlab's sandbox.
 
-A plain assignment is a notebook of solutions/ that course.toml gives no suite
-(`packlab.manifest.PlainAssignment`). Its notebook is run as nbgrader's autograde runs
+A plain assignment is a folder of solutions/ that course.toml gives no suite, holding one notebook
+or several (`packlab.manifest.PlainAssignment`). Each notebook is run as nbgrader's autograde runs
 it, by nbgrader's own `Execute` and a real kernel (`autograder.run.kernel`), inside the same
-bubblewrap sandbox as the course's exercises, with the course environment's packages and the
-files that sat beside the notebook there, read-only, ``NBGRADER_EXECUTION=autograde`` and
-nbgrader's per-cell timeout from nbgrader_config.py (a cell past it is interrupted, the rest
-still run). What runs follows nbgrader's rules for what is whose: a cell whose grade_id the
-source notebook locks (its test cells, with their hidden test blocks) runs as the instructor
-wrote it, whatever the student made of it; answer cells and the student's own cells run as
-handed in. Each test cell then scores by nbgrader's own `determine_grade`, on the trusted side,
-from its outputs. A deleted test cell is left ungraded, as nbgrader leaves it (with
-`add_missing_cells` off, its default). Answers and tasks a person grades wait for formgrader,
-except an answer left as released, which scores 0.
+bubblewrap sandbox as the course's exercises, with the course environment's packages and the files
+that sat beside the notebooks there, read-only, ``NBGRADER_EXECUTION=autograde`` and nbgrader's
+per-cell timeout from nbgrader_config.py (a cell past it is interrupted, the rest still run). What
+runs follows nbgrader's rules for what is whose: a cell whose grade_id the source notebook locks
+(its test cells, with their hidden test blocks) runs as the instructor wrote it, whatever the
+student made of it; answer cells and the student's own cells run as handed in. Each test cell then
+scores by nbgrader's own `determine_grade`, on the trusted side, from its outputs. A deleted test
+cell is left ungraded, as nbgrader leaves it (with `add_missing_cells` off, its default). Answers
+and tasks a person grades wait for formgrader, except an answer left as released, which scores 0. A
+notebook the student did not hand in scores 0 in every graded cell, as nbgrader's autograde scores
+it; the assignment's score is the sum of its notebooks'.
 
 Trust: the test cells run in the student's process, as under nbgrader, so the student's code can
 change what they see and the run notebook can be forged. It is still bounded and parsed, every
@@ -42,7 +43,7 @@ from autograder.run.engine import RAN, GroupScore, Result, confinement
 from autograder.run.isolation import Limits, SandboxUnavailable
 from autograder.run.sandbox import MAX_DETAIL, OUTPUT_TAIL
 from packlab import manifest
-from packlab.manifest import PlainAssignment
+from packlab.manifest import GradedCell, PlainAssignment
 
 TRUST = ("a plain nbgrader assignment: its test cells ran in the student's own process, as "
          "under nbgrader, so its scores are only as trustworthy as nbgrader's")
@@ -58,6 +59,8 @@ STDERR = Misconception("plain-stderr", "The cell wrote to stderr, which nbgrader
 PARTIAL = Misconception("plain-partial", "The test cell gave partial credit.", "")
 NOT_RUN = Misconception("plain-not-run", "The notebook stopped before this test cell ran.", "")
 BLANK = Misconception("plain-blank-answer", "An answer was left as it was handed out.", "")
+NOT_HANDED_IN = Misconception("plain-not-handed-in", "A notebook of the assignment was not "
+                              "handed in.", "")
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 CELL_LINE = re.compile(r"Cell In\[(\d*)\], line (\d+)")  # IPython's traceback, colours removed
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -77,12 +80,12 @@ class Planned:
     instructors: bool  # locked in the source notebook: the instructor's text runs
 
 
-def _source_cells(assignment: PlainAssignment) -> dict[str, nbformat.NotebookNode]:
-    """The source notebook's cells by grade_id, each with the text nbgrader's gradebook holds
+def _source_cells(assignment: PlainAssignment, notebook: str) -> dict[str, nbformat.NotebookNode]:
+    """One source notebook's cells by grade_id, each with the text nbgrader's gradebook holds
     for it when there is one (what nbgrader's OverwriteCells puts back: `### AUTOTEST` and
     hashed tests expanded at `nbgrader generate_assignment`)."""
-    cells = nbformat.read(assignment.source, as_version=4).cells
-    stored = gradebook_sources(assignment.name)
+    cells = nbformat.read(assignment.source(notebook), as_version=4).cells
+    stored = gradebook_sources(assignment.name, notebook)
     found = {}
     for cell in cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -92,9 +95,9 @@ def _source_cells(assignment: PlainAssignment) -> dict[str, nbformat.NotebookNod
     return found
 
 
-def gradebook_sources(name: str, course: Path | None = None) -> dict[str, str]:
-    """grade_id -> the cell's text in the course's nbgrader gradebook ({} when the gradebook
-    or the assignment is not there)."""
+def gradebook_sources(name: str, notebook: str, course: Path | None = None) -> dict[str, str]:
+    """grade_id -> the cell's text in the course's nbgrader gradebook, for one notebook of an
+    assignment ({} when the gradebook, the assignment or the notebook is not there)."""
     from nbgrader.api import Gradebook, MissingEntry
     from sqlalchemy.engine import make_url
 
@@ -108,18 +111,19 @@ def gradebook_sources(name: str, course: Path | None = None) -> dict[str, str]:
         return {}
     with Gradebook(url, found.course_id) as gb:
         try:
-            notebook = gb.find_notebook(name, name)
+            stored = gb.find_notebook(notebook, name)
         except MissingEntry:
             return {}
-        return {cell.name: cell.source for cell in notebook.source_cells}
+        return {cell.name: cell.source for cell in stored.source_cells}
 
 
-def _released(assignment: PlainAssignment) -> dict[str, nbformat.NotebookNode]:
-    """The release's cells by grade_id (their checksums tell a blank answer), or {}."""
-    if not assignment.release.is_file():
+def _released(assignment: PlainAssignment, notebook: str) -> dict[str, nbformat.NotebookNode]:
+    """One released notebook's cells by grade_id (their checksums tell a blank answer), or {}."""
+    path = assignment.release(notebook)
+    if not path.is_file():
         return {}
     return {c.metadata["nbgrader"]["grade_id"]: c
-            for c in nbformat.read(assignment.release, as_version=4).cells
+            for c in nbformat.read(path, as_version=4).cells
             if c.metadata.get("nbgrader", {}).get("grade_id")}
 
 
@@ -359,63 +363,64 @@ def _student_notes(planned: list[Planned], ran: dict[int, Ran], hidden: list[str
     return notes
 
 
-def _manual(graded, submitted: dict, source: nbformat.NotebookNode, released: dict,
-            result: Result) -> None:
+def _manual(graded: GradedCell, group: str, submitted: dict, source: nbformat.NotebookNode,
+            released: dict, result: Result) -> None:
     """An answer (or task) a person grades: waits for formgrader, or 0 when left as released."""
     score = _answer_score(submitted.get(graded.grade_id), source,
                           released.get(graded.grade_id)) if not graded.task else None
     what = "is blank as released: 0" if score == 0 else "needs manual grading (formgrader)"
     kind = "task" if graded.task else "answer"
-    result.notes.append(f"The {kind} `{graded.grade_id}` ({_points(graded.points)} points) {what}.")
+    result.notes.append(f"The {kind} `{group}` ({_points(graded.points)} points) {what}.")
     if score == 0:  # nbgrader's auto score 0: nothing for a person to grade
-        blank = Failure(f"the answer `{graded.grade_id}` was left as handed out",
+        blank = Failure(f"the answer `{group}` was left as handed out",
                         "(your answer)", "the answer as handed out", "your answer", BLANK)
-        result.groups.append(GroupScore(graded.grade_id, "an answer a person grades",
+        result.groups.append(GroupScore(group, "an answer a person grades",
                                         True, 0, _points(graded.points), [], [blank]))
 
 
-def grade_plain(path, assignment: PlainAssignment, student: str, limits: Limits | None = None,
-                sandboxed: bool = True,
-                below=None) -> tuple[Result, list[submission.CellProblem]]:
-    """Grade one submission of a plain nbgrader assignment; never raises for student code."""
-    limits = limits or Limits()
-    result = Result(student, assignment.name, max_score=assignment.max_score,
-                    sandbox=confinement(sandboxed))
-    try:
-        cells = submission.notebook_cells(path, below)
-        files = kernel.files_beside([Path(path).parent, assignment.source.parent])
-    except submission.Ungradable as exc:
-        result.error = str(exc)
-        return result, []
-    except (StudentError, OSError) as exc:
-        result.error = f"the files handed in beside the notebook could not be used: " \
-            f"{getattr(exc, 'detail', type(exc).__name__)}"
-        return result, []
-    source, released = _source_cells(assignment), _released(assignment)
-    notebook = nbformat.read(assignment.source, as_version=4)
+def _not_handed_in(assignment: PlainAssignment, notebook: str, result: Result) -> None:
+    """A notebook missing from the submission: every graded cell of it scores 0, nothing
+    waits for a person, as `nbgrader autograde` scores it ("No submitted file")."""
+    result.notes.append(f"{notebook}.ipynb was not handed in: its cells score 0, as nbgrader "
+                        "scores a missing notebook.")
+    for graded in (c for c in assignment.cells if c.notebook == notebook):
+        group = assignment.group(graded)
+        missing = Failure(f"`{group}` is in {notebook}.ipynb, which was not handed in",
+                          "(the notebook)", "no notebook", f"{notebook}.ipynb", NOT_HANDED_IN)
+        result.groups.append(GroupScore(group, f"a graded cell of {notebook}.ipynb", True, 0,
+                                        _points(graded.points), [], [missing]))
+
+
+def _grade_notebook(path: Path, assignment: PlainAssignment, notebook: str, files: dict,
+                    hidden: list[str], limits: Limits, sandboxed: bool, below,
+                    result: Result) -> None:
+    """Run and score one notebook of the submission as `nbgrader autograde` does, into
+    ``result``; `submission.Ungradable` and `SandboxUnavailable` pass up."""
+    cells = submission.notebook_cells(path, below)
+    source, released = _source_cells(assignment, notebook), _released(assignment, notebook)
     planned, notes = plan(cells, source, released)
-    hidden = [m.group(1) for c in planned if c.instructors for m in HIDDEN.finditer(c.source)]
-    try:
-        ran, stopped = run(planned, notebook, files, limits, sandboxed)
-    except SandboxUnavailable as exc:
-        result.error = str(exc)
-        return result, []
-    result.output = printed(planned, ran, hidden)
-    result.notes = [NOTE, *notes]
+    ran, stopped = run(planned, nbformat.read(assignment.source(notebook), as_version=4), files,
+                       limits, sandboxed)
+    several = len(assignment.notebooks) > 1
+    where = f"{notebook}.ipynb: " if several else ""
+    output = printed(planned, ran, hidden)
+    result.output += (f"--- {notebook}.ipynb ---\n{output}\n" if several and output else output)
+    result.notes += [where + note for note in notes]
     if stopped:
-        result.notes.append(f"The notebook stopped: {stopped}; no later cell ran.")
+        result.notes.append(f"{where}The notebook stopped: {stopped}; no later cell ran.")
     result.notes += _student_notes(planned, ran, hidden)
     by_id = {c.grade_id: c for c in planned if c.grade_id and c.instructors}
     submitted = {c.grade_id: c for c in cells if c.grade_id}
-    for graded in assignment.cells:
+    for graded in (c for c in assignment.cells if c.notebook == notebook):
+        group = assignment.group(graded)
         if graded.manual:
-            _manual(graded, submitted, source.get(graded.grade_id), released, result)
+            _manual(graded, group, submitted, source.get(graded.grade_id), released, result)
             continue
         cell = by_id.get(graded.grade_id)
         if cell is None:
-            result.notes.append(f"The test cell `{graded.grade_id}` was missing from the "
-                                "notebook: left ungraded, as nbgrader leaves it (formgrader "
-                                "can grade it by hand).")
+            result.notes.append(f"The test cell `{group}` was missing from the notebook: left "
+                                "ungraded, as nbgrader leaves it (formgrader can grade it by "
+                                "hand).")
             continue
         done = ran.get(cell.position)
         try:
@@ -427,8 +432,52 @@ def grade_plain(path, assignment: PlainAssignment, student: str, limits: Limits 
         failures = [] if points == most else [_failure(cell, done, points, most, stopped,
                                                        hidden)]
         result.groups.append(GroupScore(
-            graded.grade_id, "a test cell" + (" with hidden tests" if secret else ""),
+            group, "a test cell" + (" with hidden tests" if secret else "")
+            + (f" of {notebook}.ipynb" if several else ""),
             not secret, points, most, [] if failures else ["the cell ran without an error"],
             failures))
+
+
+def hidden_blocks(assignment: PlainAssignment) -> list[str]:
+    """The text of every hidden test block of the assignment's notebooks (held back from what
+    the student's code printed or raised, whichever notebook it ran in)."""
+    return [m.group(1) for notebook in assignment.notebooks
+            for cell in _source_cells(assignment, notebook).values() if is_locked(cell)
+            for m in HIDDEN.finditer(cell.source)]
+
+
+def grade_plain(path, assignment: PlainAssignment, student: str, limits: Limits | None = None,
+                sandboxed: bool = True,
+                below=None) -> tuple[Result, list[submission.CellProblem]]:
+    """Grade one submission of a plain nbgrader assignment, every notebook of it (``path``:
+    one of its notebooks, in the submission's folder); never raises for student code."""
+    limits = limits or Limits()
+    result = Result(student, assignment.name, max_score=assignment.max_score,
+                    sandbox=confinement(sandboxed))
+    folder = Path(path).parent
+    try:
+        files = kernel.files_beside([folder, assignment.folder])
+    except (StudentError, OSError) as exc:
+        result.error = f"the files handed in beside the notebook could not be used: " \
+            f"{getattr(exc, 'detail', type(exc).__name__)}"
+        return result, []
+    hidden = hidden_blocks(assignment)
+    result.notes = [NOTE]
+    for notebook in assignment.notebooks:
+        handed = folder / f"{notebook}.ipynb"
+        if not (handed.is_file() or handed.is_symlink()):
+            _not_handed_in(assignment, notebook, result)
+            continue
+        try:
+            _grade_notebook(handed, assignment, notebook, files, hidden, limits, sandboxed,
+                            below, result)
+        except submission.Ungradable as exc:
+            result.error = f"{notebook}.ipynb: {exc}" if len(assignment.notebooks) > 1 \
+                else str(exc)
+            return result, []
+        except SandboxUnavailable as exc:
+            result.error = str(exc)
+            return result, []
+    result.output = result.output.strip()[-OUTPUT_TAIL:]
     result.score = _points(sum(g.points for g in result.groups))
     return result, []

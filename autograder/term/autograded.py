@@ -24,7 +24,6 @@ from autograder.escape import for_markdown
 from autograder.outfolder import write_atomically
 from autograder.run import handed_in
 from autograder.run.submission import Cell, Ungradable, notebook_cells
-from packlab.manifest import Exercise
 
 MAX_CELLS = 500  # of the student's cells, at most this many are kept
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's exchange writes
@@ -73,15 +72,17 @@ def merged(released: list, submitted: list[Cell]) -> list:
     return cells + [copy.deepcopy(c) for g, c in course.items() if g not in seen]
 
 
-def write(path: Path, exercise: Exercise, submitted: Path, row: dict,
-          tests: list[dict], said: list[str] = (), below: Path | None = None) -> None:
-    """Write the autograded notebook of one grades.csv ``row``; ``tests`` are its results.json
-    tests (each with its ``group``), none when it was not graded; ``said``, what the student
-    is told about dates and corrections (`corrections.nbgrader_lines`: the late penalty and the
-    override, which the gradebook holds as extra credit), goes on top, one paragraph a line.
-    ``below``: SUBMITTED, which ``submitted`` (the notebook) is in."""
-    notebook = nbformat.read(exercise.release, as_version=4)
-    cells = _student_cells(submitted, below) if tests else None
+def write(path: Path, release: Path, submitted: Path, row: dict,
+          messages: dict[str, str] | None, said: list[str] = (),
+          below: Path | None = None) -> None:
+    """Write one autograded notebook of a grades.csv ``row``, from the ``release`` notebook and
+    the ``submitted`` one; ``messages`` are its results.json test outputs by grade_id, None
+    when it was not graded; ``said``, what the student is told about dates and corrections
+    (`corrections.nbgrader_lines`: the late penalty and the override, which the gradebook holds
+    as extra credit), goes on top, one paragraph a line. ``below``: SUBMITTED, which
+    ``submitted`` is in."""
+    notebook = nbformat.read(release, as_version=4)
+    cells = _student_cells(submitted, below) if messages is not None else None
     if cells is None:
         reason = row["reason"] or "the notebook could not be read"
         notebook.cells.insert(0, new_markdown_cell(f"**Not graded:** {for_markdown(reason)}"))
@@ -90,9 +91,8 @@ def write(path: Path, exercise: Exercise, submitted: Path, row: dict,
     if said:
         notebook.cells.insert(0, new_markdown_cell("\n\n".join(for_markdown(line)
                                                                  for line in said)))
-    messages = {exercise.grade_id(test["group"]): test["output"] for test in tests}
     for cell in notebook.cells:
-        if _grade_id(cell) in messages:
+        if _grade_id(cell) in (messages or {}):
             cell.outputs = [new_output("stream", name="stdout", text=messages[_grade_id(cell)])]
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, nbformat.writes(notebook))

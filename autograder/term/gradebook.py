@@ -155,16 +155,23 @@ def _last_written(out: Path, student: str, assignment: str) -> float:
     return value if isinstance(value, int | float) else 0
 
 
-def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
+def cell_of(exercise: Exercise | PlainAssignment, group: str) -> tuple[str, str]:
+    """(notebook, grade_id) of a test group: nbgrader's grade_ids are unique within a notebook."""
+    if isinstance(exercise, PlainAssignment):
+        return exercise.cell_of(group)
+    return exercise.name, exercise.grade_id(group)
+
+
+def _write_scores(gb, exercise: Exercise | PlainAssignment, row: dict, data: dict, timestamp,
                   last: float) -> float:
-    """Create or update the student's submission: its time, its test cell scores, and packlab's
-    corrections as extra credit on its first test cell, beside a grader's own extra credit
-    there (what is there beyond ``last``, the correction packlab wrote before). Returns the
-    number of test cell scores written."""
+    """Create or update the student's submission: its time, its test cell scores in each of
+    its notebooks, and packlab's corrections as extra credit on its first test cell, beside a
+    grader's own extra credit there (what is there beyond ``last``, the correction packlab
+    wrote before). Returns the number of test cell scores written."""
     student = row["student"]
-    scores = {exercise.grade_id(t["group"]): float(t["score"]) for t in graded_tests(data)}
+    scores = {cell_of(exercise, t["group"]): float(t["score"]) for t in graded_tests(data)}
     first = first_cell(exercise)
-    by_hand = {c.grade_id for c in exercise.cells if c.manual} \
+    by_hand = {(c.notebook, c.grade_id) for c in exercise.cells if c.manual} \
         if isinstance(exercise, PlainAssignment) else set()
     extra = {"timestamp": timestamp} if timestamp else {}
     submission = gb.update_or_create_submission(exercise.name, student, **extra)
@@ -172,12 +179,13 @@ def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
     for notebook in submission.notebooks:
         notebook.late_submission_penalty = None  # in the extra credit: formgrader shows it
         for grade in notebook.grades:
-            if grade.name not in scores and (scores or grade.name in by_hand):
-                _flag_manual(exercise, grade)
+            key = (notebook.name, grade.name)
+            if key not in scores and (scores or key in by_hand):
+                _flag_manual(by_hand, key, grade)
                 continue  # not one of packlab's test cells: left as it is
-            _score(grade, scores.get(grade.name, 0.0))
+            _score(grade, scores.get(key, 0.0))
             cells += 1
-            if grade.name == first:
+            if key == first:
                 by_graders = (grade.extra_credit or 0) - last
                 total = number(by_graders + correction(data))
                 grade.extra_credit = total if total or grade.extra_credit is not None else None
@@ -185,13 +193,14 @@ def _write_scores(gb, exercise: Exercise, row: dict, data: dict, timestamp,
     return cells
 
 
-def first_cell(exercise: Exercise | PlainAssignment) -> str | None:
-    """The cell packlab's corrections go on as extra credit: the first test cell, else (a plain
-    notebook a person grades, or one of no points) its first graded cell, else None."""
+def first_cell(exercise: Exercise | PlainAssignment) -> tuple[str, str] | None:
+    """The cell packlab's corrections go on as extra credit, as (notebook, grade_id): the first
+    test cell, else (a plain assignment a person grades, or one of no points) its first graded
+    cell, else None."""
     if exercise.points:
-        return exercise.grade_id(next(iter(exercise.points)))
+        return cell_of(exercise, next(iter(exercise.points)))
     cells = exercise.cells if isinstance(exercise, PlainAssignment) else ()
-    return cells[0].grade_id if cells else None
+    return (cells[0].notebook, cells[0].grade_id) if cells else None
 
 
 def _score(grade, auto: float) -> None:
@@ -207,11 +216,10 @@ def _score(grade, auto: float) -> None:
     grade.auto_score = auto
 
 
-def _flag_manual(exercise: Exercise | PlainAssignment, grade) -> None:
-    """A plain assignment's answer a person grades, not graded yet, waits for formgrader (as
-    nbgrader's autograde flags it)."""
-    if isinstance(exercise, PlainAssignment) and grade.manual_score is None \
-            and any(c.grade_id == grade.name and c.manual for c in exercise.cells):
+def _flag_manual(by_hand: set[tuple[str, str]], key: tuple[str, str], grade) -> None:
+    """A plain assignment's answer a person grades (``key`` in ``by_hand``), not graded yet,
+    waits for formgrader (as nbgrader's autograde flags it)."""
+    if key in by_hand and grade.manual_score is None:
         grade.needs_manual_grade = True
 
 
@@ -278,24 +286,41 @@ def _record_row(gb, target: Target, exercise: Exercise, row: dict, submitted: Pa
     written.timestamps += timestamp is not None
 
 
-def _autograded(settings, exercise: Exercise, row: dict, submitted: Path,
-                data: dict) -> list[str]:
-    """The notebook `nbgrader generate_feedback` renders, where nbgrader keeps it, with the
-    files `nbgrader release_feedback` needs; returns what could not be copied."""
+def _autograded(settings, exercise: Exercise | PlainAssignment, row: dict, submitted: Path,
+                data: dict) -> tuple[int, list[str]]:
+    """The notebooks `nbgrader generate_feedback` renders, where nbgrader keeps them, with the
+    files `nbgrader release_feedback` needs; returns how many notebooks were written and what
+    could not be copied. A plain assignment's notebook that was not handed in gets none, as
+    under `nbgrader autograde`."""
     folder = Path(settings.format_path(settings.autograded_directory, row["student"],
                                        exercise.name))
     extra = data.get("extra_data", {})
+    first = first_cell(exercise)
     said = nbgrader_lines(extra.get("raw_score", data.get("score", 0)),
                           extra.get("max_score", exercise.max_score), from_results(extra),
-                          first_cell(exercise) or "none")
+                          first[1] if first else "none")
     handed_in = submitted / row["student"] / exercise.name
-    autograded.write(folder / f"{exercise.name}.ipynb", exercise,
-                     handed_in / f"{exercise.name}.ipynb", row, graded_tests(data), said,
-                     submitted)
-    if isinstance(exercise, PlainAssignment):
-        autograded.copy_source_files(exercise.source.parent, folder)
-    return [f"{row['student']}/{exercise.name}: {problem}"
-            for problem in autograded.copy_exchange_files(handed_in, folder, submitted)]
+    plain = isinstance(exercise, PlainAssignment)
+    notebooks = exercise.notebooks if plain else (exercise.name,)
+    tests = graded_tests(data)
+    graded = bool(data) and not data.get("extra_data", {}).get("error")
+    written = 0
+    for notebook in notebooks:
+        path = handed_in / f"{notebook}.ipynb"
+        if plain and len(notebooks) > 1 and not (path.is_file() or path.is_symlink()):
+            (folder / f"{notebook}.ipynb").unlink(missing_ok=True)  # none left from before
+            continue
+        messages = {cell_of(exercise, t["group"])[1]: t["output"] for t in tests
+                    if cell_of(exercise, t["group"])[0] == notebook}
+        autograded.write(folder / f"{notebook}.ipynb",
+                         exercise.release(notebook) if plain else exercise.release, path, row,
+                         messages if graded else None,
+                         said if first is None or first[0] == notebook else [], submitted)
+        written += 1
+    if plain:
+        autograded.copy_source_files(exercise.folder, folder)
+    return written, [f"{row['student']}/{exercise.name}: {problem}"
+                     for problem in autograded.copy_exchange_files(handed_in, folder, submitted)]
 
 
 UNQUOTED = re.compile(r'[,;"\t\r\n]')  # what `nbgrader export`, writing ids unquoted, breaks at
@@ -347,8 +372,9 @@ def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Writ
                 data = results(out, row)
                 _record_row(gb, target, exercise, row, submitted, out, data, written)
                 if settings is not None:
-                    written.problems += _autograded(settings, exercise, row, submitted, data)
-                    written.notebooks += 1
+                    count, problems = _autograded(settings, exercise, row, submitted, data)
+                    written.notebooks += count
+                    written.problems += problems
             except (SQLAlchemyError, OSError, ValueError) as exc:  # one row never stops the rest
                 gb.db.rollback()
                 written.problems.append(f"{row['student']!r}/{exercise.name}: not written to "

@@ -308,19 +308,22 @@ def _dated(exercise: Exercise, default_policy: object, manifest: str) -> Exercis
 
 
 # --- plain nbgrader assignments ----------------------------------------------------------------
-# A folder solutions/<name>/ (beside course.toml) with no [[exercises]] entry is a plain nbgrader
-# assignment: `packlab grade` grades it as `nbgrader autograde` would, from its notebook's own
-# test cells (`autograder.run.plain`). An optional [[plain]] entry gives it a due date, a late
-# policy and which submission counts, as an exercise's entry does; its points are those of its
-# notebook's graded cells and tasks. A folder of solutions/ with notebooks but not exactly one,
-# named after the folder, is not one (`plain_refused` says why).
+# A folder solutions/<name>/ (beside course.toml) with no [[exercises]] entry that holds one or
+# more notebooks is a plain nbgrader assignment, as nbgrader's ps1 (problem1.ipynb and
+# problem2.ipynb) is one: `packlab grade` grades it as `nbgrader autograde` would, each notebook
+# from its own test cells (`autograder.run.plain`). Its notebooks are those at the top of the
+# folder, as nbgrader's are (a notebook in a sub-folder is no notebook of the assignment to
+# nbgrader either). An optional [[plain]] entry gives it a due date, a late policy and which
+# submission counts, as an exercise's entry does; its points are those of its notebooks' graded
+# cells and tasks.
 
 
 @dataclass(frozen=True)
 class GradedCell:
-    """One graded cell of a plain assignment's source notebook."""
+    """One graded cell of a plain assignment's source notebooks."""
 
-    grade_id: str
+    notebook: str  # the notebook it is in, without .ipynb (nbgrader's notebook id)
+    grade_id: str  # unique within its notebook only, as in nbgrader
     points: float
     manual: bool  # an answer or task a person grades (markdown, code marked as a solution)
     task: bool = False  # nbgrader's task cell: a person grades it, from nothing
@@ -334,29 +337,49 @@ class PlainAssignment:
     counts: str = "latest"  # which submission counts, as an exercise's `counts`
 
     @property
-    def source(self) -> Path:
-        """The nbgrader source notebook: the instructor's test cells, hidden blocks included."""
-        return MANIFEST.parent / "solutions" / self.name / f"{self.name}.ipynb"
+    def folder(self) -> Path:
+        """The nbgrader source folder: the instructor's notebooks (hidden tests included) and
+        the files beside them."""
+        return MANIFEST.parent / "solutions" / self.name
 
     @property
-    def release(self) -> Path:
-        return MANIFEST.parent / "exercises" / self.name / f"{self.name}.ipynb"
+    def notebooks(self) -> tuple[str, ...]:
+        """Its notebooks' names without .ipynb (nbgrader's notebook ids), in order."""
+        return tuple(sorted(p.stem for p in self.folder.glob("*.ipynb") if p.is_file()))
+
+    def source(self, notebook: str) -> Path:
+        """One source notebook, with the instructor's test cells, hidden blocks included."""
+        return self.folder / f"{notebook}.ipynb"
+
+    def release(self, notebook: str) -> Path:
+        return MANIFEST.parent / "exercises" / self.name / f"{notebook}.ipynb"
 
     @property
     def cells(self) -> tuple[GradedCell, ...]:
-        return _graded_cells(self.source)
+        return tuple(c for notebook in self.notebooks
+                     for c in _graded_cells(self.source(notebook)))
+
+    def group(self, cell: GradedCell) -> str:
+        """The test group (results.json, grades.csv, the feedback) of a graded cell: its
+        grade_id, after its notebook's name when there are several ("problem1/squares")."""
+        return cell.grade_id if len(self.notebooks) == 1 else f"{cell.notebook}/{cell.grade_id}"
+
+    def cell_of(self, group: str) -> tuple[str, str]:
+        """(notebook, grade_id) of a test group (`group`'s reverse)."""
+        notebook, _, grade_id = group.rpartition("/")
+        return notebook or self.notebooks[0], grade_id
 
     @property
     def points(self) -> dict[str, float]:
-        """grade_id -> points of each test cell (the cells `packlab grade` scores)."""
-        return {c.grade_id: _whole(c.points) for c in self.cells if not c.manual}
+        """group -> points of each test cell (the cells `packlab grade` scores)."""
+        return {self.group(c): _whole(c.points) for c in self.cells if not c.manual}
 
     @property
     def max_score(self) -> float:
         return _whole(sum(c.points for c in self.cells))
 
     def grade_id(self, group: str) -> str:
-        return group  # a plain assignment's test groups are its test cells
+        return self.cell_of(group)[1]
 
 
 def _whole(points: float) -> int | float:
@@ -372,10 +395,12 @@ def _graded_cells(source: Path) -> tuple[GradedCell, ...]:
     for cell in cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if meta.get("task") and meta.get("grade_id"):
-            found.append(GradedCell(meta["grade_id"], float(meta.get("points", 0)), True, True))
+            found.append(GradedCell(source.stem, meta["grade_id"], float(meta.get("points", 0)),
+                                    True, True))
         elif meta.get("grade") and meta.get("grade_id"):
             manual = bool(meta.get("solution")) or cell.get("cell_type") != "code"
-            found.append(GradedCell(meta["grade_id"], float(meta.get("points", 0)), manual))
+            found.append(GradedCell(source.stem, meta["grade_id"], float(meta.get("points", 0)),
+                                    manual))
     return tuple(found)
 
 
@@ -398,14 +423,14 @@ def plain_assignments(path: Path = MANIFEST) -> dict[str, PlainAssignment]:
     exercises = {e.name for e in load(path).exercises}
     solutions = path.parent / "solutions"
     folders = sorted(p.name for p in solutions.iterdir()
-                     if [n.name for n in p.glob("*.ipynb")] == [f"{p.name}.ipynb"]) \
+                     if p.is_dir() and any(n.is_file() for n in p.glob("*.ipynb"))) \
         if solutions.is_dir() else []
     entries = {entry.get("name"): entry for entry in data.get("plain", [])}
     default = data["course"].get("late_policy", "none")
     unknown = sorted(set(entries) - set(folders) - exercises, key=str)
     if unknown:
-        raise ValueError(f"{path.name}: the [[plain]] entry {unknown[0]!r} names no notebook "
-                         f"solutions/{unknown[0]}/{unknown[0]}.ipynb")
+        raise ValueError(f"{path.name}: the [[plain]] entry {unknown[0]!r} names no folder "
+                         f"solutions/{unknown[0]}/ holding a notebook")
     found = {}
     for name in folders:
         if name in exercises:
@@ -414,7 +439,7 @@ def plain_assignments(path: Path = MANIFEST) -> dict[str, PlainAssignment]:
         where = f"{path.name}: plain assignment {name}"
         if set(entry) - {"name", "due", "late_policy", "counts"}:
             raise ValueError(f"{where}: a [[plain]] entry sets only name, due, late_policy and "
-                             "counts (its points are its notebook's)")
+                             "counts (its points are its notebooks')")
         due = entry.get("due")
         counts = entry.get("counts") or data["course"].get("counts", "latest")
         if counts not in COUNTS:
@@ -424,22 +449,3 @@ def plain_assignments(path: Path = MANIFEST) -> dict[str, PlainAssignment]:
                                       _late_policy(entry.get("late_policy", default), where),
                                       counts)
     return found
-
-
-@cache
-def plain_refused(path: Path = MANIFEST) -> dict[str, str]:
-    """Folders of solutions/ with notebooks that are not a plain assignment packlab grades, and
-    why (several notebooks in one assignment: nbgrader's ps1 has problem1 and problem2)."""
-    solutions = path.parent / "solutions"
-    exercises = {e.name for e in load(path).exercises}
-    refused = {}
-    for folder in sorted(solutions.iterdir()) if solutions.is_dir() else []:
-        notebooks = sorted(p.name for p in folder.glob("*.ipynb")) if folder.is_dir() else []
-        if folder.name in exercises or not notebooks or notebooks == [f"{folder.name}.ipynb"]:
-            continue
-        refused[folder.name] = (
-            f"`{folder.name}` holds {', '.join(notebooks)} in solutions/{folder.name}/: packlab "
-            f"grades a plain nbgrader assignment of one notebook named {folder.name}.ipynb, "
-            f"not several; grade it with `nbgrader autograde {folder.name}`, or split it into "
-            "one assignment per notebook")
-    return refused
