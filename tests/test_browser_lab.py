@@ -704,7 +704,6 @@ def test_every_answer_stays_folded_until_opened(context, lab, lesson):
 
 # --- issue 29: notebooks open clean; a failing check does not stop Run All ----------------------
 
-OPEN_AT_ONCE = 4  # notebooks open side by side, each in a page (and workspace) of its own
 DIRTY = """() => [...document.querySelectorAll('.jp-mod-dirty')].map(
     e => e.className + ' ' + (e.textContent || '').trim().slice(0, 60))"""
 
@@ -724,25 +723,19 @@ def test_every_lesson_and_exercise_opens_without_unsaved_changes(context, lab):
     paths += [str(workspace.learner_copy(lab.folder, e.release).relative_to(lab.folder))
               for e in course.exercises]
     dirty = {}
-    for start in range(0, len(paths), OPEN_AT_ONCE):
-        batch = paths[start:start + OPEN_AT_ONCE]
-        before = {path: (lab.folder / path).read_bytes() for path in batch}
-        pages = {path: context.new_page() for path in batch}
-        for path, page in pages.items():  # each loads and starts its kernel beside the others
-            page.goto(lab.notebook(path))
-        for path, page in pages.items():
-            cells = len(nbformat.read(lab.folder / path, as_version=4).cells)
-            page.wait_for_function(NOTEBOOK_READY, arg=cells)  # its kernel is up and idle
-        pages[batch[-1]].wait_for_timeout(1500)  # the kernels' info reaches each model
-        for path, page in pages.items():
-            found = page.evaluate(DIRTY)
-            if found:
-                dirty[path] = found
-                page.screenshot(path=screenshot_path(f"issue29-dirty-{path}"))
-            page.close()
-        shut_down_kernels(lab)  # a few kernels at a time on a small machine
-        for path, was in before.items():
-            assert (lab.folder / path).read_bytes() == was, f"{path} was written on opening"
+    page = context.new_page()
+    for path in paths:
+        before = (lab.folder / path).read_bytes()
+        page.goto(lab.notebook(path))
+        cells = len(nbformat.read(lab.folder / path, as_version=4).cells)
+        page.wait_for_function(NOTEBOOK_READY, arg=cells)  # its kernel is up and idle
+        page.wait_for_timeout(1500)  # the kernel's info reaches the notebook's model
+        found = page.evaluate(DIRTY)
+        if found:
+            dirty[path] = found
+            page.screenshot(path=screenshot_path(f"issue29-dirty-{path}"))
+        assert (lab.folder / path).read_bytes() == before, f"{path} was written on opening"
+    page.close()
     assert not dirty, f"opened with unsaved changes: {dirty}"
 
 
