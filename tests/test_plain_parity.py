@@ -129,7 +129,10 @@ def graded(tmp_path_factory):
     course = course_folder(tmp_path_factory.mktemp("parity") / "course")
     done = run(course, str(NBGRADER), "autograde", "*", "--force",  # one process, every one
                "--Autograde.create_student=True")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    log = course.parent / "autograde.log"  # every assignment's: its tail may not hold the cause
+    log.write_text(done.stdout + done.stderr, encoding="utf-8")
+    assert done.returncode == 0, f"nbgrader autograde failed (whole log: {log}):\n" + \
+        done.stderr[-3000:]
     theirs, most = nbgrader_scores(course)
     done = run(course, str(BIN / "packlab"), "grade", "submitted", "--out", "out")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
