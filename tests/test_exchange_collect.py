@@ -21,8 +21,11 @@ from as_user import impossible
 from conftest import COURSE, with_answer
 from nbgrader.api import Gradebook
 
+from autograder.cohort import set_aside
+from autograder.cohort.set_aside import SetAside
 from autograder.escape import for_markdown
 from autograder.glue.exchange import name_uid, stranger
+from autograder.outfolder import NO_SUBMISSION, SET_ASIDE
 
 EXERCISE = COURSE.exercise("02-greedy-pack")
 
@@ -210,3 +213,28 @@ def test_a_hand_in_is_its_namesakes_only_when_all_of_it_is(tmp_path):
 def test_name_uids_are_above_every_ordinary_account(name):
     assert 100_000 <= name_uid(name) < 100_000 + 2**30
     assert name_uid(name) == name_uid(name)
+
+
+def test_the_record_of_what_was_set_aside_marks_the_rows_on_every_run(tmp_path):
+    """OUT's record, read again: a graded row says what was set aside, a row with nothing
+    handed in becomes `set aside`, a forgery whose row is gone gets one; an unreadable record
+    marks nothing."""
+    graded = {"student": "ada", "assignment": ASSIGNMENT, "score": 5, "max_score": 5,
+              "status": "graded", "reason": ""}
+    empty = {**graded, "student": "cy", "score": 0, "status": "not graded",
+             "reason": NO_SUBMISSION}
+    set_aside.record(tmp_path, [SetAside("ada", ASSIGNMENT, "ada+x", "it was bo's", "ada+own"),
+                                SetAside("cy", ASSIGNMENT, "cy+x", "a link"),
+                                SetAside("di", ASSIGNMENT, "di+x", "it was bo's")])
+    set_aside.record(tmp_path, [SetAside("cy", ASSIGNMENT, "cy+x", "a link")])  # once only
+    found = set_aside.read(tmp_path)
+    assert len(found) == 3
+    rows = {r["student"]: r for r in set_aside.marked([graded, empty], found, lambda _: 5)}
+    assert rows["ada"]["status"] == "graded"
+    assert rows["ada"]["reason"] == rows["ada"]["set_aside"] == (
+        "the hand-in 'ada+x' was set aside: it was bo's, so it may be forged; graded instead: "
+        "the learner's own hand-in 'ada+own'")
+    assert rows["cy"]["status"] == rows["di"]["status"] == SET_ASIDE
+    assert rows["di"]["max_score"] == 5 and "nothing graded" in rows["di"]["reason"]
+    (tmp_path / "set-aside" / "set-aside.json").write_text("[{\"student\": 1}]")
+    assert set_aside.read(tmp_path) == []
