@@ -10,6 +10,7 @@ another chart's jupyterhub/ folder to check against instead.
 from __future__ import annotations
 
 import os
+import re
 import types
 from pathlib import Path
 
@@ -166,6 +167,15 @@ def test_the_values_say_what_the_plan_says(values):
     assert user["cmd"] == ["packlab", "lab"]
     assert user["defaultUrl"] == "/lab/tree/START.ipynb"
     assert values["cull"]["timeout"] == 3600
+    assert values["hub"]["config"]["JupyterHub"]["implicit_spawn_seconds"] == \
+        hub_setting("c.JupyterHub.implicit_spawn_seconds")  # a crashed server comes back
     page = (ROOT / "book" / "instructors" / "kubernetes.md").read_text(encoding="utf-8")
     assert f"guarantee {user['memory']['guarantee'].removesuffix('M')} MB" in page
     assert f"{values['scheduling']['userPlaceholder']['replicas']} placeholder pods" in page
+
+
+def hub_setting(name: str) -> float:
+    """A number that hub/jupyterhub_config.py (`make hub`) sets: ``name = N``."""
+    text = (ROOT / "hub" / "jupyterhub_config.py").read_text(encoding="utf-8")
+    (value,) = re.findall(rf"^{re.escape(name)} = ([0-9.]+)$", text, re.MULTILINE)
+    return float(value)
