@@ -2,8 +2,9 @@
 
 OUT/grades.csv and the class's summaries are at the top; each submission's files are in
 OUT/students/<student>/<assignment>/ (`submission_folder`), so no student's folder name can
-collide with the class's files. Used by the class layer that writes them and the term layer
-that reads them back (gradebook, bundles).
+collide with the class's files; hand-ins set aside as forged are kept in
+OUT/set-aside/<student>/<assignment>/ (`set_aside_folder`). Used by the class layer that writes
+them and the term layer that reads them back (gradebook, bundles).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 
 STUDENTS = "students"  # OUT/students/<student>/<assignment>/{feedback.html,results.json}
 NO_SUBMISSION = "no submission"  # a grades.csv row's reason when nothing was handed in
+SET_ASIDE = "set aside"  # a grades.csv row's status when its hand-in was set aside as forged
+ASIDE = "set-aside"  # OUT/set-aside/: the forged hand-ins taken out of SUBMITTED, and their record
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -34,10 +37,20 @@ def submission_folder(out: Path, student: str, assignment: str) -> Path:
 
     Each name must be one path component (as folder names are); anything else is refused.
     """
-    for name in (student, assignment):
-        if not name or name in (".", "..") or "/" in name or "\0" in name or os.sep in name:
-            raise ValueError(f"not a folder name: {name!r}")
-    return out / STUDENTS / student / assignment
+    return out / STUDENTS / _component(student) / _component(assignment)
+
+
+def set_aside_folder(out: Path, student: str, assignment: str) -> Path:
+    """OUT/set-aside/<student>/<assignment>: where the forged hand-ins of one submission are
+    kept (each in a folder named as in the exchange)."""
+    return out / ASIDE / _component(student) / _component(assignment)
+
+
+def _component(name: str) -> str:
+    """``name``, which must be one path component (as folder names are); else ValueError."""
+    if not name or name in (".", "..") or "/" in name or "\0" in name or os.sep in name:
+        raise ValueError(f"not a folder name: {name!r}")
+    return name
 
 
 def remove_partial(out: Path) -> list[Path]:

@@ -124,12 +124,15 @@ configure_room(c, db=hub.private / "room.sqlite", port=hub.room_port, presenters
 # server, kernel and open tab running. The hub leaves the servers and the proxy running when it
 # stops and finds them again when it starts: LocalProcessSpawner keeps each server's pid in the
 # database, LastingProxy keeps the last hub's proxy and its routes (its token is kept in the
-# hub's home). A crashed server is seen within 10 s; the proxy's page for it (hub/templates/
-# 503.html) starts it again and brings the learner back. `packlab hub stop --everything` ends all.
+# hub's home). A crashed server is seen within 10 s. Until then the proxy's page for it (hub/
+# templates/503.html) sends the learner to the spawn page; after, the hub's own "not running"
+# page does, by itself (implicit_spawn_seconds: never a page that waits for a click), and the
+# server starts again. `packlab hub stop --everything` ends all.
 c.JupyterHub.cleanup_servers = False
 c.JupyterHub.cleanup_proxy = False
 c.JupyterHub.proxy_class = LastingProxy
 c.ConfigurableHTTPProxy.auth_token = proxy_token(hub.proxy_token)
 c.JupyterHub.pid_file = str(hub.hub_pid)
 c.Spawner.poll_interval = 10
+c.JupyterHub.implicit_spawn_seconds = 2
 c.JupyterHub.template_paths = [os.path.join(os.path.dirname(__file__), "templates")]

@@ -1,28 +1,42 @@
 """A hand-in counts only for the account that wrote it: real `nbgrader collect` with the hub's
 collect (autograder.glue.exchange.OwnedCollect), and `packlab grade` after nbgrader's own
-collect, on an exchange whose hand-ins are owned by several uids. The uids are the Kubernetes
-rule's (`name_uid`), so no account is needed; the machine's own accounts (PAM, `make hub`) are
-tested on a real hub in tests/test_hub_term.py."""
+collect (the forgeries set aside, the rest of the class graded), on an exchange whose hand-ins
+are owned by several uids. The uids are the Kubernetes rule's (`name_uid`), so no account is
+needed; the machine's own accounts (PAM, `make hub`) are tested on a real hub in
+tests/test_hub_term.py."""
 
 from __future__ import annotations
 
+import csv
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import as_user
+import nbformat
 import pytest
 from as_user import impossible
+from conftest import COURSE, with_answer
+from nbgrader.api import Gradebook
 
+from autograder.cohort import set_aside
+from autograder.cohort.set_aside import SetAside
+from autograder.escape import for_markdown
 from autograder.glue.exchange import name_uid, stranger
+from autograder.outfolder import NO_SUBMISSION, SET_ASIDE
+
+EXERCISE = COURSE.exercise("02-greedy-pack")
 
 ASSIGNMENT = "02-greedy-pack"
 EARLY, LATE = "2026-12-01 10:00:00.000000 UTC", "2026-12-01 11:00:00.000000 UTC"
 
 
-def hand_in(inbound: Path, named: str, when: str, uid: int, answer: str) -> Path:
+def hand_in(inbound: Path, named: str, when: str, uid: int, answer: str,
+            random: str = "") -> Path:
     """A hand-in folder as nbgrader's submit writes it, owned by ``uid``."""
-    folder = inbound / f"{named}+{ASSIGNMENT}+{when}+{os.urandom(4).hex()}"
+    folder = inbound / f"{named}+{ASSIGNMENT}+{when}+{random or os.urandom(4).hex()}"
     folder.mkdir()
     (folder / "timestamp.txt").write_text(when)
     (folder / f"{ASSIGNMENT}.ipynb").write_text(answer)
@@ -81,21 +95,102 @@ def test_a_hand_in_written_by_another_account_is_set_aside_loudly(tmp_path):
     assert "Traceback" not in done.stdout
 
 
-def test_packlab_grade_refuses_what_nbgrader_s_own_collect_took_from_a_forger(tmp_path):
-    """nbgrader's own collect takes bo's forgery as ada's (and cy's with its link): `packlab
-    grade` finds them in the exchange, grades nothing and says which and what to do."""
-    course, forged = exchange(tmp_path, None)
+def forged_class(folder: Path, released: Path) -> tuple[Path, dict[str, str]]:
+    """A released course (02 in its gradebook) whose class nbgrader's own collect took from an
+    exchange holding forgeries: ada's own hand-in (the solution) and a later one named for ada
+    that bo wrote (the starter), under a name full of markup; bo's own; cy's holding a link.
+    The course and the names of the hand-ins, by whose they are."""
+    course, root = folder / "course", folder / "exchange"
+    shutil.copytree(released, course)
+    inbound = root / "packlab" / "inbound"
+    inbound.mkdir(parents=True)
+    root.chmod(0o1777)  # as nbgrader's exchange is: anyone may write it
+    with (course / "nbgrader_config.py").open("a") as config:
+        config.write(f"c.Exchange.root = {str(root)!r}\nc.OwnedCollect.uids = 'name'\n")
+    solution = nbformat.writes(with_answer(EXERCISE, None))
+    starter = EXERCISE.release.read_text()
+    names = {"ada": hand_in(inbound, "ada", EARLY, name_uid("ada"), solution).name,
+             "forged": hand_in(inbound, "ada", LATE, name_uid("bo"), starter,
+                               "[bold red]<i>x[link=y]").name,
+             "bo": hand_in(inbound, "bo", EARLY, name_uid("bo"), starter).name}
+    linked = hand_in(inbound, "cy", EARLY, name_uid("cy"), solution)
+    (linked / "secret.txt").symlink_to("/etc/hostname")
+    os.lchown(linked / "secret.txt", name_uid("cy"), name_uid("cy"))
+    names["cy"] = linked.name
     collected = run(["nbgrader", "collect", ASSIGNMENT], course)
     assert collected.returncode == 0, collected.stderr
-    submitted = course / "submitted"
-    assert (submitted / "ada" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text() == "bo's forgery"
-    done = run(["packlab", "grade", "submitted", "--out", "graded"], course)
-    said = " ".join(done.stdout.split())
-    assert done.returncode == 2, said
-    assert "Not grading. 2 submission(s) came from a hand-in that another account wrote" in said
-    assert f"ada/{ASSIGNMENT} is {forged.name!r}: . was written by uid {name_uid('bo')}" in said
-    assert f"cy/{ASSIGNMENT} is" in said and "secret.txt is a link" in said
-    assert "bo/" not in said and not (course / "graded").exists()
+    assert (course / "submitted" / "ada" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text() \
+        == starter  # nbgrader's own collect took bo's forgery as ada's
+    return course, names
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("who", ["root", "an ordinary user"])
+def test_packlab_grade_sets_aside_what_nbgrader_s_own_collect_took_from_a_forger(
+        tmp_path, released_greedy_pack, who):
+    """`packlab grade` after nbgrader's own collect grades the class but the forgeries: bo's
+    hand-in named for ada is taken out of the submitted folder (kept in graded/set-aside/) and
+    ada's own is collected in its place and graded; cy's, holding a link, is set aside with
+    nothing in its place. Each is named in the terminal (escaped), in grades.csv and summary.md;
+    nothing of cy's goes into the gradebook; the exit status is 1. Run by root, and by an
+    ordinary user who owns the course (the exchange's hand-ins owned by the learners' uids)."""
+    if os.geteuid() != 0:
+        impossible("giving files to other uids needs root")
+    folder = tmp_path if who == "root" else as_user.folder()
+    try:
+        course, names = forged_class(folder, released_greedy_pack)
+        if who == "root":
+            done = run(["packlab", "grade", "submitted", "--out", "graded"], course)
+        else:
+            as_user.give(course)
+            done = as_user.run_as_user("from packlab.course.cli import main; "
+                                       "raise SystemExit(main())", "grade", "submitted",
+                                       "--out", "graded", cwd=course)
+        said = " ".join(done.stdout.split())
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "Traceback" not in done.stdout + done.stderr
+        assert "Set aside: 2 submission(s) came from a hand-in that another account wrote" in said
+        assert f"ada / {ASSIGNMENT}: the hand-in {names['forged']!r} was set aside: . was " \
+            f"written by uid {name_uid('bo')}" in said  # its markup shown as it is
+        assert f"graded instead: their own hand-in {names['ada']!r}" in said, done.stderr
+        assert "secret.txt is a link" in said and "nothing of their own was collected" in said
+
+        submitted, graded = course / "submitted", course / "graded"
+        assert (submitted / "ada" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text() == \
+            (folder / "exchange" / "packlab" / "inbound" / names["ada"] /
+             f"{ASSIGNMENT}.ipynb").read_text()
+        assert not (submitted / "cy" / ASSIGNMENT).exists()
+        kept = graded / "set-aside"
+        assert (kept / "ada" / ASSIGNMENT / names["forged"] / f"{ASSIGNMENT}.ipynb").read_text() \
+            == EXERCISE.release.read_text()
+        assert (kept / "cy" / ASSIGNMENT / names["cy"] / "secret.txt").is_file()  # followed
+
+        with (graded / "grades.csv").open(newline="", encoding="utf-8") as handle:
+            rows = {row["student"]: row for row in csv.DictReader(handle)}
+        assert rows["ada"]["status"] == "graded"
+        assert rows["ada"]["score"] == rows["ada"]["max_score"] == str(EXERCISE.max_score)
+        assert f"the hand-in {names['forged']!r} was set aside" in rows["ada"]["reason"]
+        assert rows["bo"]["status"] == "graded" and rows["bo"]["score"] == "0"
+        assert rows["cy"]["status"] == "set aside" and rows["cy"]["score"] == "0"
+        assert "secret.txt is a link" in rows["cy"]["reason"]
+        summary = (graded / "summary.md").read_text()
+        assert "1 set aside as forged" in summary and "SET ASIDE: 2 submissions" in summary
+        assert for_markdown(repr(names["forged"])) in summary and "<i>" not in summary
+
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="packlab") as gb:
+            written = {s.student_id: s.score for s in
+                       gb.find_assignment(ASSIGNMENT).submissions}
+        assert written == {"ada": EXERCISE.max_score, "bo": 0}, written  # nothing of cy's
+
+        again = run(["packlab", "grade", "submitted", "--out", "graded"], course) \
+            if who == "root" else None
+        if again is not None:  # a second run grades nothing again and still names them
+            assert again.returncode == 1, again.stdout
+            assert "Set aside:" not in again.stdout and "SET ASIDE: 2 submissions" in \
+                " ".join(again.stdout.split())
+    finally:
+        if folder != tmp_path:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_a_hand_in_is_its_namesakes_only_when_all_of_it_is(tmp_path):
@@ -118,3 +213,28 @@ def test_a_hand_in_is_its_namesakes_only_when_all_of_it_is(tmp_path):
 def test_name_uids_are_above_every_ordinary_account(name):
     assert 100_000 <= name_uid(name) < 100_000 + 2**30
     assert name_uid(name) == name_uid(name)
+
+
+def test_the_record_of_what_was_set_aside_marks_the_rows_on_every_run(tmp_path):
+    """OUT's record, read again: a graded row says what was set aside, a row with nothing
+    handed in becomes `set aside`, a forgery whose row is gone gets one; an unreadable record
+    marks nothing."""
+    graded = {"student": "ada", "assignment": ASSIGNMENT, "score": 5, "max_score": 5,
+              "status": "graded", "reason": ""}
+    empty = {**graded, "student": "cy", "score": 0, "status": "not graded",
+             "reason": NO_SUBMISSION}
+    set_aside.record(tmp_path, [SetAside("ada", ASSIGNMENT, "ada+x", "it was bo's", "ada+own"),
+                                SetAside("cy", ASSIGNMENT, "cy+x", "a link"),
+                                SetAside("di", ASSIGNMENT, "di+x", "it was bo's")])
+    set_aside.record(tmp_path, [SetAside("cy", ASSIGNMENT, "cy+x", "a link")])  # once only
+    found = set_aside.read(tmp_path)
+    assert len(found) == 3
+    rows = {r["student"]: r for r in set_aside.marked([graded, empty], found, lambda _: 5)}
+    assert rows["ada"]["status"] == "graded"
+    assert rows["ada"]["reason"] == rows["ada"]["set_aside"] == (
+        "the hand-in 'ada+x' was set aside: it was bo's, so it may be forged; graded instead: "
+        "the learner's own hand-in 'ada+own'")
+    assert rows["cy"]["status"] == rows["di"]["status"] == SET_ASIDE
+    assert rows["di"]["max_score"] == 5 and "nothing graded" in rows["di"]["reason"]
+    (tmp_path / "set-aside" / "set-aside.json").write_text("[{\"student\": 1}]")
+    assert set_aside.read(tmp_path) == []

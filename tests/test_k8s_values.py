@@ -1,17 +1,16 @@
 """The Kubernetes plan (hub/k8s/values.yaml, hub/k8s/packlab.yaml) fits Zero to JupyterHub's own
 values schema and says what the code does on one machine.
 
-The schema: the `jupyterhub` chart's values.schema.yaml and its default values.yaml, chart 4.2.0
-(github jupyterhub/zero-to-jupyterhub-k8s, tag 4.2.0, commit 5534b85561a8a843d28b486e3681cff00f
-10ecf3, jupyterhub/values.schema.yaml and jupyterhub/values.yaml). Helm validates the chart's
-defaults merged with ours, so this test does the same. Published code is kept out of this
-repository: the two files are read from the steering repository's shared/ folder
-(``../shared/z2jh-4.2.0/``) or the folder PACKLAB_Z2JH_CHART names.
+The schema: the `jupyterhub` chart's values.schema.yaml and its default values.yaml, chart 4.2.0,
+vendored in tests/vendor/z2jh-4.2.0/ with their licence and source (its README). Helm validates
+the chart's defaults merged with ours, so this test does the same. PACKLAB_Z2JH_CHART may name
+another chart's jupyterhub/ folder to check against instead.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import types
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from packlab.course.room.report import URL_VARIABLE
 from packlab.manifest import ROOT
 
 K8S = ROOT / "hub" / "k8s"
-CHART = Path(os.environ.get("PACKLAB_Z2JH_CHART", ROOT.parent / "shared" / "z2jh-4.2.0"))
+CHART = Path(os.environ.get("PACKLAB_Z2JH_CHART", ROOT / "tests" / "vendor" / "z2jh-4.2.0"))
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +44,6 @@ def manifests() -> dict[tuple[str, str], dict]:
 @pytest.fixture(scope="module")
 def chart() -> tuple[dict, dict]:
     """The chart's schema and default values."""
-    if not (CHART / "values.schema.yaml").is_file():
-        pytest.skip(f"Zero to JupyterHub's values schema is not at {CHART}: put the chart's "
-                    "values.schema.yaml and values.yaml there (see this module's docstring)")
     return tuple(yaml.safe_load((CHART / name).read_text(encoding="utf-8"))
                  for name in ("values.schema.yaml", "values.yaml"))
 
@@ -71,12 +67,15 @@ def test_the_values_fit_the_charts_own_schema(values, chart):
     jsonschema.validate(helm_merge(defaults, values), schema)
 
 
-def test_the_charts_schema_catches_a_wrong_key(values, chart):
-    """The check can fail: a misspelt key (singleuser.memmory) is refused."""
+@pytest.mark.parametrize(("wrong", "said"), [
+    ({"singleuser": {"memmory": {"limit": "1G"}}}, "memmory"),  # a misspelt key
+    ({"cull": {"timeout": "an hour"}}, "'an hour' is not of type 'integer'"),  # a wrong type
+])
+def test_the_charts_schema_catches_a_wrong_value(values, chart, wrong, said):
+    """The check can fail: values the chart's schema refuses are refused."""
     schema, defaults = chart
-    wrong = helm_merge(values, {"singleuser": {"memmory": {"limit": "1G"}}})
-    with pytest.raises(jsonschema.ValidationError, match="memmory"):
-        jsonschema.validate(helm_merge(defaults, wrong), schema)
+    with pytest.raises(jsonschema.ValidationError, match=said):
+        jsonschema.validate(helm_merge(defaults, helm_merge(values, wrong)), schema)
 
 
 def test_the_room_is_the_codes_room_with_a_pod_behind_it(values, manifests):
@@ -168,6 +167,15 @@ def test_the_values_say_what_the_plan_says(values):
     assert user["cmd"] == ["packlab", "lab"]
     assert user["defaultUrl"] == "/lab/tree/START.ipynb"
     assert values["cull"]["timeout"] == 3600
+    assert values["hub"]["config"]["JupyterHub"]["implicit_spawn_seconds"] == \
+        hub_setting("c.JupyterHub.implicit_spawn_seconds")  # a crashed server comes back
     page = (ROOT / "book" / "instructors" / "kubernetes.md").read_text(encoding="utf-8")
     assert f"guarantee {user['memory']['guarantee'].removesuffix('M')} MB" in page
     assert f"{values['scheduling']['userPlaceholder']['replicas']} placeholder pods" in page
+
+
+def hub_setting(name: str) -> float:
+    """A number that hub/jupyterhub_config.py (`make hub`) sets: ``name = N``."""
+    text = (ROOT / "hub" / "jupyterhub_config.py").read_text(encoding="utf-8")
+    (value,) = re.findall(rf"^{re.escape(name)} = ([0-9.]+)$", text, re.MULTILINE)
+    return float(value)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from autograder import names, outfolder
 from autograder.checks import example_cache
-from autograder.cohort import cluster, record, report, summary
+from autograder.cohort import cluster, record, report, set_aside, summary
 from autograder.cohort.record import Graded
 from autograder.cohort.task import Task, grade_one, max_score
 from autograder.run import handed_in, isolation, submission
@@ -502,12 +502,14 @@ def _correct(out: Path, tasks: list[Task], records: dict[Task, Graded | None],
 def _rows(out: Path, tasks: list[Task], why: dict[Task, str | None],
           sandboxed: bool) -> tuple[list[dict], list[dict]]:
     """The results.json documents of ``tasks`` (those that can be read) and grades.csv's rows,
-    each with why it was graded again (`regraded`; not a column of grades.csv)."""
+    each with why it was graded again (`regraded`; not a column of grades.csv) and what was set
+    aside as forged (`set_aside`)."""
     results = [_results(out, t) for t in tasks]
     rows = [{**(grades_row(data) if data else _unwritten(task, sandboxed)),
              "regraded": why[task] if why[task] not in (None, "new") else ""}
             for task, data in zip(tasks, results, strict=True)]
-    return [data for data in results if data], rows
+    return [data for data in results if data], set_aside.marked(rows, set_aside.read(out),
+                                                               max_score)
 
 
 ASKED = "asked to regrade"  # --force, --student, --assignment or --group

@@ -15,7 +15,7 @@ from pathlib import Path
 from autograder import names
 from autograder.cohort import misconceptions
 from autograder.escape import for_markdown
-from autograder.outfolder import NO_SUBMISSION, write_atomically
+from autograder.outfolder import ASIDE, NO_SUBMISSION, SET_ASIDE, write_atomically
 from autograder.term import late
 from packlab.manifest import load, plain_assignments
 
@@ -35,12 +35,25 @@ def share(score: float, max_score: float) -> float:
 def _summary(rows: list[dict], name=_one_line) -> tuple[list[str], list[str]]:
     """The summary's headline(s) and the lines of what could not be graded (texts via ``name``)."""
     graded = [r for r in rows if r["status"] == "graded"]
-    failed = [r for r in rows if r["status"] != "graded" and r["reason"] != NO_SUBMISSION]
-    missing = len(rows) - len(graded) - len(failed)
+    aside = [r for r in rows if r["status"] == SET_ASIDE]
+    failed = [r for r in rows if r["status"] not in ("graded", SET_ASIDE)
+              and r["reason"] != NO_SUBMISSION]
+    missing = len(rows) - len(graded) - len(failed) - len(aside)
     mean = sum(share(r["score"], r["max_score"]) for r in graded) / len(graded) if graded else 0
     head = [f"Graded {len(graded)} of {len(rows)} submissions; mean {mean:.0%}."
             + (f" {len(failed)} could not be graded." if failed else "")
+            + (f" {len(aside)} set aside as forged." if aside else "")
             + (f" {missing} not handed in." if missing else "")]
+    forged = [r for r in rows if r.get("set_aside")]
+    if forged:
+        head.append(f"SET ASIDE: {len(forged)} submission{'s' * (len(forged) != 1)} came from "
+                    "a hand-in that another account wrote than the learner it names: nothing "
+                    "of a forgery is graded or written to nbgrader's gradebook; each is kept in "
+                    f"{ASIDE}/ beside grades.csv (delete that folder once you have dealt with "
+                    "them) and stays in the exchange until root removes it: "
+                    + "; ".join(f"{name(r['student'])} / {name(r['assignment'])}: "
+                                f"{name(r['set_aside'])}" for r in forged[:10])
+                    + (f"; and {len(forged) - 10} more" if len(forged) > 10 else "") + ".")
     regraded = Counter(r["regraded"] for r in rows if r.get("regraded"))
     if regraded:
         head.append(f"Graded again: {sum(regraded.values())} "

@@ -13,22 +13,20 @@ Which uid an account has: the machine's own accounts (``passwd``, the one-machin
 Kubernetes where a pod has no such accounts, the uid the hub's spawner gives the name
 (``name``: `name_uid`, hub/k8s/values.yaml).
 
-`forged_in` is `packlab grade`'s own check of the same, for submissions that another collect
-(nbgrader's own) put in the submitted folder: the exchange still holds the forged hand-in.
+`autograder.glue.forgeries` is `packlab grade`'s own check of the same, for submissions that
+another collect (nbgrader's own) put in the submitted folder: the exchange still holds the
+forged hand-in.
 """
 
 from __future__ import annotations
 
-import filecmp
 import hashlib
 import os
 import pwd
 import stat
-from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 from traitlets import Enum
-from traitlets.config import Config
 
 SET_ASIDE = "\0set-aside:"  # a record's user, for a hand-in that is no one's to collect
 FIRST_NAME_UID = 100_000  # name_uid's range starts here, above every ordinary account
@@ -103,60 +101,3 @@ class OwnedCollect(ExchangeCollect):
                       "not collected: each holds what the learner it names did not write, so it "
                       "may be forged. Every other hand-in was collected. Not collected: "
                       + "; ".join(self.set_aside))
-
-
-def forged_in(submitted: Path, course: Path) -> list[str]:
-    """The submissions under ``submitted`` copied from a hand-in of the exchange that another
-    account wrote, in words; none when nbgrader's settings (Jupyter's config path, then
-    ``course``) name no exchange this account may list."""
-    config = _nbgrader_config(course)
-    if "root" not in config.Exchange:
-        return []
-    inbound = Path(config.Exchange.root) / config.CourseDirectory.get("course_id", "") / "inbound"
-    if not os.access(inbound, os.R_OK | os.X_OK):
-        return []
-    by_name = config.OwnedCollect.get("uids", "passwd") == "name"
-    hand_ins: dict[tuple[str, str], list[str]] = {}
-    for name in sorted(os.listdir(inbound)):
-        parts = name.rsplit("+", 3)  # student+assignment+time+random, as nbgrader reads it
-        if len(parts) == 4:
-            hand_ins.setdefault((parts[0], parts[1]), []).append(name)
-    found = []
-    for copy in sorted(path for path in submitted.glob("*/*") if path.is_dir()):
-        student, assignment = copy.parent.name, copy.name
-        uid = name_uid(student) if by_name else account_uid(student)
-        for name in hand_ins.get((student, assignment), []):
-            wrong = stranger(str(inbound / name), uid)
-            if wrong and _same_files(copy, inbound / name):
-                found.append(f"{student}/{assignment} is {name!r}: {wrong}")
-    return found
-
-
-def _nbgrader_config(course: Path) -> Config:
-    from jupyter_core.paths import jupyter_config_path
-    from traitlets.config.loader import load_pyconfig_files
-
-    config = Config()
-    for folder in [*reversed(jupyter_config_path()), str(course)]:
-        try:
-            config.merge(load_pyconfig_files(["nbgrader_config.py"], folder))
-        except Exception:  # noqa: BLE001 - a broken file is nbgrader's to report; skip it
-            continue
-    return config
-
-
-def _names(root: Path) -> list[str]:
-    """Every name in ``root`` but its folders, walked without following a link."""
-    return sorted(os.path.relpath(os.path.join(folder, name), root)
-                  for folder, _, files in os.walk(root) for name in files)
-
-
-def _same_files(copy: Path, source: Path) -> bool:
-    """Is ``copy`` (as collect wrote it) ``source``? The same names, and the same bytes in each
-    of the source's regular files (a link or a FIFO is never opened)."""
-    names = _names(source)
-    if _names(copy) != names:
-        return False
-    regular = [n for n in names if stat.S_ISREG(os.lstat(source / n).st_mode)]
-    same, _, _ = filecmp.cmpfiles(copy, source, regular, shallow=False)
-    return len(same) == len(regular)

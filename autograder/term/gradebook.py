@@ -360,9 +360,9 @@ def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Writ
         warnings.simplefilter("ignore", SAWarning)
         for row in rows:
             exercise = exercises.get(row["assignment"])
-            if row["reason"] == outfolder.NO_SUBMISSION or exercise is None \
-                    or not _known(gb, exercise.name, written):
-                continue  # nothing handed in (nbgrader counts 0), or not in this gradebook
+            if row["reason"] == outfolder.NO_SUBMISSION or row["status"] == outfolder.SET_ASIDE \
+                    or exercise is None or not _known(gb, exercise.name, written):
+                continue  # nothing (genuine) handed in: nbgrader counts 0; or not in this book
             why = not_exportable(row["student"])
             if why:
                 written.problems.append(f"student folder {row['student']!r} left out of the "

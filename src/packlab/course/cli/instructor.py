@@ -23,20 +23,34 @@ def _is_submitted_folder(submitted: Path) -> bool:
     return submitted.is_dir()
 
 
-def _forged(submitted: Path) -> bool:
-    """Did a hand-in that another account wrote reach SUBMITTED? If so, say which and what to
-    do."""
-    from autograder.glue.exchange import forged_in
+def _set_aside(submitted: Path, out: Path) -> bool:
+    """Take out of SUBMITTED every submission that came from a hand-in another account wrote
+    (`autograder.glue.forgeries`), the learner's own collected in its place; say which, loudly.
+    False (having said why) when that could not be done."""
+    from autograder import outfolder
+    from autograder.glue.forgeries import set_aside
 
-    found = forged_in(submitted, Path.cwd())
-    if found:
-        console.print(f"[bold red]Not grading.[/] {len(found)} submission(s) came from a hand-in "
-                      "that another account wrote than the learner it names (a forgery):")
-        for line in found:
-            console.print(f"  {shown(line)}")
-        console.print("Remove each such folder from the submitted folder and collect again with "
-                      "formgrader (the hub's collect sets forgeries aside).")
-    return bool(found)
+    try:
+        done = set_aside(submitted, out, Path.cwd())
+    except OSError as exc:
+        console.print(f"[bold red]Not grading.[/] A submission that came from a forged hand-in "
+                      f"could not be set aside ({shown(exc)}); nothing was graded.")
+        return False
+    if done:
+        console.print(f"[bold red]Set aside:[/] {len(done)} submission(s) came from a hand-in "
+                      "that another account wrote than the learner it names (a forgery). "
+                      "Nothing of it is graded or written to the gradebook; the rest of the "
+                      "class is graded.")
+    for entry in done:
+        instead = f"graded instead: their own hand-in {entry.own!r}" if entry.own else \
+            "nothing of their own was collected in its place (collect again in formgrader to " \
+            "take their own, if they handed one in): their row says set aside"
+        console.print(f"  {shown(entry.student)} / {shown(entry.assignment)}: "
+                      f"{shown(entry.said())}; {shown(instead)}.")
+    if done:
+        console.print(f"Kept in {shown(out / outfolder.ASIDE)}; each forgery stays in the "
+                      "exchange's inbound folder (it is the forger's) until root removes it.")
+    return True
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -52,7 +66,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from autograder.term.late import GradebookUnreadable
 
     submitted, out = Path(args.submitted), Path(args.out)
-    if not _is_submitted_folder(submitted) or _forged(submitted):
+    if not _is_submitted_folder(submitted) or not _set_aside(submitted, out):
         return 2
     limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits)})
     corrections = _corrections(args, submitted)
@@ -92,8 +106,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
                   f"{shown(out / 'class.png')}.")
     if not book.said():
         return 1
-    ungraded = [r for r in rows
-                if r["status"] != "graded" and r["reason"] != outfolder.NO_SUBMISSION]
+    ungraded = [r for r in rows if r.get("set_aside")
+                or r["status"] != "graded" and r["reason"] != outfolder.NO_SUBMISSION]
     return 1 if ungraded else 0
 
 
@@ -456,7 +470,7 @@ def cmd_similarity(args: argparse.Namespace) -> int:
     from autograder.cohort import similarity
 
     submitted, out = Path(args.submitted), Path(args.out)
-    if not _is_submitted_folder(submitted) or _forged(submitted):
+    if not _is_submitted_folder(submitted) or not _set_aside(submitted, out):
         return 2
     if not 0 < args.threshold <= 1:
         console.print("--threshold is a share of an answer, more than 0 and at most 1 (e.g. 0.7).")
