@@ -21,6 +21,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Patch
 
+from packlab.packing.conversation import agent_turn, assemble_turn, parts_by_id, turn_args
 from packlab.packing.curves import PartIndex
 from packlab.packing.evidence import SKIPPED, by_score, example_chunks, pack_evidence
 from packlab.packing.fitting import fit as course_fit
@@ -66,14 +67,17 @@ class Comparison:
     where: Callable[[Values], str]  # "at budget 300"
     verb: str  # what a function does to an item it takes: "keeps", "includes", "sends"
     unit: str  # what an amount counts: "tokens", "characters"
+    ordered: bool = False  # the order of the items taken matters (a request as sent)
 
 
 def _ids(ids: Sequence[str]) -> str:
     return ", ".join(ids)
 
 
-def difference(where: str, yours: Side, lesson: Side, verb: str, unit: str) -> str | None:
-    """One sentence saying how ``yours`` differs from ``lesson`` (None when it does not)."""
+def difference(where: str, yours: Side, lesson: Side, verb: str, unit: str,
+               ordered: bool = False) -> str | None:
+    """One sentence saying how ``yours`` differs from ``lesson`` (None when it does not);
+    ``ordered``: the same items in another order differ too."""
     if yours.error and lesson.error:
         return None  # both refuse: what each says is shown beside
     if yours.error:
@@ -91,15 +95,22 @@ def difference(where: str, yours: Side, lesson: Side, verb: str, unit: str) -> s
         parts.append(f"only the lesson's {verb} {_ids(only_lesson)}")
     parts += [f"yours {verb} {yours.kept[key]} {unit} of {key}, the lesson's {lesson.kept[key]}"
               for key in yours.kept if key in lesson.kept and yours.kept[key] != lesson.kept[key]]
+    if not parts and ordered and list(yours.kept) != list(lesson.kept):
+        parts.append(f"yours {verb} them in another order: {_ids(list(yours.kept))}; the "
+                     f"lesson's {_ids(list(lesson.kept))}")
     return f"{where.capitalize()}, {'; '.join(parts)}." if parts else None
 
 
-def differing(yours: Side, lesson: Side) -> set[str]:
-    """The ids the two sides disagree on (every id both could keep, when one side failed)."""
+def differing(yours: Side, lesson: Side, ordered: bool = False) -> set[str]:
+    """The ids the two sides disagree on (every id both could keep, when one side failed);
+    ``ordered``: also those sent at another place in the order."""
     if yours.error or lesson.error:
         return set() if yours.error and lesson.error else set(yours.kept) | set(lesson.kept)
     keys = set(yours.kept) | set(lesson.kept)
-    return {key for key in keys if yours.kept.get(key) != lesson.kept.get(key)}
+    moved = set()
+    if ordered:
+        moved = {a for a, b in zip(yours.kept, lesson.kept, strict=False) if a != b}
+    return {key for key in keys if yours.kept.get(key) != lesson.kept.get(key)} | moved
 
 
 def over_every(comparison: Comparison, values: Values) -> str:
@@ -113,7 +124,8 @@ def over_every(comparison: Comparison, values: Values) -> str:
         at = (value, *values[1:])
         yours, lesson = comparison.sides(at)
         tried += 1
-        said = difference(comparison.where(at), yours, lesson, comparison.verb, comparison.unit)
+        said = difference(comparison.where(at), yours, lesson, comparison.verb, comparison.unit,
+                          comparison.ordered)
         if yours.error and not lesson.error:
             return f"Yours fails {comparison.where(at)}: {yours.error}."
         if said:
@@ -143,10 +155,10 @@ class BesidePlot:
             Patch(facecolor=DIFFERS_BAND, edgecolor=VERMILLION, label="≠ they differ"),
         ], loc="outside lower center", ncols=3, fontsize=9.5, frameon=False)
 
-    def update(self, title: str, yours: Side, lesson: Side) -> None:
+    def update(self, title: str, yours: Side, lesson: Side, ordered: bool = False) -> None:
         ax = self.ax
         ax.clear()
-        marked = differing(yours, lesson)
+        marked = differing(yours, lesson, ordered)
         n = len(self.rows)
         y = np.arange(n)[::-1].astype(float)
         sizes = np.array([row.size for row in self.rows], dtype=float)
@@ -222,11 +234,11 @@ class BesideView(widgets.VBox):
         c = self.comparison
         yours, lesson = c.sides(values)
         where = c.where(values)
-        said = difference(where, yours, lesson, c.verb, c.unit)
-        count = len(differing(yours, lesson))
+        said = difference(where, yours, lesson, c.verb, c.unit, c.ordered)
+        count = len(differing(yours, lesson, c.ordered))
         title = (f"{where}: {count} {'item differs' if count == 1 else 'items differ'} (≠)"
                  if said else f"{where}: yours matches the lesson's")
-        self.plot.update(title, yours, lesson)
+        self.plot.update(title, yours, lesson, c.ordered)
         shown = said or f"{where.capitalize()}, yours {c.verb} the same as the lesson's."
         summary = (
             f'<div role="status" aria-live="polite"><b>{html.escape(shown)}</b></div>'
@@ -304,20 +316,20 @@ def pack_beside(parts: Sequence[Part], packer: Packer | None, lesson: Packer = g
 
 
 def _included_side(function: Callable | None, call: Callable[[Callable], object],
-                   sizes: dict[str, int], who: str, name: str) -> Side:
-    """Run ``call(function)``, which returns a dict whose "included" lists item ids."""
+                   sizes: dict[str, int], who: str, name: str, key: str = "included") -> Side:
+    """Run ``call(function)``, which returns a dict whose ``key`` lists item ids."""
     if not callable(function):
         return Side(error=_missing(name))
     try:
         result = call(function)
     except Exception as exc:  # noqa: BLE001 - a learner's function may raise anything
         return Side(error=_raised(who, exc))
-    included = result.get("included") if isinstance(result, dict) else None
+    included = result.get(key) if isinstance(result, dict) else None
     if not isinstance(included, list) or not all(
-            isinstance(key, str) and key in sizes for key in included):
-        return Side(error=f"{who} returned {result!r:.60}, not a dict whose \"included\" is a "
+            isinstance(item, str) and item in sizes for item in included):
+        return Side(error=f"{who} returned {result!r:.60}, not a dict whose \"{key}\" is a "
                     "list of the items' ids")
-    kept = {key: sizes[key] for key in included}
+    kept = {item: sizes[item] for item in included}
     return Side(kept, facts=f"used {sum(kept.values())} tokens")
 
 
@@ -411,3 +423,21 @@ def score_beside(scorer: Callable | None, items: Sequence[dict] | None = None,
             for function, who in ((scorer, "your score_and_pack"),
                                   (score_and_pack, "the lesson's score_and_pack"))),
         where=lambda v: f"at budget {v[0]}", verb="packs", unit="tokens"))
+
+
+def turn_beside(assemble: Callable | None, turn: dict | None = None, budget: int = 400
+                ) -> BesideView:
+    """Your ``assemble_turn`` beside the lesson's over the agent's turn, as the budget slides:
+    what each sends, and in what order."""
+    chosen = agent_turn() if turn is None else turn
+    sizes = {key: int(part["tokens"]) for key, part in parts_by_id(chosen).items()}
+    top = max(sum(sizes.values()) + 100, budget)
+    return BesideView(Comparison(
+        rows=[Row(key, size, key) for key, size in sizes.items()],
+        sliders=[_slider("budget", budget, 0, top)],
+        sides=lambda v: tuple(
+            _included_side(f, lambda f: f(*copy.deepcopy(turn_args(chosen, v[0]))), sizes,
+                           who, "assemble_turn", key="order")
+            for f, who in ((assemble, "your assemble_turn"),
+                           (assemble_turn, "the lesson's assemble_turn"))),
+        where=lambda v: f"at budget {v[0]}", verb="sends", unit="tokens", ordered=True))
