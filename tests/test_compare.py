@@ -82,8 +82,8 @@ def test_the_right_answer_matches_the_lesson_at_every_value(exercise):
     text = plain(view.summary.value)
     assert "yours keeps the same" in text or "the same as the lesson's" in text
     assert re.search(rf"Yours matches the lesson's at every {axis} from \d+ to \d+", text), text
-    assert "≠" not in view.plot.ax.get_title(loc="left")
-    assert not [t for t in view.plot.ax.get_yticklabels() if t.get_text().startswith("≠")]
+    assert "≠" not in view.plot.title.get_text()
+    assert not [t for t in view.plot.labels if t.get_text().startswith("≠")]
 
 
 @pytest.mark.parametrize("exercise", SLIDERS, ids=lambda e: e.name)
@@ -97,12 +97,12 @@ def test_a_typical_wrong_answer_is_named_where_it_differs(exercise):
     assert said and said in plain(view.summary.value)
     assert said.startswith(f"At {view.slider.description} {first}")
     assert "only the lesson's" in said
-    marked = [t.get_text() for t in view.plot.ax.get_yticklabels() if t.get_text().startswith("≠")]
+    marked = [t.get_text() for t in view.plot.labels if t.get_text().startswith("≠")]
     named = said.split("only the lesson's ")[1].split(" ", 1)[1].rstrip(".").split(", ")
     ids = [label.split()[1] for label in marked]
     assert set(named) <= set(ids)
     assert ids == named or view.comparison.ordered  # a turn marks parts sent out of order too
-    assert "differ" in view.plot.ax.get_title(loc="left")
+    assert "differ" in view.plot.title.get_text()
 
 
 def test_exercise_03s_buggy_starter_shows_what_the_break_loses():

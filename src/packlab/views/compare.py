@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import copy
 import html
-import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.patches import Patch
+from matplotlib.transforms import blended_transform_factory
 
 from packlab.packing.conversation import agent_turn, assemble_turn, parts_by_id, turn_args
 from packlab.packing.curves import PartIndex
@@ -29,7 +29,7 @@ from packlab.packing.packers import Packer, Part, greedy, report
 from packlab.packing.relevance import incident_items, score_and_pack
 from packlab.views import static
 from packlab.views.fitview import agent_request
-from packlab.views.plots import BLUE, GREEN, VERMILLION, new_figure, projector_texts
+from packlab.views.plots import BLUE, GREEN, VERMILLION, _Plot
 from packlab.views.widgets import Frames, steps_ahead
 
 Values = tuple[int, ...]  # the sliders' values, the first slider's first
@@ -140,52 +140,59 @@ def over_every(comparison: Comparison, values: Values) -> str:
             f"first: {first_difference}")
 
 
-class BesidePlot:
+class BesidePlot(_Plot):
     """Per item, two bars: yours above, the lesson's below; the amount kept filled, the rest
-    outlined; items the two disagree on on a band, their labels marked ≠."""
+    outlined; items the two disagree on on a band, their labels marked ≠. Drawn once; an
+    update changes the bars' widths, the bands, the labels and the title in place."""
 
     def __init__(self, rows: Sequence[Row]):
         self.rows = list(rows)
-        row = min(ROW_INCHES, ROWS_INCHES / max(len(self.rows), 1))
-        self.figure = new_figure(static.BOOK_INCHES, 1.5 + row * len(self.rows))
-        self.ax = self.figure.subplots()
+        height = min(ROW_INCHES, ROWS_INCHES / max(len(self.rows), 1))
+        super().__init__(static.BOOK_INCHES, 1.5 + height * len(self.rows), once=True)
+        self.ax = ax = self.axes[0]
         self.figure.legend(handles=[
             Patch(facecolor=YOURS_COLOUR, label="yours"),
             Patch(facecolor=LESSON_COLOUR, label="the lesson's"),
             Patch(facecolor=DIFFERS_BAND, edgecolor=VERMILLION, label="≠ they differ"),
         ], loc="outside lower center", ncols=3, fontsize=9.5, frameon=False)
-
-    def update(self, title: str, yours: Side, lesson: Side, ordered: bool = False) -> None:
-        ax = self.ax
-        ax.clear()
-        marked = differing(yours, lesson, ordered)
         n = len(self.rows)
         y = np.arange(n)[::-1].astype(float)
-        sizes = np.array([row.size for row in self.rows], dtype=float)
-        for centre, row in zip(y, self.rows, strict=True):
-            if row.id in marked:
-                ax.axhspan(centre - 0.48, centre + 0.48, color=DIFFERS_BAND, zorder=0)
-        for side, offset, colour in ((yours, 0.19, YOURS_COLOUR), (lesson, -0.19, LESSON_COLOUR)):
-            kept = np.array([side.kept.get(row.id, 0) for row in self.rows], dtype=float)
-            ax.barh(y + offset, sizes, height=0.34, color="white", edgecolor="#BBBBBB", zorder=1)
-            ax.barh(y + offset, np.minimum(kept, sizes), height=0.34, color=colour, zorder=2)
-        ax.set_yticks(y, [("≠ " if row.id in marked else "") + row.label for row in self.rows],
-                      fontsize=9.5)
-        for tick, row in zip(ax.get_yticklabels(), self.rows, strict=True):
-            if row.id in marked:
-                tick.set_color(VERMILLION)
-                tick.set_fontweight("bold")
-        ax.set_xlim(0, max(sizes.max(initial=1), 1) * 1.02)
+        self.sizes = np.array([row.size for row in self.rows], dtype=float)
+        self.bands = [ax.axhspan(c - 0.48, c + 0.48, color=DIFFERS_BAND, zorder=0, visible=False)
+                      for c in y]
+        self.bars, outlines = [], []
+        for offset, colour in ((0.19, YOURS_COLOUR), (-0.19, LESSON_COLOUR)):
+            outlines += ax.barh(y + offset, self.sizes, height=0.34, color="white",
+                                edgecolor="#BBBBBB", zorder=1)  # repainted over the bands
+            self.bars.append(ax.barh(y + offset, self.sizes, height=0.34, color=colour, zorder=2))
+        # The labels are texts of the axes (so they repaint alone), laid out with every label
+        # marked, so a mark added later always has room.
+        ax.set_yticks(y, [""] * n)
+        ax.tick_params(axis="y", length=3)
+        at_left = blended_transform_factory(ax.transAxes, ax.transData)
+        self.labels = [ax.text(-0.012, c, f"≠ {row.label}", transform=at_left, ha="right",
+                               va="center", fontsize=9.5) for c, row in zip(y, self.rows,
+                                                                             strict=True)]
+        ax.set_xlim(0, max(self.sizes.max(initial=1), 1) * 1.02)
         ax.set_ylim(-0.6, n - 0.4)
         for spine in ("top", "right"):
             ax.spines[spine].set_visible(False)
-        ax.set_title(title, fontsize=10, loc="left")
+        self.title = ax.set_title("≠" * 40, fontsize=10, loc="left")
+        self._animate(*self.bands, *outlines, *self.bars[0], *self.bars[1], *self.labels,
+                      self.title)
 
-    def png(self) -> bytes:
-        projector_texts(self.figure)
-        buffer = io.BytesIO()
-        self.figure.canvas.print_png(buffer)
-        return buffer.getvalue()
+    def update(self, title: str, yours: Side, lesson: Side, ordered: bool = False) -> None:
+        marked = differing(yours, lesson, ordered)
+        for side, bars in zip((yours, lesson), self.bars, strict=True):
+            for bar, row, size in zip(bars, self.rows, self.sizes, strict=True):
+                bar.set_width(min(side.kept.get(row.id, 0), size))
+        for band, tick, row in zip(self.bands, self.labels, self.rows, strict=True):
+            differs = row.id in marked
+            band.set_visible(differs)
+            tick.set_text(("≠ " if differs else "") + row.label)
+            tick.set_color(VERMILLION if differs else "black")
+            tick.set_fontweight("bold" if differs else "normal")
+        self.title.set_text(title)
 
 
 def _side_html(who: str, side: Side, verb: str) -> str:
