@@ -749,7 +749,8 @@ def test_a_wrong_answer_run_all_reaches_the_slider_with_the_learners_bar(context
     from packlab.course import workspace
     from packlab.course.check import FAILED_NOTE
     from packlab.packing.examples import chat_parts
-    from packlab.views.widgets import budget_slider
+    from packlab.packing.packers import greedy
+    from packlab.views.compare import pack_beside
 
     exercise = COURSE.exercise("02")
     mutant = gallery.load("pack/break_at_first_miss")
@@ -757,7 +758,7 @@ def test_a_wrong_answer_run_all_reaches_the_slider_with_the_learners_bar(context
     nbformat.write(workspace.learner_notebook(with_answer(exercise, mutant.code)), copy)
     scope: dict = {}
     exec(mutant.code, scope)  # noqa: S102 - the course's own gallery
-    mine, right = budget_slider(chat_parts(), packer=scope["pack"]), budget_slider(chat_parts())
+    mine, right = pack_beside(chat_parts(), packer=scope["pack"]), pack_beside(chat_parts(), greedy)
     assert plain(mine.summary.value) != plain(right.summary.value)
 
     page = open_and_run_all(context, lab, str(copy.relative_to(lab.folder)))
@@ -770,13 +771,64 @@ def test_a_wrong_answer_run_all_reaches_the_slider_with_the_learners_bar(context
     assert " ".join(note.inner_text().split()) == FAILED_NOTE
     assert not check.locator(".jp-OutputArea-output[data-mime-type*='error']").count()
 
-    cell, view = view_in(page, "budget_slider(chat_parts(), packer=pack)")
+    cell, view = view_in(page, "pack_beside(chat_parts()")
     view.scroll_into_view_if_needed()
     cell.screenshot(path=screenshot_path("issue29-wrong-answer-slider"))
     assert budget_of(view) == mine.slider.value
     wait_for_text(view.locator(".widget-html-content"), plain(mine.summary.value))
     assert image_bytes(view)["png"]
     page.close()
+
+
+def test_exercise_03s_slider_names_what_the_break_loses_beside_the_lesson(context, lab):
+    """Issue 36 item 4: exercise 03, as handed out (the packer that breaks instead of
+    continuing), ends with the learner's packer beside the lesson's. Moved by the keyboard, the
+    view names the difference at each budget in words (a live region), marks it ≠ in the
+    picture, and says over every budget where the two first differ."""
+    from autograder.checks import gallery
+    from packlab.course import workspace
+    from packlab.packing.examples import chat_parts
+    from packlab.views.compare import pack_beside
+
+    exercise = COURSE.exercise("03")
+    scope: dict = {}
+    exec(gallery.load("pack/break_at_first_miss").code, scope)  # noqa: S102 - 03's starter
+    expected = pack_beside(chat_parts(), packer=scope["pack"])  # the same view, no browser
+
+    def expected_for(budget: int) -> str:
+        expected.slider.value = budget
+        return plain(expected.summary.value)
+
+    first = expected.difference
+
+    def changed(budget: int) -> bool:
+        expected.slider.value = budget
+        return expected.difference not in (None, first)
+
+    copy = workspace.learner_copy(lab.folder, exercise.release)
+    page = open_and_run_all(context, lab, str(copy.relative_to(lab.folder)))
+    cell, view = view_in(page, "pack_beside(chat_parts()")
+    summary = view.locator(".widget-html-content").first
+    live = summary.locator('[role="status"][aria-live="polite"]')
+    wait_for_text(summary, expected_for(budget_of(view)))
+    assert "only the lesson's keeps" in live.inner_text()
+    assert "Yours differs from the lesson's at" in shown(summary)
+    before = image_bytes(view)
+    budget, wanted = slide_until(view, expected_for, changed)
+    wait_for_text(summary, wanted)
+    after = wait_for_new_image(view, before)
+    cell.screenshot(path=screenshot_path("issue36-exercise03-beside"))
+    expected.slider.value = budget
+    said = expected.difference
+    assert said.startswith(f"At budget {budget}, only the lesson's keeps")
+    assert " ".join(live.inner_text().split()) == said
+    assert after["hash"] != before["hash"] and after["hash"] == fnv(expected.image.value)
+    handle = view.locator(".widget-slider .noUi-handle")
+    assert handle.evaluate("h => document.getElementById(h.getAttribute('aria-labelledby'))"
+                           ".textContent.trim()") == "budget"
+    assert "marked ≠" in view.locator("img.widget-image").get_attribute("alt")
+    page.close()
+    shut_down_kernels(lab)
 
 
 # --- issue 36: predict, commit, then see ------------------------------------------------------

@@ -262,8 +262,13 @@ def test_progress_on_a_fresh_workspace(capsys, tmp_path):
     for exercise in EXERCISES:
         line = row(out, exercise.name)
         assert exercise.function in line
-        # The bug-fix exercise too: its answer is still as released, whatever it scores.
-        assert "not started" in line, line
+        if exercise.name.startswith("03"):
+            # Issue 36: the bug-fix exercise is handed out with code that runs and fails: it is
+            # checked, and said to be failing (the handed-out code), not "not started".
+            assert "failing: the handed-out code, not changed yet" in line, line
+            assert "not started" not in line and re.search(r"\d+ of \d+", line), line
+        else:
+            assert "not started" in line, line
     assert "passes every test" not in out
 
 
@@ -386,6 +391,37 @@ def test_reset_hands_out_the_exercise_again_and_keeps_the_learners_version(capsy
     assert "not started" in row(run(capsys, "progress")[1], exercise.name)
 
 
+def test_resetting_twice_keeps_only_work_that_differs(tmp_path, capsys):
+    """Issue 36: each reset of an untouched notebook kept another copy identical to the
+    handed-out one. Now an untouched copy (run, even: outputs are not work) is not kept, and a
+    version the same as one kept before is not kept twice; each time the learner is told so."""
+    workspace.prepare(tmp_path)
+    exercise = BY_NUMBER["03"]  # handed out with code in it: the buggy packer
+    mine = workspace.learner_copy(tmp_path, exercise.release)
+    ran = nbformat.read(mine, as_version=4)
+    next(c for c in ran.cells if c.cell_type == "code").execution_count = 1  # run, not changed
+    nbformat.write(ran, mine)
+    kept_copies = lambda: sorted(mine.parent.glob(f"{exercise.name}.mine-*"))  # noqa: E731
+    for _ in range(2):
+        fresh, kept = workspace.reset("03", tmp_path)
+        assert kept is None and not kept_copies()
+        assert "had no changes of yours" in " ".join(capsys.readouterr().out.split())
+        assert handed_out(fresh) == handed_out(exercise.release)
+    edited = "def pack(parts, budget):\n    return []\n"
+    nbformat.write(with_answer(exercise, edited), mine)
+    _, first = workspace.reset("03", tmp_path)
+    assert kept_copies() == [first] and edited in [c.source for c in handed_out(first)]
+    capsys.readouterr()
+    nbformat.write(with_answer(exercise, edited), mine)  # the same work once more
+    _, again = workspace.reset("03", tmp_path)
+    assert again == first and kept_copies() == [first]
+    assert f"the same as the one kept already as {first}" in " ".join(
+        capsys.readouterr().out.split())
+    mine.write_text("{ not a notebook")  # unreadable: kept as it is, never thrown away
+    _, broken = workspace.reset("03", tmp_path)
+    assert broken.read_text() == "{ not a notebook" and len(kept_copies()) == 2
+
+
 def test_reset_in_a_cell_and_of_a_lesson(tmp_path, capsys):
     workspace.prepare(tmp_path)
     lesson = workspace.learner_copy(tmp_path, COURSE.lessons[2].path)
@@ -450,7 +486,9 @@ def test_the_start_page_shows_progress_in_a_cell(tmp_path):
     assert "Your progress" in shown
     assert "passes every test" in row(shown, exercise.name)
     for other in EXERCISES[1:]:
-        assert "not started" in row(shown, other.name)
+        handed_out_code = other.name.startswith("03")  # issue 36: checked, failing
+        assert ("failing: the handed-out code" if handed_out_code else "not started") in row(
+            shown, other.name)
 
 
 # --- help -------------------------------------------------------------------------------------

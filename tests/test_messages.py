@@ -59,16 +59,20 @@ def test_the_graders_feedback_says_a_starter_is_not_written_yet():
     assert "<code>total_tokens</code> is not written yet" in page and "`" not in page
 
 
-# --- an exercise still as released is not started -----------------------------------------------
+# --- a bug-fix exercise still as released is checked: failing, the handed-out code -------------
 
-def test_progress_says_not_started_for_a_bug_fix_exercise_still_as_released(capsys, tmp_path):
+def test_progress_says_failing_for_a_bug_fix_exercise_still_as_released(capsys, tmp_path):
+    """Issue 36: exercise 03 is handed out with a packer that runs and is wrong; left as it is,
+    it was "not started". It is checked like any answer and said to be the handed-out code,
+    failing: what the learner did (nothing yet) against what was handed out."""
     workspace.prepare(tmp_path)
     code, out = run(capsys, "progress", "--workspace", str(tmp_path))
     assert code == 0
     fix = BY_NUMBER["03"]
     assert fix.starter, "exercise 03 starts from running, buggy code"
-    assert "not started" in row(out, fix.name)
-    assert "points" not in row(out, fix.name)
+    line = row(out, fix.name)
+    assert "failing: the handed-out code, not changed yet" in line and "points" in line
+    assert "not started" not in line
 
 
 def test_progress_grades_a_bug_fix_exercise_once_its_answer_changed(capsys, tmp_path):

@@ -62,4 +62,4 @@ def test_a_failing_test_cell_says_why_and_run_all_goes_on():
     page = report.data["text/html"]
     assert f"<code>{exercise.function}</code> is not written yet" in page and "`" not in page
     slider = notebook.cells[-1]
-    assert "budget_slider" in slider.source and slider.outputs, "the cells below did not run"
+    assert "pack_beside" in slider.source and slider.outputs, "the cells below did not run"

@@ -55,6 +55,14 @@ def status(result, visible_only: bool = False, exercise: Exercise | None = None)
     return f"{result.score} of {result.max_score} points{steps}"
 
 
+def handed_out_status(said: str) -> str:
+    """The status of an exercise handed out with code to fix (03's buggy packer) that the
+    learner has not changed: checked like any other, and said to be the handed-out code."""
+    if said.startswith("[green]") or said.startswith("cannot be checked"):
+        return f"{said} (the handed-out code, not changed yet)"
+    return f"failing: the handed-out code, not changed yet ({said})"
+
+
 def table(folder: Path, console: Console) -> tuple[Table, bool]:
     """The progress table of the workspace ``folder``, and whether only the visible tests ran
     (the student install)."""
@@ -73,13 +81,15 @@ def table(folder: Path, console: Console) -> tuple[Table, bool]:
         visible_only = bool(suite.missing)
         if not copy.is_file():
             said = "not opened yet (run `packlab lab`)"
-        elif untouched(copy, exercise):
+        elif not exercise.starter and untouched(copy, exercise):
             said = "not started"
         else:
             installed = tuple(group.name for group in suite.groups)
             said = status(grade_notebook(copy, exercise, "you", sandboxed=sandboxed,
                                          groups=installed if visible_only else None),
                           visible_only, exercise)
+            if exercise.starter and untouched(copy, exercise):  # code to fix, not changed yet
+                said = handed_out_status(said)
         found.add_row(exercise.name, exercise.function, said)
     return found, visible_only
 

@@ -210,17 +210,56 @@ def update_lines(found: list[Update]) -> list[str]:
 
 
 def _kept_name(copy: Path) -> Path:
-    """Where a reset keeps the learner's version: beside the copy, named for the moment."""
+    """Where a reset keeps the learner's version: beside the copy, named for the moment (and
+    numbered when a version was kept in the same second: none is ever written over)."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return copy.with_name(f"{copy.stem}.mine-{stamp}{copy.suffix}")
+    kept = copy.with_name(f"{copy.stem}.mine-{stamp}{copy.suffix}")
+    number = 1
+    while kept.exists():
+        number += 1
+        kept = copy.with_name(f"{copy.stem}.mine-{stamp}-{number}{copy.suffix}")
+    return kept
+
+
+def _work(path: Path) -> list[tuple[str, str]] | None:
+    """What a learner can change in a notebook: each cell's kind and text (outputs and
+    metadata follow from them); None when it cannot be read as a notebook."""
+    try:
+        notebook = nbformat.read(path, as_version=4)
+    except Exception:  # noqa: BLE001 - whatever is wrong with it, it is kept as it is
+        return None
+    return [(cell.cell_type, cell.source) for cell in notebook.cells]
+
+
+def _keep(copy: Path, original: Path, say: Callable[[str], object]) -> Path | None:
+    """Keep the learner's ``copy`` beside it unless it holds nothing that is not kept already:
+    the handed-out cells, or the same cells as a version kept by an earlier reset (returned)."""
+    work = _work(copy)
+    if work is not None and work == _work(original):
+        copy.unlink()
+        say(f"{copy} had no changes of yours (the same cells as the handed-out one), so no "
+            "copy of it was kept.")
+        return None
+    earlier = sorted(copy.parent.glob(f"{copy.stem}.mine-*{copy.suffix}"))
+    same = next((path for path in earlier if work is not None and _work(path) == work), None)
+    if same is not None:
+        copy.unlink()
+        say(f"Your version is the same as the one kept already as {same}, so no second copy "
+            "was made.")
+        return same
+    kept = _kept_name(copy)
+    copy.rename(kept)
+    say(f"Your version is kept as {kept}.")
+    return kept
 
 
 def reset(key: str, folder: Path | None = None, lesson: bool = False,
           say: Callable[[str], object] = print) -> tuple[Path, Path | None]:
     """Put the handed-out version of an exercise (or, ``lesson``, a lesson) back in the
     workspace; the learner's version is kept beside it, and an exercise's hints start again from
-    the first. Says what it did with ``say``; returns the fresh copy and the kept one (None when
-    there was none)."""
+    the first. A version with no changes of its own (the handed-out cells, or those of a version
+    kept before) is not kept again. Says what it did with ``say``; returns the fresh copy and
+    where the learner's version is kept (None when there was none, or nothing of theirs)."""
     from packlab.course.hints import forget
 
     folder = folder or default_folder()
@@ -232,11 +271,7 @@ def reset(key: str, folder: Path | None = None, lesson: bool = False,
         original = exercise.release
         forget(exercise)
     copy = learner_copy(folder, original)
-    kept = None
-    if copy.exists():
-        kept = _kept_name(copy)
-        copy.rename(kept)
-        say(f"Your version is kept as {kept}.")
+    kept = _keep(copy, original, say) if copy.exists() else None
     fresh_copy(folder, original)
     what = "lesson" if lesson else "exercise, and its hints start again from the first"
     say(f"{copy} is the handed-out {what}. If it is open in JupyterLab, reopen it (or File → "
