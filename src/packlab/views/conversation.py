@@ -177,7 +177,7 @@ class TurnView(widgets.VBox):
         self.budget = widgets.IntSlider(value=budget, min=0, max=max_budget,  # every budget
                                         description="budget",
                                         layout=widgets.Layout(width="95%"))
-        self.frames = Frames(self._draw)
+        self.frames = Frames(self._state, self._picture)
         self.state, picture, summary = self.frames.get(budget)
         self.image = widgets.Image(value=picture, format="png")
         self.summary = widgets.HTML(summary)
@@ -188,10 +188,12 @@ class TurnView(widgets.VBox):
         """The live widget, plus a static rendering for pages without a kernel."""
         return static.bundle(super()._repr_mimebundle_(**kwargs), static.turn_view(self))
 
-    def _draw(self, budget: int) -> tuple[TurnState, bytes, str]:
-        state = turn_state(self.turn, budget, self._assemble)
+    def _state(self, budget: int) -> TurnState:
+        return turn_state(self.turn, budget, self._assemble)
+
+    def _picture(self, state: TurnState) -> tuple[bytes, str]:
         self.plot.update(state)
-        return state, self.plot.png(), self._summary(state)
+        return self.plot.png(), self._summary(state)
 
     def _on_change(self, change: dict) -> None:
         self.state, self.image.value, self.summary.value = self.frames.get(change["new"])
