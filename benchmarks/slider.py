@@ -21,8 +21,10 @@ from memory, and its messages), "back" (until the image's ``src`` changed in the
 "wire" until the picture's message reached the page's websocket, the rest JupyterLab's) and
 "browser" (until the picture was decoded and painted). The kernel logs its side (wall-clock
 times, which the page's ``performance.timeOrigin`` shares) to a file beside the notebook;
-"drawn" counts the presses whose frame was not ready, and "kernel ms/frame" is the median cost of
-drawing one frame (at a press or ahead of one), the figure load distorts least.
+"drawn" counts the presses whose frame was not ready, "ms/frame" is the median time the kernel
+took to draw one frame (at a press or ahead of one: in the page's kernel, alongside the rest),
+and "alone" the same drawn in this script's own process, one frame after another with nothing
+else running in it: the figure load distorts least.
 
 The machine's load average (os.getloadavg) is printed with the results: on a busy machine every
 figure is larger. Uses the browser helpers of tests/browser.py (Debian's chromium, Playwright).
@@ -54,7 +56,9 @@ WAIT_MS = 10_000  # a step that shows nothing new in this long is counted as "no
 
 KERNEL_LOG = "slider-bench-log.jsonl"
 # Times the kernel's side of each step: a slider's new value from the page (Widget.set_state),
-# and every frame drawn (Frames.get, at a press or ahead of one). Wall-clock milliseconds.
+# every frame not kept when asked for (Frames.get: at a press, or drawn ahead before pictures
+# were drawn in the background), and every picture drawn (Frames._draw, where there is one).
+# Wall-clock milliseconds.
 TIMING = f'''\
 import json, time
 import ipywidgets
@@ -76,7 +80,9 @@ def _timed(method, kind, when=lambda *args: True):
     return timed
 
 
-Frames.get = _timed(Frames.get, "frame", lambda self, value: value not in self)
+Frames.get = _timed(Frames.get, "missed", lambda self, value: value not in self)
+if hasattr(Frames, "_draw"):  # every picture, at a press or drawn ahead in the background
+    Frames._draw = _timed(Frames._draw, "picture")
 ipywidgets.Widget.set_state = _timed(ipywidgets.Widget.set_state, "step",
                                      lambda self, data: "value" in data or "index" in data)
 '''
@@ -272,7 +278,8 @@ def kernel_entries(folder: Path) -> list[dict]:
 def split(row: dict, entries: list[dict]) -> dict:
     """Medians of where each single press's time went, from the page's and the kernel's logs."""
     steps = [e for e in entries if e["kind"] == "step"]
-    frames = [e for e in entries if e["kind"] == "frame"]
+    missed = [e for e in entries if e["kind"] == "missed"]
+    frames = [e for e in entries if e["kind"] == "picture"] or missed
     parts = {"to kernel": [], "kernel": [], "back": [], "wire": [], "browser": []}
     drawn = 0
     for press in row["presses"]:
@@ -285,12 +292,34 @@ def split(row: dict, entries: list[dict]) -> dict:
         if press["arrived"] is not None:
             parts["wire"].append(press["arrived"] - step["end"])
         parts["browser"].append(press["shown"] - press["changed"])
-        drawn += any(step["start"] <= f["start"] <= step["end"] for f in frames)
+        drawn += any(step["start"] <= f["start"] <= step["end"] for f in missed)
     first = row["presses"][0]["key"] if row["presses"] else 0
     last = row["presses"][-1]["shown"] if row["presses"] else 0
     costs = [f["end"] - f["start"] for f in frames if first <= f["start"] <= last]
     medians = {name: statistics.median(v) if v else float("nan") for name, v in parts.items()}
     return {**medians, "drawn": drawn, "frame": statistics.median(costs) if costs else float("nan")}
+
+
+def kernel_side(draws: int) -> dict[str, float]:
+    """Per slider, in this process (no browser): median ms of a frame at a budget not drawn
+    before (the packing, the picture and its PNG, the summary), over ``draws`` budgets."""
+    scope: dict = {}
+    exec(SETUP, scope)  # noqa: S102 - this script's own notebook cell
+    costs = {}
+    for label, source, _ in VIEWS:
+        view = eval(source, scope)  # noqa: S307 - this script's own cell
+        owner = view if hasattr(view, "frames") else view.curve  # drop_reasons_view wraps one
+        slider = owner.slider if hasattr(owner, "slider") else owner.budget
+        values = (list(slider.options) if hasattr(slider, "options")
+                  else list(range(slider.min, slider.max + 1)))
+        fresh = [v for v in values[:: max(1, len(values) // draws)] if v not in owner.frames]
+        times = []
+        for value in fresh[:draws]:
+            start = time.perf_counter()
+            owner.frames.get(value)
+            times.append((time.perf_counter() - start) * 1000)
+        costs[label] = statistics.median(times)
+    return costs
 
 
 def show(rows: list[dict], load_before, load_after) -> None:
@@ -308,12 +337,13 @@ def show(rows: list[dict], load_before, load_after) -> None:
               f"{percentile(t, 0.95):>5.0f} {min(t):>5.0f} {max(t):>6.0f} "
               f"{statistics.median(n):>11.0f} {percentile(n, 0.95):>5.0f} {held_ms:>9}")
     print(f"\n{'where a press went (medians)':<28} {'to kernel':>9} {'kernel':>6} {'back':>5}"
-          f" {'(wire)':>6} {'browser':>7} {'drawn':>6} {'kernel ms/frame':>15}")
+          f" {'(wire)':>6} {'browser':>7} {'drawn':>6} {'ms/frame':>8} {'alone':>6}")
     for row in rows:
         if "split" in row:
             p = row["split"]
             print(f"{row['label']:<28} {p['to kernel']:>9.1f} {p['kernel']:>6.1f} {p['back']:>5.1f}"
-                  f" {p['wire']:>6.1f} {p['browser']:>7.1f} {p['drawn']:>6} {p['frame']:>15.1f}")
+                  f" {p['wire']:>6.1f} {p['browser']:>7.1f} {p['drawn']:>6} {p['frame']:>8.1f}"
+                  f" {row.get('alone', float('nan')):>6.1f}")
     missed = sum(row["missed"] for row in rows)
     print(f"(ms from key press to the new picture painted; 'new': the first half of the steps, "
           f"to budgets not shown before; {missed} presses drew nothing new)")
@@ -326,6 +356,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20, help="single presses per slider")
     parser.add_argument("--burst", type=int, default=10, help="presses of the held key (0: none)")
+    parser.add_argument("--draws", type=int, default=30,
+                        help="new frames per slider drawn in this process, without a browser")
     args = parser.parse_args()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="packlab-slider-bench-") as folder:
@@ -336,8 +368,10 @@ def main() -> None:
             rows = [measure(page, label, source, keys, args.steps, args.burst)
                     for label, source, keys in VIEWS]
             entries = kernel_entries(lab.folder)
+    alone = kernel_side(args.draws)
     for row in rows:
         row["split"] = split(row, entries)
+        row["alone"] = alone[row["label"]]
     show(rows, load_before, os.getloadavg())
 
 

@@ -6,7 +6,8 @@ recovers as soon as the packer works at the next budget.
 
 A slider step answers at the speed of a hand (`Frames`): a budget seen before is shown from
 memory, and while the kernel is idle the next budgets in the direction the slider moves are drawn
-ahead, so the next key press usually finds its picture ready. While a key is held, ipywidgets
+ahead (their pictures in a background thread), so the next key press usually finds its picture
+ready and the kernel free to send it. While a key is held, ipywidgets
 itself sends only the latest value once the kernel is free, so the view jumps to where the hand
 stopped instead of drawing every step on the way.
 """
