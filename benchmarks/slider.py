@@ -14,6 +14,18 @@ next frame to be painted. Two ways of pressing:
 - a held key: ``--burst`` presses 30 ms apart (a keyboard's auto-repeat), timed from the last
   press to the picture of the final budget (checked against the slider's readout).
 
+Where a single press's time goes, as medians per slider: "to kernel" (from the keydown until the
+kernel starts on the slider's new value: the page, the server, and any frame the kernel was
+drawing ahead meanwhile), "kernel" (from then until every update left: the view's frame, drawn or
+from memory, and its messages), "back" (until the image's ``src`` changed in the page; of it,
+"wire" until the picture's message reached the page's websocket, the rest JupyterLab's) and
+"browser" (until the picture was decoded and painted). The kernel logs its side (wall-clock
+times, which the page's ``performance.timeOrigin`` shares) to a file beside the notebook;
+"drawn" counts the presses whose frame was not ready, "ms/frame" is the median time the kernel
+took to draw one frame (at a press or ahead of one: in the page's kernel, alongside the rest),
+and "alone" the same drawn in this script's own process, one frame after another with nothing
+else running in it: the figure load distorts least.
+
 The machine's load average (os.getloadavg) is printed with the results: on a busy machine every
 figure is larger. Uses the browser helpers of tests/browser.py (Debian's chromium, Playwright).
 
@@ -23,6 +35,7 @@ Run: .venv/bin/python benchmarks/slider.py [--steps N] [--burst N]
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -40,6 +53,39 @@ NOTEBOOK = "slider-bench.ipynb"
 PAUSE_MS = 120  # between single presses: a hand, not a machine
 REPEAT_MS = 30  # a keyboard's auto-repeat interval
 WAIT_MS = 10_000  # a step that shows nothing new in this long is counted as "no picture"
+
+KERNEL_LOG = "slider-bench-log.jsonl"
+# Times the kernel's side of each step: a slider's new value from the page (Widget.set_state),
+# every frame not kept when asked for (Frames.get: at a press, or drawn ahead before pictures
+# were drawn in the background), and every picture drawn (Frames._draw, where there is one).
+# Wall-clock milliseconds.
+TIMING = f'''\
+import json, time
+import ipywidgets
+from packlab.views.widgets import Frames
+
+def _log(**entry):
+    with open({KERNEL_LOG!r}, "a") as out:
+        out.write(json.dumps(entry) + "\\n")
+
+def _timed(method, kind, when=lambda *args: True):
+    def timed(self, *args):
+        if not when(self, *args):
+            return method(self, *args)
+        start = time.time() * 1000
+        try:
+            return method(self, *args)
+        finally:
+            _log(kind=kind, start=start, end=time.time() * 1000)
+    return timed
+
+
+Frames.get = _timed(Frames.get, "missed", lambda self, value: value not in self)
+if hasattr(Frames, "_draw"):  # every picture, at a press or drawn ahead in the background
+    Frames._draw = _timed(Frames._draw, "picture")
+ipywidgets.Widget.set_state = _timed(ipywidgets.Widget.set_state, "step",
+                                     lambda self, data: "value" in data or "index" in data)
+'''
 
 SETUP = '''\
 from packlab.packing.examples import chat_parts, docs_corpus
@@ -76,16 +122,37 @@ VIEWS = [
 # Records every keydown and every picture shown (decoded, then painted) of one view's image.
 WATCH = """(view) => {
     const img = view.querySelector('img.widget-image');
-    const log = {keys: [], shown: []};
+    const log = {keys: [], shown: [], changed: [], decoded: [], origin: performance.timeOrigin};
     view.__bench = log;
     view.addEventListener('keydown', () => log.keys.push(performance.now()), true);
     new MutationObserver(async () => {
         const src = img.src;
+        const changed = performance.now();
         try { await img.decode(); } catch (error) { /* replaced before it decoded */ }
         if (img.src !== src) return;
-        requestAnimationFrame(() => setTimeout(() => log.shown.push(performance.now()), 0));
+        const decoded = performance.now();
+        requestAnimationFrame(() => setTimeout(() => {
+            log.changed.push(changed);
+            log.decoded.push(decoded);
+            log.shown.push(performance.now());
+        }, 0));
     }).observe(img, {attributes: true, attributeFilter: ['src']});
 }"""
+TIMES = "(view) => view.__bench"
+# Before JupyterLab loads: note when each large websocket message (a picture) arrives in the page.
+ARRIVALS = """(() => {
+    const Native = window.WebSocket;
+    window.__arrivals = [];
+    window.WebSocket = class extends Native {
+        constructor(...args) {
+            super(...args);
+            this.addEventListener('message', (event) => {
+                const size = event.data.byteLength ?? event.data.size ?? event.data.length;
+                if (size > 4096) window.__arrivals.push(performance.now());
+            });
+        }
+    };
+})();"""
 COUNT = "(view) => view.__bench.shown.length"
 LAST_STEP = "([view, n]) => view.__bench.shown[n] - view.__bench.keys[view.__bench.keys.length - 1]"
 
@@ -96,7 +163,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def notebook() -> nbformat.NotebookNode:
-    cells = [nbformat.v4.new_code_cell(SETUP)]
+    cells = [nbformat.v4.new_code_cell(TIMING + SETUP)]
     cells += [nbformat.v4.new_code_cell(source) for _, source, _ in VIEWS]
     return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": {
         "name": "python3", "display_name": "Python 3", "language": "python"}})
@@ -104,6 +171,7 @@ def notebook() -> nbformat.NotebookNode:
 
 def open_and_run(context, lab):
     page = context.new_page()
+    page.add_init_script(ARRIVALS)
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(lab.url(f"/lab/tree/{NOTEBOOK}"))
     page.wait_for_function(NOTEBOOK_READY, arg=len(VIEWS) + 1, timeout=120_000)
@@ -128,8 +196,9 @@ def readout(view) -> str:
     return view.locator(".widget-slider .widget-readout").first.text_content().strip()
 
 
-def step_once(page, view, key: str) -> float | None:
-    """Press ``key`` once; ms from the keydown to the new picture painted (None: none came)."""
+def step_once(page, view, key: str) -> tuple[float, int, int] | None:
+    """Press ``key`` once: ms from the keydown to the new picture painted, and the indexes of
+    that keydown and that picture in the page's log (None: no picture came)."""
     handle = view.element_handle()
     seen = page.evaluate(COUNT, handle)
     page.keyboard.press(key)
@@ -138,7 +207,8 @@ def step_once(page, view, key: str) -> float | None:
                                timeout=WAIT_MS)
     except Exception:  # noqa: BLE001 - Playwright's timeout: this step drew nothing new
         return None
-    return page.evaluate(LAST_STEP, [handle, seen])
+    keys = page.evaluate("(view) => view.__bench.keys.length", handle)
+    return page.evaluate(LAST_STEP, [handle, seen]), keys - 1, seen
 
 
 def held(page, view, key: str, presses: int) -> tuple[float | None, bool]:
@@ -170,20 +240,86 @@ def measure(page, label: str, source: str, keys: tuple[str, str], steps: int, bu
     view.scroll_into_view_if_needed()
     page.evaluate(WATCH, view.element_handle())
     view.locator(".widget-slider .noUi-handle").first.focus()
-    times, new, missed = [], [], 0
+    times, new, missed, pairs = [], [], 0, []
     for index in range(steps):
         forward = index < steps // 2  # out to budgets not shown yet, then back over them
-        ms = step_once(page, view, keys[0] if forward else keys[1])
-        if ms is None:
+        step = step_once(page, view, keys[0] if forward else keys[1])
+        if step is None:
             missed += 1
         else:
-            times.append(ms)
+            times.append(step[0])
+            pairs.append(step[1:])
             if forward:
-                new.append(ms)
+                new.append(step[0])
         page.wait_for_timeout(PAUSE_MS)
+    log = page.evaluate(TIMES, view.element_handle())
+    origin = log["origin"]
+    arrivals = page.evaluate("() => window.__arrivals")
+    presses = []
+    for k, s in pairs:
+        key = log["keys"][k]
+        came = [t for t in arrivals if key < t <= log["changed"][s]]
+        presses.append({"key": origin + key, "changed": origin + log["changed"][s],
+                        "shown": origin + log["shown"][s], "decoded": origin + log["decoded"][s],
+                        "arrived": origin + came[-1] if came else None})
     burst_ms, settled = held(page, view, keys[1], burst) if burst else (None, True)
     return {"label": label, "times": times, "new": new, "missed": missed, "burst": burst_ms,
-            "settled": settled}
+            "settled": settled, "presses": presses}
+
+
+def kernel_entries(folder: Path) -> list[dict]:
+    """The kernel's log of steps and frames drawn (see TIMING)."""
+    path = folder / KERNEL_LOG
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def split(row: dict, entries: list[dict]) -> dict:
+    """Medians of where each single press's time went, from the page's and the kernel's logs."""
+    steps = [e for e in entries if e["kind"] == "step"]
+    missed = [e for e in entries if e["kind"] == "missed"]
+    frames = [e for e in entries if e["kind"] == "picture"] or missed
+    parts = {"to kernel": [], "kernel": [], "back": [], "wire": [], "browser": []}
+    drawn = 0
+    for press in row["presses"]:
+        step = next((e for e in steps if e["start"] >= press["key"] - 1), None)
+        if step is None or step["start"] > press["changed"]:
+            continue
+        parts["to kernel"].append(step["start"] - press["key"])
+        parts["kernel"].append(step["end"] - step["start"])
+        parts["back"].append(press["changed"] - step["end"])
+        if press["arrived"] is not None:
+            parts["wire"].append(press["arrived"] - step["end"])
+        parts["browser"].append(press["shown"] - press["changed"])
+        drawn += any(step["start"] <= f["start"] <= step["end"] for f in missed)
+    first = row["presses"][0]["key"] if row["presses"] else 0
+    last = row["presses"][-1]["shown"] if row["presses"] else 0
+    costs = [f["end"] - f["start"] for f in frames if first <= f["start"] <= last]
+    medians = {name: statistics.median(v) if v else float("nan") for name, v in parts.items()}
+    return {**medians, "drawn": drawn, "frame": statistics.median(costs) if costs else float("nan")}
+
+
+def kernel_side(draws: int) -> dict[str, float]:
+    """Per slider, in this process (no browser): median ms of a frame at a budget not drawn
+    before (the packing, the picture and its PNG, the summary), over ``draws`` budgets."""
+    scope: dict = {}
+    exec(SETUP, scope)  # noqa: S102 - this script's own notebook cell
+    costs = {}
+    for label, source, _ in VIEWS:
+        view = eval(source, scope)  # noqa: S307 - this script's own cell
+        owner = view if hasattr(view, "frames") else view.curve  # drop_reasons_view wraps one
+        slider = owner.slider if hasattr(owner, "slider") else owner.budget
+        values = (list(slider.options) if hasattr(slider, "options")
+                  else list(range(slider.min, slider.max + 1)))
+        fresh = [v for v in values[:: max(1, len(values) // draws)] if v not in owner.frames]
+        times = []
+        for value in fresh[:draws]:
+            start = time.perf_counter()
+            owner.frames.get(value)
+            times.append((time.perf_counter() - start) * 1000)
+        costs[label] = statistics.median(times)
+    return costs
 
 
 def show(rows: list[dict], load_before, load_after) -> None:
@@ -200,6 +336,14 @@ def show(rows: list[dict], load_before, load_after) -> None:
         print(f"{row['label']:<28} {len(t):>5} {statistics.median(t):>6.0f} "
               f"{percentile(t, 0.95):>5.0f} {min(t):>5.0f} {max(t):>6.0f} "
               f"{statistics.median(n):>11.0f} {percentile(n, 0.95):>5.0f} {held_ms:>9}")
+    print(f"\n{'where a press went (medians)':<28} {'to kernel':>9} {'kernel':>6} {'back':>5}"
+          f" {'(wire)':>6} {'browser':>7} {'drawn':>6} {'ms/frame':>8} {'alone':>6}")
+    for row in rows:
+        if "split" in row:
+            p = row["split"]
+            print(f"{row['label']:<28} {p['to kernel']:>9.1f} {p['kernel']:>6.1f} {p['back']:>5.1f}"
+                  f" {p['wire']:>6.1f} {p['browser']:>7.1f} {p['drawn']:>6} {p['frame']:>8.1f}"
+                  f" {row.get('alone', float('nan')):>6.1f}")
     missed = sum(row["missed"] for row in rows)
     print(f"(ms from key press to the new picture painted; 'new': the first half of the steps, "
           f"to budgets not shown before; {missed} presses drew nothing new)")
@@ -212,6 +356,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=20, help="single presses per slider")
     parser.add_argument("--burst", type=int, default=10, help="presses of the held key (0: none)")
+    parser.add_argument("--draws", type=int, default=30,
+                        help="new frames per slider drawn in this process, without a browser")
     args = parser.parse_args()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="packlab-slider-bench-") as folder:
@@ -221,6 +367,11 @@ def main() -> None:
             page = open_and_run(context, lab)
             rows = [measure(page, label, source, keys, args.steps, args.burst)
                     for label, source, keys in VIEWS]
+            entries = kernel_entries(lab.folder)
+    alone = kernel_side(args.draws)
+    for row in rows:
+        row["split"] = split(row, entries)
+        row["alone"] = alone[row["label"]]
     show(rows, load_before, os.getloadavg())
 
 

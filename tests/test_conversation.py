@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from test_widgets import pixels, whole_figure
 
 from packlab.packing.conversation import (
     MISTAKES,
@@ -185,3 +186,18 @@ def test_the_view_takes_a_learners_function():
     holed = turn_view(assemble=lambda *a: assemble_with(*a, MISTAKES["history-with-holes"]),
                       budget=400)
     assert "call-1" in [d["id"] for d in holed.state.dropped]
+
+
+def test_a_redrawn_turn_plot_paints_what_a_new_one_paints():
+    """The blocks, numbers and dropped boxes are reused from budget to budget (moved, hidden,
+    recoloured) and painted over kept pixels: after any walk, each frame must be, pixel for pixel,
+    the frame of a view moved straight there, and what matplotlib draws of the whole figure."""
+    turn = agent_turns()[1]
+    view = turn_view(turn, budget=900)
+    for budget in (200, 400, 1300, 250, 600, 380, 700):  # none twice: a frame kept is not redrawn
+        view.budget.value = budget
+        straight = turn_view(turn, budget=900)
+        straight.budget.value = budget
+        assert bytes(view.image.value) == bytes(straight.image.value), budget
+        differ = (pixels(view.image.value) != whole_figure(view.plot)).any(axis=-1)
+        assert differ.sum() <= 2, budget  # where the budget line crosses the axis (painted over it)

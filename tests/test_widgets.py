@@ -315,20 +315,56 @@ def test_frames_are_drawn_ahead_only_in_an_idle_event_loop():
     from packlab.views.widgets import IDLE_S, Frames, options_ahead, steps_ahead
 
     drawn = []
-    frames = Frames(lambda value: drawn.append(value) or value * 10)
+    frames = Frames(lambda value: value * 10, lambda state: (drawn.append(state) or b"", ""))
     frames.draw_ahead([1, 2])  # no running loop (a script): nothing is drawn
     assert drawn == []
 
     async def slide():
-        assert frames.get(0) == 0
+        assert frames.get(0)[0] == 0
         frames.draw_ahead([1, 2])
         frames.draw_ahead([2, 3])  # the hand moved on before the kernel was idle: 1 is dropped
-        await asyncio.sleep(10 * IDLE_S)
+        await asyncio.sleep(20 * IDLE_S)
 
     asyncio.run(slide())
-    assert drawn == [0, 2, 3] and 3 in frames and 1 not in frames
-    assert frames.get(3) == 30 and drawn == [0, 2, 3]  # from memory, not drawn again
+    assert drawn == [0, 20, 30] and 3 in frames and 1 not in frames
+    assert frames.get(3)[0] == 30 and drawn == [0, 20, 30]  # from memory, not drawn again
     assert steps_ahead(100, 95, 0, 200) == [90, 85] and steps_ahead(5, 3, 0, 200) == [1]
     assert steps_ahead(7, 7, 0, 9) == []
     assert options_ahead([10, 20, 30, 40], 20, 30) == [40]
     assert options_ahead([10, 20, 30, 40], 30, 20) == [10]
+
+
+def test_a_press_is_answered_while_a_picture_is_drawn_ahead():
+    """A picture drawn ahead is drawn in a background thread: the kernel's loop keeps answering
+    (a frame kept comes at once), a press for the picture being drawn waits for it instead of
+    drawing it twice, and states (a learner's packer) are computed in the main thread only."""
+    import asyncio
+    import threading
+
+    from packlab.views.widgets import IDLE_S, Frames
+
+    slow, painted, threads = threading.Event(), [], set()
+
+    def state(value):
+        threads.add(threading.current_thread())
+        return value
+
+    def picture(value):
+        if value == 3:
+            assert slow.wait(10)
+        painted.append(value)
+        return b"png", f"frame {value}"
+
+    frames = Frames(state, picture)
+
+    async def slide():
+        frames.get(1)
+        frames.draw_ahead([3])
+        await asyncio.sleep(3 * IDLE_S)  # 3's picture has started, and is stuck
+        assert painted == [1] and frames.get(1)[2] == "frame 1"  # answered from memory
+        threading.Timer(IDLE_S, slow.set).start()  # the picture gets done while get waits
+        assert frames.get(3)[2] == "frame 3"  # waits for the picture under way
+        await asyncio.sleep(3 * IDLE_S)
+
+    asyncio.run(slide())
+    assert painted == [1, 3] and threads == {threading.main_thread()}

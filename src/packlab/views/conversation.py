@@ -6,6 +6,7 @@ import html
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import ipywidgets as widgets
 from matplotlib.patches import Patch, Rectangle
@@ -92,35 +93,41 @@ class TurnPlot(_Plot):
         ax.set_xlabel("tokens", fontsize=FONT)
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)
-        self._drawn: list = []  # what update drew: removed and drawn again at the next budget
+        # Drawn once and reused at every budget (moved, recoloured, shown or hidden): adding and
+        # removing artists at each step cost more than painting them.
+        self.line = ax.axvline(0, color="black", lw=2, ls="--")
+        self.blocks: list[Rectangle] = []
+        self.numbers: list = []
+        self.dropped: list[Rectangle] = []
         self.update(state)
 
     def update(self, state: TurnState) -> None:
         """Draw the budget's blocks; the axes, ticks and legend stay as they are (and as pixels
         kept from the first drawing, while the x range does not change)."""
         ax = self.ax
-        for artist in self._drawn:
-            artist.remove()
+        for artist in (*self.blocks, *self.numbers, *self.dropped):
+            artist.set_visible(False)
         ax.set_xlim(0, max(self.total, state.budget, 1) * 1.02)
-        self._drawn = [ax.axvline(state.budget, color="black", lw=2, ls="--")]
+        self.line.set_xdata([state.budget, state.budget])
         if state.error:
             title = ax.set_title(textwrap.shorten(f"nothing is sent: {state.error}", 75,
                                  placeholder=" … (below)"), fontsize=FONT, loc="left")
         else:
             self._sent(state.order)
             left = 0
-            for entry in state.dropped:
+            for at, entry in enumerate(state.dropped):
                 tokens = self.parts.get(entry.get("id"), {}).get("tokens", 0)
-                self._drawn.append(ax.add_patch(Rectangle(
-                    (left, -0.3), tokens, 0.6, facecolor=SKIPPED_FACE, hatch="///",
-                    edgecolor=COLOURS.get(self.kind.get(entry.get("id"), ""), GREY))))
+                box = _reused(self.dropped, at, lambda: ax.add_patch(Rectangle(
+                    (0, -0.3), 0, 0.6, facecolor=SKIPPED_FACE, hatch="///")))
+                box.set_bounds(left, -0.3, tokens, 0.6)
+                box.set_edgecolor(COLOURS.get(self.kind.get(entry.get("id"), ""), GREY))
                 left += tokens
             title = ax.set_title(f"budget {state.budget}: {len(state.order)} parts sent, "
                                  f"{state.used} tokens used, {len(state.dropped)} dropped",
                                  fontsize=FONT + 1, loc="left")
-        for artist in (title, *self._drawn):
+        for artist in (title, self.line, *self.blocks, *self.numbers, *self.dropped):
             artist.set_animated(True)  # painted at each png over the kept pixels of the rest
-        self._moving = [title, *self._drawn]
+        self._moving = [title, self.line]
 
     def _sent(self, order: list[str]) -> None:
         """The blocks sent, in order, each numbered above it where its number has room."""
@@ -128,15 +135,15 @@ class TurnPlot(_Plot):
         renderer = self.figure.canvas.get_renderer()
         for number, part_id in enumerate(order, start=1):
             tokens = self.parts.get(part_id, {}).get("tokens", 0)
-            colour = COLOURS.get(self.kind.get(part_id, ""), "#DDDDDD")
-            # A plain Rectangle, not barh: barh builds a container and its limits each call.
-            bar = self.ax.add_patch(Rectangle((left, 1 - 0.35), tokens, 0.7, facecolor=colour,
-                                              edgecolor="white"))
-            label = self.ax.text(left + tokens / 2, NUMBER_ROWS[0], str(number), ha="center",
-                                 va="bottom", fontsize=FONT)
-            self._drawn.append(bar)
-            if self._find_room(label, renderer, placed):
-                self._drawn.append(label)
+            bar = _reused(self.blocks, number - 1, lambda: self.ax.add_patch(Rectangle(
+                (0, 1 - 0.35), 0, 0.7, edgecolor="white")))
+            bar.set_bounds(left, 1 - 0.35, tokens, 0.7)
+            bar.set_facecolor(COLOURS.get(self.kind.get(part_id, ""), "#DDDDDD"))
+            label = _reused(self.numbers, number - 1, lambda: self.ax.text(
+                0, NUMBER_ROWS[0], "", ha="center", va="bottom", fontsize=FONT))
+            label.set_text(str(number))
+            label.set_x(left + tokens / 2)
+            self._find_room(label, renderer, placed)
             left += tokens
 
     def _find_room(self, label, renderer, placed: list[list]) -> bool:
@@ -147,8 +154,16 @@ class TurnPlot(_Plot):
             if not any(box.overlaps(other) for other in boxes):
                 boxes.append(box)
                 return True
-        label.remove()
+        label.set_visible(False)
         return False
+
+
+def _reused(pool: list, at: int, make: Callable[[], Any]) -> Any:
+    """The artist at ``at`` of ``pool`` (made when the pool is shorter), shown."""
+    if at == len(pool):
+        pool.append(make())
+    pool[at].set_visible(True)
+    return pool[at]
 
 
 class TurnView(widgets.VBox):
@@ -162,7 +177,7 @@ class TurnView(widgets.VBox):
         self.budget = widgets.IntSlider(value=budget, min=0, max=max_budget,  # every budget
                                         description="budget",
                                         layout=widgets.Layout(width="95%"))
-        self.frames = Frames(self._draw)
+        self.frames = Frames(self._state, self._picture)
         self.state, picture, summary = self.frames.get(budget)
         self.image = widgets.Image(value=picture, format="png")
         self.summary = widgets.HTML(summary)
@@ -173,10 +188,12 @@ class TurnView(widgets.VBox):
         """The live widget, plus a static rendering for pages without a kernel."""
         return static.bundle(super()._repr_mimebundle_(**kwargs), static.turn_view(self))
 
-    def _draw(self, budget: int) -> tuple[TurnState, bytes, str]:
-        state = turn_state(self.turn, budget, self._assemble)
+    def _state(self, budget: int) -> TurnState:
+        return turn_state(self.turn, budget, self._assemble)
+
+    def _picture(self, state: TurnState) -> tuple[bytes, str]:
         self.plot.update(state)
-        return state, self.plot.png(), self._summary(state)
+        return self.plot.png(), self._summary(state)
 
     def _on_change(self, change: dict) -> None:
         self.state, self.image.value, self.summary.value = self.frames.get(change["new"])

@@ -6,7 +6,8 @@ recovers as soon as the packer works at the next budget.
 
 A slider step answers at the speed of a hand (`Frames`): a budget seen before is shown from
 memory, and while the kernel is idle the next budgets in the direction the slider moves are drawn
-ahead, so the next key press usually finds its picture ready. While a key is held, ipywidgets
+ahead (their pictures in a background thread), so the next key press usually finds its picture
+ready and the kernel free to send it. While a key is held, ipywidgets
 itself sends only the latest value once the kernel is free, so the view jumps to where the hand
 stopped instead of drawing every step on the way.
 """
@@ -14,9 +15,12 @@ stopped instead of drawing every step on the way.
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import ipywidgets as widgets
@@ -46,29 +50,49 @@ IDLE_S = 0.03
 class Frames:
     """A view's frames by slider value: drawn once, shown from memory, and drawn ahead when idle.
 
-    ``draw(value)`` makes everything a view shows at ``value`` (its state, PNG and summary).
-    ``draw_ahead(values)`` draws those values one at a time, each in its own turn of the
-    kernel's event loop, so a key press that arrives meanwhile waits for one frame at most.
-    Without a running event loop (a script, a test) nothing is drawn ahead.
+    A frame is ``(state, png, summary)``: ``state(value)`` computes what the view shows at
+    ``value`` (running the packer, perhaps a learner's: always in the kernel's main thread, under
+    the packer's time limit), and ``picture(state)`` draws it (its PNG and summary). Drawing ahead
+    (`draw_ahead`) computes each state in the main thread, one per turn of the event loop, and
+    draws its picture in a background thread, so a key press that arrives meanwhile is answered
+    at once when its frame is ready, instead of waiting for a picture nobody asked for yet. One
+    picture is drawn at a time per view (its figure is not shared between threads). Without a
+    running event loop (a script, a test) nothing is drawn ahead.
     """
 
-    def __init__(self, draw: Callable[[Hashable], Any], limit: int = FRAME_LIMIT):
-        self._draw = draw
+    def __init__(self, state: Callable[[Hashable], Any],
+                 picture: Callable[[Any], tuple[bytes, str]], limit: int = FRAME_LIMIT):
+        self._state = state
+        self._picture = picture
         self._limit = limit
         self._kept: OrderedDict[Hashable, Any] = OrderedDict()
         self._ahead: list[Hashable] = []
         self._scheduled: asyncio.TimerHandle | None = None
+        self._drawing: tuple[Hashable, Future] | None = None  # the picture drawn ahead, if any
+        self._figure = threading.Lock()
 
     def __contains__(self, value: Hashable) -> bool:
         return value in self._kept
 
     def get(self, value: Hashable) -> Any:
         """The frame at ``value``: from memory, else drawn now (and kept)."""
-        frame = self._kept.pop(value) if value in self._kept else self._draw(value)
+        if value in self._kept:
+            frame = self._kept.pop(value)
+        elif self._drawing is not None and self._drawing[0] == value:
+            frame = self._drawing[1].result()  # being drawn ahead: wait for it, not draw it again
+        else:
+            frame = self._draw(self._state(value))
+        self._keep(value, frame)
+        return frame
+
+    def _keep(self, value: Hashable, frame: Any) -> None:
         self._kept[value] = frame
         while len(self._kept) > self._limit:
             self._kept.popitem(last=False)
-        return frame
+
+    def _draw(self, state: Any) -> tuple[Any, bytes, str]:
+        with self._figure:
+            return (state, *self._picture(state))
 
     def draw_ahead(self, values: Sequence[Hashable]) -> None:
         """Draw ``values`` (those not kept yet) while the kernel has nothing else to do."""
@@ -83,7 +107,8 @@ class Frames:
         except RuntimeError:  # no kernel loop: draw nothing ahead
             self._ahead = []
             return
-        self._scheduled = loop.call_later(IDLE_S, self._draw_next, loop)
+        if self._drawing is None:  # else the next starts when that picture is done
+            self._scheduled = loop.call_later(IDLE_S, self._draw_next, loop)
 
     def _draw_next(self, loop: asyncio.AbstractEventLoop) -> None:
         self._scheduled = None
@@ -93,11 +118,28 @@ class Frames:
             return
         value = self._ahead.pop(0)
         try:
-            self.get(value)
+            state = self._state(value)
         except Exception:  # noqa: BLE001 - drawing ahead is a guess: a failure shows when chosen
             return
-        if self._ahead:
+        future = _painter().submit(self._draw, state)
+        self._drawing = (value, future)
+        future.add_done_callback(
+            lambda done: loop.call_soon_threadsafe(self._drawn, loop, value, done))
+
+    def _drawn(self, loop: asyncio.AbstractEventLoop, value: Hashable, done: Future) -> None:
+        """In the main thread, once a picture drawn ahead is done: keep it, draw the next."""
+        if self._drawing is not None and self._drawing[1] is done:
+            self._drawing = None
+        if done.exception() is None and value not in self._kept:
+            self._keep(value, done.result())
+        if self._ahead and self._scheduled is None:
             self._scheduled = loop.call_later(IDLE_S, self._draw_next, loop)
+
+
+@functools.cache
+def _painter() -> ThreadPoolExecutor:
+    """The one background thread that draws the pictures of every view ahead of the slider."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="packlab-frames")
 
 
 def steps_ahead(old: int, new: int, low: int, high: int, count: int = AHEAD) -> list[int]:
@@ -144,7 +186,7 @@ class BudgetView(widgets.VBox):
         self.state: PackState = self._index.state(packer, budget)
         self.plot = PackingPlot(parts, self.state)
         self.slider = _budget_slider(self._index.total, budget)
-        self.frames = Frames(self._draw)
+        self.frames = Frames(self._state, self._picture)
         self.state, picture, summary = self.frames.get(budget)
         self.image = widgets.Image(value=picture, format="png")
         self.summary = widgets.HTML(summary)
@@ -155,10 +197,12 @@ class BudgetView(widgets.VBox):
         """The live widget, plus a static rendering for pages without a kernel."""
         return static.bundle(super()._repr_mimebundle_(**kwargs), static.budget_view(self))
 
-    def _draw(self, budget: int) -> tuple[PackState, bytes, str]:
-        state = self._index.state(self._packer, budget)
+    def _state(self, budget: int) -> PackState:
+        return self._index.state(self._packer, budget)
+
+    def _picture(self, state: PackState) -> tuple[bytes, str]:
         self.plot.update(state)
-        return state, self.plot.png(), self._summary(state)
+        return self.plot.png(), self._summary(state)
 
     def _on_budget(self, change: dict) -> None:
         self.state, self.image.value, self.summary.value = self.frames.get(change["new"])
@@ -200,7 +244,7 @@ class DropCurveView(widgets.VBox):
             continuous_update=True,
             layout=widgets.Layout(width="95%"),
         )
-        self.frames = Frames(self._draw)
+        self.frames = Frames(self._points.__getitem__, self._picture)
         self.state, picture, summary = self.frames.get(start.budget)
         self.image = widgets.Image(value=picture, format="png")
         self.summary = widgets.HTML(summary)
@@ -211,10 +255,9 @@ class DropCurveView(widgets.VBox):
         """The live widget, plus a static rendering for pages without a kernel."""
         return static.bundle(super()._repr_mimebundle_(**kwargs), static.drop_curve_view(self))
 
-    def _draw(self, budget: int) -> tuple[CurvePoint, bytes, str]:
-        point = self._points[budget]
+    def _picture(self, point: CurvePoint) -> tuple[bytes, str]:
         self.plot.update(point)
-        return point, self.plot.png(), self._summary(point)
+        return self.plot.png(), self._summary(point)
 
     def _on_budget(self, change: dict) -> None:
         self.state, self.image.value, self.summary.value = self.frames.get(change["new"])
@@ -251,7 +294,7 @@ class ComparisonView(widgets.VBox):
         self.states = self._states(budget)
         self.plot = ComparisonPlot(parts, curves, self.states)
         self.slider = _budget_slider(self._index.total, budget)
-        self.frames = Frames(self._draw)
+        self.frames = Frames(self._states, self._picture)
         self.states, picture, summary = self.frames.get(budget)
         self.image = widgets.Image(value=picture, format="png")
         self.summary = widgets.HTML(summary)
@@ -265,10 +308,9 @@ class ComparisonView(widgets.VBox):
     def _states(self, budget: int) -> list[PackState]:
         return [self._index.state(p, budget) for p in self._packers]
 
-    def _draw(self, budget: int) -> tuple[list[PackState], bytes, str]:
-        states = self._states(budget)
+    def _picture(self, states: list[PackState]) -> tuple[bytes, str]:
         self.plot.update(states)
-        return states, self.plot.png(), self._summary(states)
+        return self.plot.png(), self._summary(states)
 
     def _on_budget(self, change: dict) -> None:
         self.states, self.image.value, self.summary.value = self.frames.get(change["new"])
