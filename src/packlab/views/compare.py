@@ -212,12 +212,12 @@ class BesideView(widgets.VBox):
         self.slider = self.sliders[0]
         self.plot = BesidePlot(comparison.rows)
         self._over: dict[Values, str] = {}
-        self.frames = Frames(self._draw)
+        self.frames = Frames(self._state, self._picture)
         self.difference: str | None = None
         self.yours, self.lesson = Side(), Side()
         frame = self.frames.get(self.values)
-        self.image = widgets.Image(value=frame[2], format="png")
-        self.summary = widgets.HTML(frame[3])
+        self.image = widgets.Image(value=frame[1], format="png")
+        self.summary = widgets.HTML(frame[2])
         self._show(frame)
         super().__init__([*self.sliders, self.image, self.summary])
         for slider in self.sliders:
@@ -237,7 +237,8 @@ class BesideView(widgets.VBox):
             self._over[values[1:]] = over_every(self.comparison, values)
         return self._over[values[1:]]
 
-    def _draw(self, values: Values) -> tuple:
+    def _state(self, values: Values) -> tuple:
+        """Both sides at ``values`` and the difference in words (runs the learner's function)."""
         c = self.comparison
         yours, lesson = c.sides(values)
         where = c.where(values)
@@ -245,7 +246,6 @@ class BesideView(widgets.VBox):
         count = len(differing(yours, lesson, c.ordered))
         title = (f"{where}: {count} {'item differs' if count == 1 else 'items differ'} (≠)"
                  if said else f"{where}: yours matches the lesson's")
-        self.plot.update(title, yours, lesson, c.ordered)
         shown = said or f"{where.capitalize()}, yours {c.verb} the same as the lesson's."
         summary = (
             f'<div role="status" aria-live="polite"><b>{html.escape(shown)}</b></div>'
@@ -253,10 +253,15 @@ class BesideView(widgets.VBox):
             f"{_side_html('the lesson’s', lesson, c.verb)}<br>"
             f"<i>{html.escape(self.over_every(values))}</i>"
         )
-        return yours, lesson, self.plot.png(), summary, said
+        return yours, lesson, said, title, summary
+
+    def _picture(self, state: tuple) -> tuple[bytes, str]:
+        yours, lesson, _, title, summary = state
+        self.plot.update(title, yours, lesson, self.comparison.ordered)
+        return self.plot.png(), summary
 
     def _show(self, frame: tuple) -> None:
-        self.yours, self.lesson, picture, summary, self.difference = frame
+        (self.yours, self.lesson, self.difference, _, _), picture, summary = frame
         self.image.value, self.summary.value = picture, summary
 
     def _on_change(self, change: dict) -> None:
