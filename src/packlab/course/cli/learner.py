@@ -63,10 +63,12 @@ def serve_here(arguments: list[str], folder: Path) -> int:
 # Server extensions a learner never uses, left out of their server (each costs CPU-seconds at
 # every start, which 30 learners logging in at once pay together): formgrader and the course
 # list are the instructors'; the language servers and Notebook 7's pages have no use in the
-# course's JupyterLab. The Assignments tab and the Validate button are the hub's only (its lab
-# config shows them there).
+# course's JupyterLab, nor has notebook_shim (it carries the classic Notebook's settings over for
+# extensions written for it, none here; linking it imports IPython). The Assignments tab and the
+# Validate button are the hub's only (its lab config shows them there).
 UNUSED_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
-                     "nbgrader.server_extensions.course_list", "jupyter_lsp", "notebook")
+                     "nbgrader.server_extensions.course_list", "jupyter_lsp", "notebook",
+                     "notebook_shim")
 HUB_ONLY_EXTENSIONS = ("nbgrader.server_extensions.assignment_list",
                        "nbgrader.server_extensions.validate_assignment")
 
