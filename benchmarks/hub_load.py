@@ -60,7 +60,8 @@ def login(hub: ClassHub, name: str, password: str) -> tuple[float, float]:
     learner's JupyterLab until it answers; the seconds it took, and the CPU-seconds the server
     had used when the hub first said it was ready."""
     jar = http.cookiejar.CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener = urllib.request.build_opener(urllib.request.HTTPSHandler(context=hub.tls),
+                                         urllib.request.HTTPCookieProcessor(jar))
     start = time.monotonic()
     with opener.open(f"{hub.base}/hub/login", timeout=300) as page:
         xsrf = re.search(r'name="_xsrf" value="([^"]+)"', page.read().decode()).group(1)
@@ -143,7 +144,8 @@ def check(hub: ClassHub, name: str, setup: str, test: str) -> tuple[float, float
         kernel = hub.api("/kernels", "POST", {"name": "python3"}, base=f"/user/{name}/api")
         ws = websocket.create_connection(
             f"{hub.base.replace('http', 'ws', 1)}/user/{name}/api/kernels/{kernel['id']}/"
-            "channels", header=[f"Authorization: token {hub.token}"], timeout=600)
+            "channels", header=[f"Authorization: token {hub.token}"], timeout=600,
+            sslopt={"context": hub.tls})
     except (websocket.WebSocketException, OSError) as error:
         return float("nan"), float("nan"), f"the check's connection failed: {error}"
     try:

@@ -320,6 +320,34 @@ def test_prepare_copies_every_lesson_and_exercise(tmp_path):
         assert mine.language_info.name == "python" and mine.kernelspec.name == "python3"
 
 
+def test_the_kernels_metadata_saved_once_is_read_without_the_kernel(tmp_path, monkeypatch):
+    """The hub saves the kernel's metadata when it sets up the learners' environment; a
+    learner's server start then reads it instead of importing ipykernel and jupyter_client
+    (a third of a CPU-second); a broken file falls back to asking the kernel."""
+    saved = tmp_path / "share" / "packlab" / "kernel-metadata.json"
+    monkeypatch.setattr(workspace, "KERNEL_METADATA", saved)
+    asked = workspace.installed_kernel_metadata()
+    assert asked["language_info"]["version"] == platform.python_version()
+    assert workspace.save_kernel_metadata() == saved
+    assert json.loads(saved.read_text()) == asked == workspace.kernel_metadata()
+    saved.write_text(json.dumps({"kernelspec": {"name": "as saved"}}))
+    assert workspace.kernel_metadata() == {"kernelspec": {"name": "as saved"}}
+    for broken in ("not json", "[1, 2]"):
+        saved.write_text(broken)
+        assert workspace.kernel_metadata() == asked
+    saved.write_text(json.dumps(asked))
+    code = ("import sys\nfrom pathlib import Path\nfrom packlab.course import workspace\n"
+            f"workspace.KERNEL_METADATA = Path({str(saved)!r})\n"
+            f"workspace.prepare(Path({str(tmp_path / 'mine')!r}))\n"
+            "print(sorted(m for m in ('ipykernel', 'jupyter_client') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    start = nbformat.read(tmp_path / "mine" / workspace.START, as_version=4)
+    assert start.metadata.language_info == asked["language_info"]
+
+
 def handed_out(path) -> list:
     """A notebook's cells, as a learner's copy must keep them."""
     return nbformat.read(path, as_version=4).cells

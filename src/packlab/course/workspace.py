@@ -60,11 +60,34 @@ def learner_copy(folder: Path, original: Path) -> Path:
     return folder / original.relative_to(ROOT)
 
 
+# Asking the kernel (importing ipykernel and jupyter_client) costs about a third of a
+# CPU-second, which every learner's server on the hub would pay at each start (it rewrites the
+# start page): the hub saves the answer once, when it sets up the learners' environment.
+KERNEL_METADATA = Path(sys.prefix) / "share" / "packlab" / "kernel-metadata.json"
+
+
 def kernel_metadata() -> dict:
     """The notebook metadata JupyterLab writes when the course's kernel starts: the kernelspec
     as installed and the kernel's language_info. A copy that already says so opens clean (no
     unsaved dot, no "Save changes?" on close); the committed notebooks cannot say it, since it
-    names this machine's Python version."""
+    names this machine's Python version. Read from `KERNEL_METADATA` when this environment's
+    set-up saved it there (the class's hub does, see `save_kernel_metadata`)."""
+    try:
+        saved = json.loads(KERNEL_METADATA.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return installed_kernel_metadata()
+    return saved if isinstance(saved, dict) else installed_kernel_metadata()
+
+
+def save_kernel_metadata() -> Path:
+    """Save this environment's kernel metadata where `kernel_metadata` reads it."""
+    KERNEL_METADATA.parent.mkdir(parents=True, exist_ok=True)
+    KERNEL_METADATA.write_text(json.dumps(installed_kernel_metadata()), encoding="utf-8")
+    return KERNEL_METADATA
+
+
+def installed_kernel_metadata() -> dict:
+    """`kernel_metadata`, asked of the installed kernel itself."""
     from ipykernel.ipkernel import IPythonKernel
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 

@@ -42,19 +42,33 @@ def cmd_lab(args: argparse.Namespace) -> int:
                   "Stop with Ctrl-C.")
     # Started in the workspace, so a terminal opened in JupyterLab starts there too (terminado
     # gives a new terminal the server's own folder) and sees the same paths as the file browser.
-    if on_hub:  # the hub stops the server itself: no parent process kept (50 MB a learner)
-        os.chdir(folder)
-        os.execve(command[0], command, workspace.server_environment())
+    if on_hub:
+        return serve_here(command[3:], folder)
     return serve(command, workspace.server_environment(), cwd=folder)
+
+
+def serve_here(arguments: list[str], folder: Path) -> int:
+    """Become the hub's single-user server (`jupyterhub-singleuser ARGUMENTS`) in this very
+    process: the hub stops the server itself, so no parent process is kept (50 MB a learner),
+    and no second Python starts to import again what this command has already imported
+    (nbformat and jsonschema: a sixth of a CPU-second at every learner's login)."""
+    os.environ.update(workspace.server_environment())
+    os.chdir(folder)
+    sys.argv = ["jupyterhub-singleuser", *arguments]
+    from jupyterhub.singleuser import main
+
+    return main() or 0
 
 
 # Server extensions a learner never uses, left out of their server (each costs CPU-seconds at
 # every start, which 30 learners logging in at once pay together): formgrader and the course
 # list are the instructors'; the language servers and Notebook 7's pages have no use in the
-# course's JupyterLab. The Assignments tab and the Validate button are the hub's only (its lab
-# config shows them there).
+# course's JupyterLab, nor has notebook_shim (it carries the classic Notebook's settings over for
+# extensions written for it, none here; linking it imports IPython). The Assignments tab and the
+# Validate button are the hub's only (its lab config shows them there).
 UNUSED_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
-                     "nbgrader.server_extensions.course_list", "jupyter_lsp", "notebook")
+                     "nbgrader.server_extensions.course_list", "jupyter_lsp", "notebook",
+                     "notebook_shim")
 HUB_ONLY_EXTENSIONS = ("nbgrader.server_extensions.assignment_list",
                        "nbgrader.server_extensions.validate_assignment")
 

@@ -46,9 +46,14 @@ VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
 # Left out of the learners' runtime: the instructor's editable packlab points into the checkout;
 # rfc3987_syntax, an optional extra of jsonschema that builds a grammar whenever it is imported
 # (about 1 CPU-second of every server's start; jsonschema checks "iri" formats with it, which no
-# schema of the servers uses). The compiled modules (__pycache__) are kept: no account may write
-# them there, so without them every server would compile its imports again at each start.
-NOT_IN_RUNTIME = ("__editable__*", "packlab-*", "rfc3987_syntax*")
+# schema of the servers uses); likewise jsonschema's other optional format checkers (durations
+# with arrow, colours, host names, URIs and their templates, JSON pointers, dates), imported by
+# every server, used by none (a twentieth of a CPU-second a start). The compiled modules
+# (__pycache__) are kept: no account may write them there, so without them every server would
+# compile its imports again at each start.
+FORMAT_CHECKERS = ("rfc3987_syntax*", "isoduration*", "arrow", "arrow-*", "webcolors*", "fqdn*",
+                   "uri_template*", "jsonpointer*", "rfc3986_validator*", "rfc3339_validator*")
+NOT_IN_RUNTIME = ("__editable__*", "packlab-*", *FORMAT_CHECKERS)
 WORKSPACE = "packlab"  # a learner's own copies: ~/packlab
 PROFILE = Path("/etc/profile.d/packlab-hub.sh")  # read by every login shell (Debian's /etc/profile)
 # The instructors' collect: a hand-in counts only for the account that wrote it.
@@ -297,6 +302,14 @@ def _venv(hub: Hub, folder: Path, site_lines: list[str]) -> Path:
 
 def _learner_env(hub: Hub) -> None:
     _environment(hub.learner, hub, hub.student)
+    # The kernel's notebook metadata, asked once here instead of at every server's start
+    # (packlab.course.workspace.KERNEL_METADATA), in an account's clean environment.
+    clean = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "LANG": "C.UTF-8",
+             **python_environment(hub)}
+    subprocess.run([str(hub.learner / "bin" / "python"), "-c",
+                    "from packlab.course.workspace import save_kernel_metadata as save; save()"],
+                   check=True, capture_output=True, env=clean)
+    _readable(hub.learner / "share")
 
 
 def _instructor_env(hub: Hub) -> None:

@@ -25,6 +25,9 @@ from packlab.course.hub.layout import Hub
 from packlab.course.hub.proxy import read_pid, running_proxy
 
 SERVICE = "JUPYTERHUB_SERVICE_NAME"  # in the environment of each of the hub's services
+# How a single-user server of the hub shows in its command line: the instructors' run
+# jupyterhub-singleuser; the learners' `packlab lab` becomes the server in its own process.
+SERVERS = ("singleuser", "packlab lab")
 
 
 def admin_token(hub: Hub) -> str:
@@ -135,7 +138,7 @@ def _servers(hub: Hub) -> list[psutil.Process]:
         pid = json.loads(state or "{}").get("pid")
         try:
             process = psutil.Process(pid) if pid else None
-            if process and "singleuser" in " ".join(process.cmdline()):
+            if process and any(command in " ".join(process.cmdline()) for command in SERVERS):
                 found += [process, *process.children(recursive=True)]
         except psutil.Error:
             continue
