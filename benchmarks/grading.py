@@ -24,6 +24,11 @@ Where packlab's time goes: benchmarks/grading_costs.py.
 
 Run: .venv/bin/python benchmarks/grading.py [--students N] [--quick] [--keep] [--no-nbgrader]
                                            [--assignments 01-total-tokens,02-greedy-pack,...]
+                                           [--honest] [--before REV]
+
+--honest hands in no broken notebook (an endless loop costs nbgrader 30 s a cell, which flatters
+packlab); --before REV grades the same class with commit REV's grader just before this
+checkout's, for a before/after in one run against the same nbgrader time.
 """
 
 from __future__ import annotations
@@ -81,15 +86,18 @@ def broken(exercise: Exercise, kind: str):
     raise ValueError(kind)
 
 
-def make_class(submitted: Path, n: int, exercises: list[Exercise]) -> dict[tuple[str, str], str]:
-    """Write every student's notebooks; return (student, assignment) -> what was handed in."""
+def make_class(submitted: Path, n: int, exercises: list[Exercise],
+               honest: bool = False) -> dict[tuple[str, str], str]:
+    """Write every student's notebooks; return (student, assignment) -> what was handed in.
+    An ``honest`` class hands in no broken notebook: right and wrong answers only."""
     mutants = {e.name: [m for m in gallery.every()
                         if m.suite == e.suite and m.key != e.starter] for e in exercises}
     kinds = {}
     for k, exercise in enumerate(exercises):
         # The four broken kinds land on students spread over the class, a different one for
         # each assignment; of the others, one in four hands in the reference solution.
-        broken_at = {(k + m * max(1, n // 4)) % n: kind for m, kind in enumerate(BROKEN)}
+        broken_at = {} if honest else {(k + m * max(1, n // 4)) % n: kind
+                                       for m, kind in enumerate(BROKEN)}
         good = wrong = 0
         for j in range(n):
             student = f"s{j + 1:03d}"
@@ -125,10 +133,12 @@ def machine_cpu() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-def run_packlab(course: Path, out: Path) -> tuple[float, dict]:
+def run_packlab(course: Path, out: Path, code: Path | None = None) -> tuple[float, dict]:
+    """``packlab grade --jobs 2``; with ``code``, the grader of that source tree (`older`)."""
     command = [str(BIN / "packlab"), "grade", "submitted", "--out", str(out), "--jobs", "2"]
+    env = {**os.environ, "PYTHONPATH": f"{code}:{code / 'src'}"} if code else None
     start, busy = time.perf_counter(), machine_cpu()
-    done = subprocess.run(command, cwd=course, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=course, capture_output=True, text=True, env=env)
     seconds, busy = time.perf_counter() - start, machine_cpu() - busy
     if done.returncode not in (0, 1) or not (out / "grades.csv").is_file():
         sys.exit(f"packlab grade failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
@@ -141,6 +151,15 @@ def run_packlab(course: Path, out: Path) -> tuple[float, dict]:
           f"its {cores} cores); at full use of every core that work alone takes "
           f"{busy / cores:.1f} s")
     return seconds, rows
+
+
+def older(rev: str, into: Path) -> Path:
+    """Commit ``rev``'s source tree, unpacked under ``into`` (run by this venv's Python)."""
+    tree = into / f"code-{rev}"
+    tree.mkdir()
+    archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return tree
 
 
 def run_nbgrader(course: Path, exercises: list[Exercise]) -> tuple[float, dict[str, str]]:
@@ -178,6 +197,21 @@ def nbgrader_scores(course: Path, exercises: list[Exercise], students: list[str]
     return scores
 
 
+def load_average() -> str:
+    """The load average (1, 5, 15 min), in words."""
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def before_packlab(rev: str, course: Path) -> tuple[float, dict]:
+    """Grade the class with commit ``rev``'s grader, its examples stored first (not timed)."""
+    code = older(rev, course)
+    subprocess.run([sys.executable, "-c", "from autograder.checks import example_cache; "
+                    "example_cache.prepare()"], check=True,
+                   env={**os.environ, "PYTHONPATH": f"{code}:{code / 'src'}"})
+    print(f"packlab at {rev} (load average {load_average()}):", flush=True)
+    return run_packlab(course, course / "graded-before", code)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=40)
@@ -187,6 +221,10 @@ def main() -> int:
                         "(default: every exercise in course.toml)")
     parser.add_argument("--no-nbgrader", action="store_true",
                         help="time packlab alone (no ratio, no comparison of scores)")
+    parser.add_argument("--honest", action="store_true",
+                        help="no broken notebooks: every student hands in a right or wrong answer")
+    parser.add_argument("--before", metavar="REV",
+                        help="also grade with commit REV's grader, just before this one's")
     args = parser.parse_args()
     n = 8 if args.quick else args.students
     course_ = load()
@@ -200,7 +238,7 @@ def main() -> int:
             shutil.copytree(ROOT / "solutions" / exercise.name,
                             course / "solutions" / exercise.name)
             release(exercise.name, course)
-        kinds = make_class(course / "submitted", n, exercises)
+        kinds = make_class(course / "submitted", n, exercises, args.honest)
         students = sorted({s for s, _ in kinds})
         notebooks = len(kinds)
         print(f"class: {n} students × {len(exercises)} assignments = {notebooks} notebooks in "
@@ -219,8 +257,15 @@ def main() -> int:
         drawn = example_cache.prepare()
         print(f"property examples: {f'{drawn} checks drawn and stored' if drawn else 'stored'} "
               f"({time.perf_counter() - start:.1f} s, as `make release` does; not counted)")
-        print("packlab:", flush=True)
+        before = args.before and before_packlab(args.before, course)
+        print(f"packlab (load average {load_average()}):", flush=True)
         packlab_s, ours = run_packlab(course, course / "graded")
+        if before:
+            differ = [key for key, row in ours.items()
+                      if (row["status"], row["score"]) != (before[1][key]["status"],
+                                                           before[1][key]["score"])]
+            print(f"scores of {args.before} and of this checkout: "
+                  f"{f'{len(differ)} DIFFER' if differ else 'identical'}")
         rate = notebooks / packlab_s
         if args.no_nbgrader:
             print(f"packlab seconds:    {packlab_s:.1f}  ({rate:.2f} notebooks/s; target ≥ "
@@ -256,6 +301,9 @@ def main() -> int:
             print(f"scores: identical for all {notebooks} (student, assignment) pairs")
 
         ratio = nbgrader_s / packlab_s
+        if before:
+            print(f"before ({args.before}): {before[0]:.1f} s ({notebooks / before[0]:.2f} "
+                  f"notebooks/s), {nbgrader_s / before[0]:.1f}× nbgrader's throughput")
         print("load average (1, 5, 15 min) at the end: "
               + ", ".join(f"{x:.1f}" for x in os.getloadavg())
               + f" on {os.cpu_count()} cores (other work on the machine slows both graders)")

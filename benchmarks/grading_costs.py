@@ -19,7 +19,7 @@ the wall time is waiting: for the worker, for the sandbox, or for a loaded machi
 It also counts the messages sent down the pipe (each one a round trip). Shares are of the
 sampled time; the profiler costs a few per cent.
 
-Run: .venv/bin/python benchmarks/grading_costs.py [--students N]
+Run: .venv/bin/python benchmarks/grading_costs.py [--students N] [--honest]
 To measure older code: PYTHONPATH=OLD:OLD/src .venv/bin/python benchmarks/grading_costs.py,
 run from outside the worktree (this script only uses `engine.grade_submission`).
 """
@@ -118,12 +118,14 @@ def count_messages() -> Counter:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=16)
+    parser.add_argument("--honest", action="store_true",
+                        help="no broken notebooks (see benchmarks/grading.py)")
     args = parser.parse_args()
     require_sandbox()
     exercises = load().exercises
     folder = Path(tempfile.mkdtemp(prefix="packlab-costs-"))
     try:
-        kinds = make_class(folder, args.students, exercises)
+        kinds = make_class(folder, args.students, exercises, args.honest)
         by_name = {e.name: e for e in exercises}
         counts = count_messages()
         sampler = Sampler()

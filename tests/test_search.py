@@ -10,6 +10,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from autograder.checks.suite import (
+    Check,
     CheckFailed,
     Group,
     Misconception,
@@ -191,6 +192,27 @@ def test_a_replay_in_the_sandbox_sends_its_examples_in_batches(monkeypatch):
     assert sandboxed.ok and in_process.ok
     calls = sum(writes[1:])  # the first message runs the cells
     assert calls >= 50 and len(writes) - 1 <= calls // 10, writes
+
+
+def named_example(number: int) -> Check:
+    """A check of one named example: the answer for ``number`` stays small."""
+    return Check(f"example {number}", lambda call: small_numbers_only(call, number))
+
+
+def test_a_groups_named_examples_are_sent_in_one_message_and_judged_as_before(monkeypatch):
+    writes = []
+    write = Sandbox._write
+    monkeypatch.setattr(Sandbox, "_write", lambda self, lines, *rest, **named: (
+        writes.append(lines.count(b"\n")), write(self, lines, *rest, **named))[1])
+    group = Group("g", "", tuple(named_example(n) for n in (1, 5, 12, 7, 30, 3)))
+    with Sandbox(["def f(x):\n    return x\n"], Limits()) as box:
+        sandboxed = run_group(group, box.caller("f"))
+    in_process = run_group(group, in_process_caller(echo))
+    assert writes[1:] == [6], writes  # after the cells: the six calls at once
+    assert sandboxed.passed == in_process.passed == ["example 1", "example 5", "example 7",
+                                                     "example 3"]
+    assert [f.call for f in sandboxed.failures] == [f.call for f in in_process.failures] \
+        == ["f(12)", "f(30)"]
 
 
 def test_a_replay_in_the_sandbox_fails_as_one_in_process_does():

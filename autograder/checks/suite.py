@@ -12,11 +12,12 @@ import builtins
 import contextlib
 import copy
 import hashlib
+import itertools
 import json
 import random
 import reprlib
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -290,7 +291,10 @@ def run_group(group: Group, call: Caller, seed: str = "") -> GroupResult:
     result = GroupResult(group.name)
     call = GroupCaller(call)
     with seeded("" if group.visible else seed):
-        for check in group.checks:
+        for position, check in enumerate(group.checks):
+            if check.examples is None and (position == 0
+                                           or group.checks[position - 1].examples is not None):
+                call.expect(named_example_calls(group.checks[position:]))
             try:
                 check.run(call)
             except CheckFailed as exc:
@@ -299,6 +303,22 @@ def run_group(group: Group, call: Caller, seed: str = "") -> GroupResult:
             else:
                 result.passed.append(check.name)
     return result
+
+
+def named_example_calls(checks: Sequence[Check]) -> list[list]:
+    """The first calls of the named-example checks (those without generated examples) that
+    ``checks`` begin with, in order, worked out by the trusted side alone (`first_call`): sent
+    ahead at once (`expect`), as a property check's replay sends its examples' calls."""
+    calls = []
+    for check in itertools.takewhile(lambda check: check.examples is None, checks):
+        args = first_call(_run_body(check), None)
+        if args is not None:
+            calls.append(args)
+    return calls
+
+
+def _run_body(check: Check) -> Callable[[Caller, Any], None]:
+    return lambda call, _example: check.run(call)
 
 
 def in_process_caller(func: Callable) -> Caller:

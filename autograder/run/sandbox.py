@@ -200,25 +200,32 @@ class Sandbox:
         """Write request lines within ``seconds``. A worker that stops reading is stopped:
         it interfered, or (``starting``, or the submission's time running out first) it was
         too slow: ``late``. One that closed its pipe too."""
-        data = memoryview(lines)
+        data = self._put(memoryview(lines))
+        if not data:  # all of it fitted in the pipe: no waiting, no selector
+            return
         too_slow = starting or self._deadline - time.monotonic() < seconds
         deadline, late = self._window(seconds, late)
         with selectors.DefaultSelector() as selector:
             selector.register(self._request, selectors.EVENT_WRITE)
             while data:
-                try:
-                    data = data[os.write(self._request, data):]
-                    continue
-                except BlockingIOError:  # the pipe is full: wait for the worker to read
-                    pass
-                except BrokenPipeError:
-                    raise self._ended() from None
                 left = deadline - time.monotonic()
                 if left <= 0 or not selector.select(left):
                     if too_slow:
                         raise self._fatal("timeout", late, clock="wall")
                     raise self._fatal("interfered", "replies out of turn and stopped reading the "
                                       "grader's calls")
+                data = self._put(data)
+
+    def _put(self, data: memoryview) -> memoryview:
+        """Write what the pipe takes now of ``data``; what is left."""
+        try:
+            while data:
+                data = data[os.write(self._request, data):]
+        except BlockingIOError:  # the pipe is full: the caller waits for the worker to read
+            pass
+        except BrokenPipeError:
+            raise self._ended() from None
+        return data
 
     def _receive(self, seconds: float, late: str):
         """The next reply line, parsed as JSON (anything else: the student interfered).

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import copy
-
+from autograder.checks.suite import plain_copy
 from packlab.packing.conversation import RULES, RequiredTooBig, Rules, assemble_with
 
 
@@ -21,7 +20,7 @@ def outcome(args: list, rules: Rules | None = None) -> dict | RequiredTooBig:
     """The answer for these arguments, or the `RequiredTooBig` raised (returned, not raised);
     ``rules``: a classic wrong assembly instead."""
     try:
-        answer = assemble_with(*copy.deepcopy(args), rules=rules or RULES)
+        answer = assemble_with(*plain_copy(args), rules=rules or RULES)
     except RequiredTooBig as error:
         return error
     return {**answer, "dropped": in_given_order(answer["dropped"], args[2], args[3])}

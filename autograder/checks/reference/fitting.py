@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 import warnings
 from collections.abc import Sequence
 
+from autograder.checks.suite import plain_copy
 from autograder.worker import with_callables
 from packlab.packing.fitting import RULES, FitError, Rules, Tokenizer, walk
 
@@ -26,7 +26,7 @@ def fit(items: Sequence[dict], budget, reserve=0, tokenizer: Tokenizer | None = 
 def outcome(args: list, rules: Rules | None = None) -> dict | FitError:
     """The answer for these plain arguments (a tokenizer by name), or the `FitError` raised
     (returned, not raised), without the warning; ``rules``: a classic wrong walk instead."""
-    real = with_callables(copy.deepcopy(args))
+    real = with_callables(plain_copy(args))
     try:
         return walk(*real, rules=rules or RULES)[0]
     except FitError as exc:
