@@ -27,7 +27,7 @@ from packlab.packing.evidence import SKIPPED, by_score, example_chunks, pack_evi
 from packlab.packing.fitting import fit as course_fit
 from packlab.packing.packers import Packer, Part, greedy, report
 from packlab.packing.relevance import incident_items, score_and_pack
-from packlab.views import static
+from packlab.views import sliders, static
 from packlab.views.fitview import agent_request
 from packlab.views.plots import BLUE, GREEN, VERMILLION, _Plot
 from packlab.views.widgets import Frames, steps_ahead
@@ -286,7 +286,7 @@ def beside_view(view: BesideView) -> tuple[str, str]:
 # --- the three kinds of exercise slider -------------------------------------------------------
 
 def _slider(description: str, value: int, low: int, high: int) -> widgets.IntSlider:
-    return widgets.IntSlider(value=value, min=low, max=max(high, value), description=description,
+    return sliders.IntSlider(value=value, min=low, max=max(high, value), description=description,
                              continuous_update=True, layout=widgets.Layout(width="95%"),
                              style={"description_width": "initial"})
 

@@ -21,7 +21,7 @@ from packlab.packing.evidence import (
     pack_evidence,
 )
 from packlab.packing.tokens import count_tokens
-from packlab.views import static
+from packlab.views import sliders, static
 from packlab.views.plots import EVIDENCE_COLOURS
 
 # --- the widget ------------------------------------------------------------------------------
@@ -56,7 +56,7 @@ def read_packing(chunks: Sequence[Chunk], limit: int, packed: list) -> list[Deci
 
 
 def _slider(description: str, value: int, top: int) -> widgets.IntSlider:
-    return widgets.IntSlider(
+    return sliders.IntSlider(
         value=value, min=0, max=max(top, value), description=description,
         continuous_update=True, layout=widgets.Layout(width="95%"),
         style={"description_width": "initial"},

@@ -20,7 +20,7 @@ from matplotlib.patches import Patch
 from packlab.packing.examples import chat_texts
 from packlab.packing.fitting import fit as course_fit
 from packlab.packing.tokens import count_tokens
-from packlab.views import static
+from packlab.views import sliders, static
 from packlab.views.plots import BLUE, GREY, SKIPPED_FACE, VERMILLION, _Plot
 
 FitFunction = Callable[..., dict]
@@ -174,9 +174,9 @@ class FitView(widgets.VBox):
         self._fit = fit
         self.state = fit_state(self.items, budget, reserve, fit)
         self.plot = FitPlot(self.items, self.state)
-        self.budget = widgets.IntSlider(value=budget, min=1, max=max_budget, description="budget",
+        self.budget = sliders.IntSlider(value=budget, min=1, max=max_budget, description="budget",
                                         layout=widgets.Layout(width="95%"))
-        self.reserve = widgets.IntSlider(value=reserve, min=0, max=max_budget,
+        self.reserve = sliders.IntSlider(value=reserve, min=0, max=max_budget,
                                          description="reserve",
                                          layout=widgets.Layout(width="95%"))
         self.image = widgets.Image(value=self.plot.png(), format="png")

@@ -15,7 +15,7 @@ from packlab.packing.relevance import (
     score_and_pack,
     score_items,
 )
-from packlab.views import static
+from packlab.views import sliders, static
 from packlab.views.plots import BLUE, GREY, ORANGE, VERMILLION, new_figure, projector_texts
 
 # --- the lesson's view: type a query, slide a budget ----------------------------------------
@@ -87,7 +87,7 @@ class RelevanceView(widgets.VBox):
         self.query = widgets.Text(value=query, description="query",
                                   layout=widgets.Layout(width="95%"),
                                   continuous_update=False)
-        self.slider = widgets.IntSlider(value=budget, min=0, max=max(total, budget),
+        self.slider = sliders.IntSlider(value=budget, min=0, max=max(total, budget),
                                         description="budget", continuous_update=True,
                                         layout=widgets.Layout(width="95%"))
         self._compute()

@@ -35,7 +35,7 @@ from packlab.packing.curves import (
 )
 from packlab.packing.examples import big_first_parts
 from packlab.packing.packers import Packer, Part, greedy, stop_at_first_miss
-from packlab.views import static
+from packlab.views import sliders, static
 from packlab.views.plots import ComparisonPlot, DropCurvePlot, PackingPlot
 from packlab.views.static import ids_html
 
@@ -162,7 +162,7 @@ def options_ahead(options: Sequence, old, new, count: int = AHEAD) -> list:
 
 
 def _budget_slider(total: int, value: int) -> widgets.IntSlider:
-    return widgets.IntSlider(
+    return sliders.IntSlider(
         value=value,
         min=0,
         max=max(total, value),
@@ -237,7 +237,7 @@ class DropCurveView(widgets.VBox):
         start = self.curve[len(self.curve) // 2]
         self.state: CurvePoint = start
         self.plot = DropCurvePlot(parts, self.curve, start)
-        self.slider = widgets.SelectionSlider(
+        self.slider = sliders.SelectionSlider(
             options=list(self._points),
             value=start.budget,
             description="budget",
