@@ -24,6 +24,7 @@ from traitlets.config import Config
 from autograder import outfolder
 from autograder.cohort.set_aside import SetAside, record
 from autograder.glue.exchange import OwnedCollect, account_uid, name_uid, stranger
+from autograder.run import nbgrader_course
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ def set_aside(submitted: Path, out: Path, course: Path) -> list[SetAside]:
     """Take every forged submission out of ``submitted`` (kept in OUT/set-aside/), collect the
     learner's own latest hand-in in its place when there is one, and record them; what was set
     aside on this run."""
-    config = nbgrader_config(course)
+    config = nbgrader_course.commands_config(course)
     done = []
     for forgery in forged_in(submitted, config):
         copy = submitted / forgery.student / forgery.assignment
@@ -116,20 +117,6 @@ def _collect_own(config: Config, course: Path, submitted: Path, forgery: Forgery
     taken = [r["filename"] for r in getattr(collect, "src_records", [])
              if r["username"] == forgery.student]
     return taken[0] if taken and into.is_dir() else None
-
-
-def nbgrader_config(course: Path) -> Config:
-    """nbgrader's settings as its commands read them: Jupyter's config path, then ``course``."""
-    from jupyter_core.paths import jupyter_config_path
-    from traitlets.config.loader import load_pyconfig_files
-
-    config = Config()
-    for folder in [*reversed(jupyter_config_path()), str(course)]:
-        try:
-            config.merge(load_pyconfig_files(["nbgrader_config.py"], folder))
-        except Exception:  # noqa: BLE001 - a broken file is nbgrader's to report; skip it
-            continue
-    return config
 
 
 def _names(root: Path) -> list[str]:

@@ -1,6 +1,7 @@
 """An nbgrader course folder as nbgrader itself reads it: its settings (nbgrader_config.py, by
-nbgrader's own CourseDirectory) and its gradebook's database address. The term's gradebook
-writes through it; a plain assignment's run reads the cells nbgrader stored."""
+nbgrader's own CourseDirectory, or merged with Jupyter's config path as nbgrader's commands read
+it) and its gradebook's database address. The term's gradebook writes through it; a plain
+assignment's run reads the cells nbgrader stored; the forgery guard finds the exchange by it."""
 
 from __future__ import annotations
 
@@ -20,6 +21,23 @@ def config(course: Path):
     if not (course / CONFIG).is_file():
         return Config()
     return PyFileConfigLoader(CONFIG, path=str(course)).load_config()
+
+
+def commands_config(course: Path):
+    """nbgrader's settings as its commands read them: Jupyter's config path (where the hub puts
+    the exchange's), then the course's nbgrader_config.py; a broken file is skipped (nbgrader's
+    own commands report it)."""
+    from jupyter_core.paths import jupyter_config_path
+    from traitlets.config import Config
+    from traitlets.config.loader import load_pyconfig_files
+
+    merged = Config()
+    for folder in [*reversed(jupyter_config_path()), str(course)]:
+        try:
+            merged.merge(load_pyconfig_files([CONFIG], folder))
+        except Exception:  # noqa: BLE001 - a broken file is nbgrader's to report; skip it
+            continue
+    return merged
 
 
 def settings(course: Path):
