@@ -374,15 +374,16 @@ def test_a_value_the_page_sets_is_applied_and_not_echoed_back(monkeypatch):
     """Every kind of course slider takes the page's value (the picture follows) without ipywidgets
     8's echo message: one message fewer per key press, ahead of the picture."""
     from packlab.views.compare import pack_beside
+    from packlab.views.conversation import turn_view
     from packlab.views.fitview import fit_view
     from packlab.views.relevance import relevance_view
 
-    fits, beside = fit_view(), pack_beside(chat_parts(), greedy)
+    fits, beside, turn = fit_view(), pack_beside(chat_parts(), greedy), turn_view(budget=400)
     relevance, slider_view, curve = relevance_view(), budget_slider(chat_parts()), drop_curve_view(
         chat_parts())
     for view, slider in [(slider_view, slider_view.slider), (curve, curve.slider),
                          (beside, beside.sliders[0]), (fits, fits.budget), (fits, fits.reserve),
-                         (relevance, relevance.slider)]:
+                         (relevance, relevance.slider), (turn, turn.budget)]:
         sent: list[dict] = []
         monkeypatch.setattr(slider, "_send", lambda msg, buffers=None, sent=sent: sent.append(msg))
         trait = "index" if hasattr(slider, "options") else "value"

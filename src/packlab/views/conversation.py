@@ -20,7 +20,7 @@ from packlab.packing.conversation import (
     total_tokens,
     turn_args,
 )
-from packlab.views import static
+from packlab.views import sliders, static
 from packlab.views.plots import BLUE, GREY, ORANGE, SKIPPED_FACE, VERMILLION, _Plot
 from packlab.views.widgets import Frames, steps_ahead
 
@@ -174,7 +174,7 @@ class TurnView(widgets.VBox):
         self._assemble = assemble
         self.state = turn_state(turn, budget, assemble)
         self.plot = TurnPlot(turn, self.state)
-        self.budget = widgets.IntSlider(value=budget, min=0, max=max_budget,  # every budget
+        self.budget = sliders.IntSlider(value=budget, min=0, max=max_budget,  # every budget
                                         description="budget",
                                         layout=widgets.Layout(width="95%"))
         self.frames = Frames(self._state, self._picture)
