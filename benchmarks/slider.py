@@ -24,7 +24,13 @@ times, which the page's ``performance.timeOrigin`` shares) to a file beside the 
 "drawn" counts the presses whose frame was not ready, "ms/frame" is the median time the kernel
 took to draw one frame (at a press or ahead of one: in the page's kernel, alongside the rest),
 and "alone" the same drawn in this script's own process, one frame after another with nothing
-else running in it: the figure load distorts least.
+else running in it: the figure load distorts least. Finer, from the same logs: "page out" (from
+the keydown until the page's websocket sends the new value), "server in" (until the kernel's main
+thread takes the message: the server, zmq and the kernel's shell channel thread), "server out"
+(from the kernel's IOPub thread handing the picture to zmq until it reaches the page's websocket:
+the server and the browser's network side), "decode" (from the image's new ``src`` until it is
+decoded, with whatever else the page's main thread does meanwhile) and "paint" (until the next
+frame was painted).
 
 The machine's load average (os.getloadavg) is printed with the results: on a busy machine every
 figure is larger. Uses the browser helpers of tests/browser.py (Debian's chromium, Playwright).
@@ -85,6 +91,20 @@ if hasattr(Frames, "_draw"):  # every picture, at a press or drawn ahead in the 
     Frames._draw = _timed(Frames._draw, "picture")
 ipywidgets.Widget.set_state = _timed(ipywidgets.Widget.set_state, "step",
                                      lambda self, data: "value" in data or "index" in data)
+
+import ipykernel.iostream, ipykernel.kernelbase
+_dispatch_shell = ipykernel.kernelbase.Kernel.dispatch_shell
+async def _dispatch(self, msg, *args, **kwargs):  # a shell message reaches the main thread
+    _log(kind="shell", start=time.time() * 1000, end=time.time() * 1000)
+    return await _dispatch_shell(self, msg, *args, **kwargs)
+ipykernel.kernelbase.Kernel.dispatch_shell = _dispatch
+_really_send = ipykernel.iostream.IOPubThread._really_send
+def _sent(self, msg, *args, **kwargs):  # IOPub's thread hands a large message (a picture) to zmq
+    start = time.time() * 1000
+    _really_send(self, msg, *args, **kwargs)
+    if sum(memoryview(part).nbytes for part in msg) > 4096:
+        _log(kind="sent", start=start, end=time.time() * 1000)
+ipykernel.iostream.IOPubThread._really_send = _sent
 '''
 
 SETUP = '''\
@@ -139,11 +159,17 @@ WATCH = """(view) => {
     }).observe(img, {attributes: true, attributeFilter: ['src']});
 }"""
 TIMES = "(view) => view.__bench"
-# Before JupyterLab loads: note when each large websocket message (a picture) arrives in the page.
+# Before JupyterLab loads: note when the page sends a websocket message and when each large one (a
+# picture) arrives.
 ARRIVALS = """(() => {
     const Native = window.WebSocket;
     window.__arrivals = [];
+    window.__sends = [];
     window.WebSocket = class extends Native {
+        send(data) {
+            window.__sends.push(performance.now());
+            return super.send(data);
+        }
         constructor(...args) {
             super(...args);
             this.addEventListener('message', (event) => {
@@ -255,11 +281,14 @@ def measure(page, label: str, source: str, keys: tuple[str, str], steps: int, bu
     log = page.evaluate(TIMES, view.element_handle())
     origin = log["origin"]
     arrivals = page.evaluate("() => window.__arrivals")
+    sends = page.evaluate("() => window.__sends")
     presses = []
     for k, s in pairs:
         key = log["keys"][k]
         came = [t for t in arrivals if key < t <= log["changed"][s]]
+        went = [t for t in sends if key <= t <= log["changed"][s]]
         presses.append({"key": origin + key, "changed": origin + log["changed"][s],
+                        "sent": origin + went[0] if went else None,
                         "shown": origin + log["shown"][s], "decoded": origin + log["decoded"][s],
                         "arrived": origin + came[-1] if came else None})
     burst_ms, settled = held(page, view, keys[1], burst) if burst else (None, True)
@@ -280,7 +309,10 @@ def split(row: dict, entries: list[dict]) -> dict:
     steps = [e for e in entries if e["kind"] == "step"]
     missed = [e for e in entries if e["kind"] == "missed"]
     frames = [e for e in entries if e["kind"] == "picture"] or missed
-    parts = {"to kernel": [], "kernel": [], "back": [], "wire": [], "browser": []}
+    shells = [e for e in entries if e["kind"] == "shell"]
+    sent = [e for e in entries if e["kind"] == "sent"]
+    parts = {"to kernel": [], "kernel": [], "back": [], "wire": [], "browser": [],
+             "page out": [], "server in": [], "server out": [], "decode": [], "paint": []}
     drawn = 0
     for press in row["presses"]:
         step = next((e for e in steps if e["start"] >= press["key"] - 1), None)
@@ -292,6 +324,15 @@ def split(row: dict, entries: list[dict]) -> dict:
         if press["arrived"] is not None:
             parts["wire"].append(press["arrived"] - step["end"])
         parts["browser"].append(press["shown"] - press["changed"])
+        parts["decode"].append(press["decoded"] - press["changed"])
+        parts["paint"].append(press["shown"] - press["decoded"])
+        shell = next((e for e in shells if e["start"] >= press["key"] - 1), None)
+        if press["sent"] is not None and shell is not None and shell["start"] <= step["start"]:
+            parts["page out"].append(press["sent"] - press["key"])
+            parts["server in"].append(shell["start"] - press["sent"])
+        out = next((e for e in sent if e["start"] >= step["start"]), None)
+        if out is not None and press["arrived"] is not None and out["start"] <= press["arrived"]:
+            parts["server out"].append(press["arrived"] - out["end"])
         drawn += any(step["start"] <= f["start"] <= step["end"] for f in missed)
     first = row["presses"][0]["key"] if row["presses"] else 0
     last = row["presses"][-1]["shown"] if row["presses"] else 0
@@ -344,6 +385,13 @@ def show(rows: list[dict], load_before, load_after) -> None:
             print(f"{row['label']:<28} {p['to kernel']:>9.1f} {p['kernel']:>6.1f} {p['back']:>5.1f}"
                   f" {p['wire']:>6.1f} {p['browser']:>7.1f} {p['drawn']:>6} {p['frame']:>8.1f}"
                   f" {row.get('alone', float('nan')):>6.1f}")
+    print(f"\n{'the same, finer (medians)':<28} {'page out':>8} {'server in':>9} {'server out':>10}"
+          f" {'decode':>6} {'paint':>5}")
+    for row in rows:
+        if "split" in row:
+            p = row["split"]
+            print(f"{row['label']:<28} {p['page out']:>8.1f} {p['server in']:>9.1f}"
+                  f" {p['server out']:>10.1f} {p['decode']:>6.1f} {p['paint']:>5.1f}")
     missed = sum(row["missed"] for row in rows)
     print(f"(ms from key press to the new picture painted; 'new': the first half of the steps, "
           f"to budgets not shown before; {missed} presses drew nothing new)")

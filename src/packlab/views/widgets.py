@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import html
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -45,6 +46,10 @@ AHEAD = 2  # frames drawn ahead of the slider, in the direction it last moved
 # ipywidgets sends the next value as soon as the kernel is free, sooner than this, and the
 # kernel answers it instead of drawing a guess.
 IDLE_S = 0.03
+# While a picture is drawn ahead, the kernel's other threads (the shell channel's, the main one,
+# IOPub's) each wait at most this long for the GIL when a key press comes, instead of Python's
+# default 5 ms at every hand-over on the press's way in and its picture's way out.
+PAINTING_SWITCH_S = 0.0005
 
 
 class Frames:
@@ -121,7 +126,7 @@ class Frames:
             state = self._state(value)
         except Exception:  # noqa: BLE001 - drawing ahead is a guess: a failure shows when chosen
             return
-        future = _painter().submit(self._draw, state)
+        future = _painter().submit(_yielding, self._draw, state)
         self._drawing = (value, future)
         future.add_done_callback(
             lambda done: loop.call_soon_threadsafe(self._drawn, loop, value, done))
@@ -134,6 +139,17 @@ class Frames:
             self._keep(value, done.result())
         if self._ahead and self._scheduled is None:
             self._scheduled = loop.call_later(IDLE_S, self._draw_next, loop)
+
+
+def _yielding(draw: Callable[[Any], Any], state: Any) -> Any:
+    """``draw(state)`` in the painter thread, handing the GIL to a waiting thread within
+    ``PAINTING_SWITCH_S`` (Python's switch interval, put back afterwards)."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(previous, PAINTING_SWITCH_S))
+    try:
+        return draw(state)
+    finally:
+        sys.setswitchinterval(previous)
 
 
 @functools.cache
