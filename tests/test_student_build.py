@@ -82,8 +82,10 @@ def venv(built, tmp_path_factory) -> dict:
            if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PACKLAB_COURSE_TOML", "PACKLAB_WORKSPACE")}
     env["PATH"] = f"{folder / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
-    installed = run([folder / "bin" / "python", "-m", "pip", "install", "--quiet", "--no-compile",
-                     "-e", built], cwd=built, env=env)
+    # As a learner installs it: pip compiles what it installs, so no process of this venv
+    # compiles its imports again (where PYTHONDONTWRITEBYTECODE is set, each one would).
+    installed = run([folder / "bin" / "python", "-m", "pip", "install", "--quiet", "-e", built],
+                    cwd=built, env=env)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     return {"python": folder / "bin" / "python", "packlab": folder / "bin" / "packlab",
             "env": env, "site": Path(run([folder / "bin" / "python", "-c",
