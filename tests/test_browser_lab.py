@@ -710,26 +710,31 @@ def test_every_answer_stays_folded_until_opened(context, lab, lesson):
 # notebook writes the kernel's language_info (from the kernel's info reply) and kernelspec (from
 # the server's kernel specs) into its model in handlers of its own, registered on those very
 # promises before this function awaits them, so by the time they resolve here both have run.
-# A frame later the tab bar shows whatever that made dirty.
-OPEN_CHECKED = """async (path) => {
+# A frame later the tab bar shows whatever that made dirty. Waits at most ``wait`` ms for it all.
+OPEN_CHECKED = """async ({path, wait}) => {
     const app = window.jupyterapp;
-    const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
-    await panel.context.ready;
-    await panel.sessionContext.ready;
-    const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
-    if (!kernel) {
-        return {kernel: null};
-    }
-    const info = await kernel.info;
-    await kernel.spec;
-    await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
-    return {
-        kernel: info.language_info.name,
-        cells: panel.model.cells.length,
-        dirty: panel.model.dirty,
-        marked: [...document.querySelectorAll('.jp-mod-dirty')].map(
-            e => e.className + ' ' + (e.textContent || '').trim().slice(0, 60)),
+    const check = async () => {
+        const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+        await panel.context.ready;
+        await panel.sessionContext.ready;
+        const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+        if (!kernel) {
+            return {kernel: 'none started'};
+        }
+        const info = await kernel.info;
+        await kernel.spec;
+        await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
+        return {
+            kernel: info.language_info.name,
+            cells: panel.model.cells.length,
+            dirty: panel.model.dirty,
+            marked: [...document.querySelectorAll('.jp-mod-dirty')].map(
+                e => e.className + ' ' + (e.textContent || '').trim().slice(0, 60)),
+        };
     };
+    const late = new Promise(done => setTimeout(
+        () => done({kernel: `not ready after ${wait} ms`}), wait));
+    return Promise.race([check(), late]);
 }"""
 # The notebook in front closed once its kernel is shut down (no "Save changes?" asked: its state is
 # checked above); the next one opens meanwhile.
@@ -768,14 +773,17 @@ def test_every_lesson_and_exercise_opens_without_unsaved_changes(context, lab):
     # The check sees an unsaved notebook: the course's own lesson, without the learner's metadata.
     control = lab.folder / "as-committed.ipynb"
     control.write_bytes(course.lessons[0].path.read_bytes())
-    found = page.evaluate(OPEN_CHECKED, control.name)
-    page.evaluate(CLOSE_CURRENT)
-    page.wait_for_function(ALL_CLOSED)  # its unsaved tab gone before the walk looks for any
-    control.unlink()
-    assert found["dirty"] and found["marked"], f"an unsaved notebook not seen as such: {found}"
+    try:
+        found = page.evaluate(OPEN_CHECKED, {"path": control.name, "wait": WAIT_MS})
+        assert found["kernel"] == "python", f"{control.name}: its kernel did not start: {found}"
+        assert found["dirty"] and found["marked"], f"an unsaved notebook not seen: {found}"
+        page.evaluate(CLOSE_CURRENT)
+        page.wait_for_function(ALL_CLOSED)  # its unsaved tab gone before the walk looks for any
+    finally:
+        control.unlink()
     for path in paths:
         before = (lab.folder / path).read_bytes()
-        found = page.evaluate(OPEN_CHECKED, path)
+        found = page.evaluate(OPEN_CHECKED, {"path": path, "wait": WAIT_MS})
         cells = len(nbformat.read(lab.folder / path, as_version=4).cells)
         assert found["kernel"] == "python", f"{path}: its kernel did not start: {found}"
         assert found["cells"] == cells, f"{path}: {found['cells']} cells shown of {cells}"
