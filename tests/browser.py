@@ -232,14 +232,23 @@ class Lab:
 
 
 @contextlib.contextmanager
-def lab_server(tmp: Path, seconds: float = 90) -> Iterator[Lab]:
+def lab_server(tmp: Path, seconds: float = 90, expose_app: bool = False) -> Iterator[Lab]:
     """`make lab`'s server (`packlab lab`) on a free port with a random token and a fresh workspace.
 
     JupyterLab's own settings and saved layouts go to ``tmp`` too, so a browser session never
-    touches the real home folder. The whole process group is ended afterwards.
+    touches the real home folder. The whole process group is ended afterwards. ``expose_app``:
+    the page holds JupyterLab's application as ``window.jupyterapp`` (its page setting
+    ``exposeAppInBrowser``, what JupyterLab's own browser tests use), from a Jupyter config
+    folder of the test's own that the course's configuration goes before.
     """
     port, token = free_port(), secrets.token_hex(16)
     env = {key: value for key, value in os.environ.items() if key != "DISPLAY"}
+    if expose_app:
+        labconfig = tmp / "test-jupyter-config" / "labconfig"
+        labconfig.mkdir(parents=True, exist_ok=True)
+        (labconfig / "page_config.json").write_text('{"exposeAppInBrowser": true}')
+        env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
+            filter(None, [str(labconfig.parent), env.get("JUPYTER_CONFIG_PATH")]))
     env.update(
         JUPYTER_PORT=str(port),
         JUPYTER_TOKEN=token,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import secrets
 import time
 from pathlib import Path
 
@@ -73,7 +74,7 @@ def budget_of(view) -> int:
 def lab(tmp_path_factory):
     require_browser()  # before paying for a server
     tmp = tmp_path_factory.mktemp("browser-lab")
-    with lab_server(tmp) as server:
+    with lab_server(tmp, expose_app=True) as server:
         # lab_server turns the Jupyter news prompt off in its own settings; without that file
         # this module sees what a learner sees (JupyterLab reads settings on each page load).
         (tmp / "lab-settings" / "@jupyterlab" / "apputils-extension"
@@ -704,15 +705,57 @@ def test_every_answer_stays_folded_until_opened(context, lab, lesson):
 
 # --- issue 29: notebooks open clean; a failing check does not stop Run All ----------------------
 
-DIRTY = """() => [...document.querySelectorAll('.jp-mod-dirty')].map(
-    e => e.className + ' ' + (e.textContent || '').trim().slice(0, 60))"""
+# One notebook opened in the JupyterLab page in front, as a double click in the file browser opens
+# it (the document manager's open command), once its kernel has started and answered: the
+# notebook writes the kernel's language_info (from the kernel's info reply) and kernelspec (from
+# the server's kernel specs) into its model in handlers of its own, registered on those very
+# promises before this function awaits them, so by the time they resolve here both have run.
+# A frame later the tab bar shows whatever that made dirty. Waits at most ``wait`` ms for it all.
+OPEN_CHECKED = """async ({path, wait}) => {
+    const app = window.jupyterapp;
+    const check = async () => {
+        const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+        await panel.context.ready;
+        await panel.sessionContext.ready;
+        const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+        if (!kernel) {
+            return {kernel: 'none started'};
+        }
+        const info = await kernel.info;
+        await kernel.spec;
+        await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
+        return {
+            kernel: info.language_info.name,
+            cells: panel.model.cells.length,
+            dirty: panel.model.dirty,
+            marked: [...document.querySelectorAll('.jp-mod-dirty')].map(
+                e => e.className + ' ' + (e.textContent || '').trim().slice(0, 60)),
+        };
+    };
+    const late = new Promise(done => setTimeout(
+        () => done({kernel: `not ready after ${wait} ms`}), wait));
+    return Promise.race([check(), late]);
+}"""
+# The notebook in front closed once its kernel is shut down (no "Save changes?" asked: its state is
+# checked above); the next one opens meanwhile.
+CLOSE_CURRENT = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    panel.sessionContext.shutdown().finally(() => panel.dispose());
+}"""
+ALL_CLOSED = """() => [...window.jupyterapp.shell.widgets('main')].every(
+    widget => !widget.hasClass('jp-NotebookPanel'))"""
 
 
 def test_every_lesson_and_exercise_opens_without_unsaved_changes(context, lab):
     """Issue 29: every untouched lesson and exercise opened with the unsaved dot (JupyterLab
     wrote the kernel's language_info and display name into it), so closing one asked "Save
     changes?". The learner's copies now carry that metadata: each opens, its kernel starts, and
-    nothing is marked unsaved."""
+    nothing is marked unsaved.
+
+    One JupyterLab page opens them one after the other, as a learner does from the file browser:
+    loading JupyterLab once instead of once per notebook, and closing each notebook (its kernel
+    shut down) before the next, is what keeps this walk cheap (issue 38). Opening several at once
+    saves nothing on two busy cores: it only makes each kernel wait longer."""
     from packlab.course import workspace
     from packlab.manifest import load
 
@@ -724,17 +767,32 @@ def test_every_lesson_and_exercise_opens_without_unsaved_changes(context, lab):
               for e in course.exercises]
     dirty = {}
     page = context.new_page()
+    page.goto(lab.url(f"/lab/workspaces/page-{secrets.token_hex(6)}"))
+    page.wait_for_function("() => window.jupyterapp !== undefined")
+    page.evaluate("() => window.jupyterapp.restored")
+    # The check sees an unsaved notebook: the course's own lesson, without the learner's metadata.
+    control = lab.folder / "as-committed.ipynb"
+    control.write_bytes(course.lessons[0].path.read_bytes())
+    try:
+        found = page.evaluate(OPEN_CHECKED, {"path": control.name, "wait": WAIT_MS})
+        assert found["kernel"] == "python", f"{control.name}: its kernel did not start: {found}"
+        assert found["dirty"] and found["marked"], f"an unsaved notebook not seen: {found}"
+        page.evaluate(CLOSE_CURRENT)
+        page.wait_for_function(ALL_CLOSED)  # its unsaved tab gone before the walk looks for any
+    finally:
+        control.unlink()
     for path in paths:
         before = (lab.folder / path).read_bytes()
-        page.goto(lab.notebook(path))
+        found = page.evaluate(OPEN_CHECKED, {"path": path, "wait": WAIT_MS})
         cells = len(nbformat.read(lab.folder / path, as_version=4).cells)
-        page.wait_for_function(NOTEBOOK_READY, arg=cells)  # its kernel is up and idle
-        page.wait_for_timeout(1500)  # the kernel's info reaches the notebook's model
-        found = page.evaluate(DIRTY)
-        if found:
-            dirty[path] = found
+        assert found["kernel"] == "python", f"{path}: its kernel did not start: {found}"
+        assert found["cells"] == cells, f"{path}: {found['cells']} cells shown of {cells}"
+        if found["dirty"] or found["marked"]:
+            dirty[path] = found["marked"] or ["the notebook's model says it is dirty"]
             page.screenshot(path=screenshot_path(f"issue29-dirty-{path}"))
+        page.evaluate(CLOSE_CURRENT)
         assert (lab.folder / path).read_bytes() == before, f"{path} was written on opening"
+    page.wait_for_function(ALL_CLOSED)  # every kernel shut down
     page.close()
     assert not dirty, f"opened with unsaved changes: {dirty}"
 
