@@ -2,10 +2,13 @@
 
 One throwaway course directory for every assignment: nbgrader has released them all (conftest's
 released_course, so its gradebook holds the test cells and their checksums), a handful of students
-submit to each (the reference solution, the untouched release, gallery mutants, and a student who
-gutted a locked test cell), one `nbgrader autograde` process grades them all, and every gradebook
-score must equal `grade_notebook(...).score` for the same submitted notebook — cell by cell and in
-total.
+submit to each (the reference solution, gallery mutants, and the release with its visible test cell
+gutted), one `nbgrader autograde` process grades them all, and every gradebook score must equal
+`grade_notebook(...).score` for the same submitted notebook — cell by cell and in total.
+
+The gutted release is two cases in one notebook: nbgrader puts the locked cell back from its
+gradebook before running it (the test checks it did), so what nbgrader runs is the release as
+handed out, which must score 0 under both graders; and packlab must say the cell had been edited.
 
 `make test` hands in one gallery mutant per assignment (a sample); `make bench`
 (benchmarks/parity.py, ``PACKLAB_PARITY=full``) hands in PER_ASSIGNMENT of them.
@@ -46,7 +49,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("parity")]
 PER_ASSIGNMENT = 3
 SAMPLE = 1
 FULL = os.environ.get("PACKLAB_PARITY") == "full"
-TAMPERED = "tampered"  # the release, with its visible test cell replaced by `pass`
+RELEASE = "release"  # the release, with its visible test cell replaced by `pass`
 PROPORTIONAL = "02-greedy-pack"  # graded with proportional partial credit, by both graders
 
 
@@ -76,23 +79,25 @@ def mutant_names(exercise: Exercise) -> list[str]:
 
 def students(exercise: Exercise) -> dict[str, nbformat.NotebookNode]:
     """Student id -> the notebook they hand in for ``exercise``."""
-    class_ = {
-        "reference": with_answer(exercise, None),
-        "release": nbformat.read(exercise.release, as_version=4),
-    }
+    gutted = nbformat.read(exercise.release, as_version=4)
+    visible = [c for c in gutted.cells if grade_id(c) == visible_id(exercise)]
+    assert len(visible) == 1
+    visible[0].source = "pass"
+    class_ = {"reference": with_answer(exercise, None), RELEASE: gutted}
     for name in mutant_names(exercise):
         mutant = gallery.load(f"{exercise.suite}/{name}")
         assert mutant.suite == exercise.suite
         class_[name] = with_answer(exercise, mutant.code)
-
-    tampered = nbformat.read(exercise.release, as_version=4)
-    visible = [c for c in tampered.cells
-               if c.metadata.get("nbgrader", {}).get("grade_id")
-               == exercise.grade_id(next(iter(exercise.points)))]  # the (first step's) visible
-    assert len(visible) == 1
-    visible[0].source = "pass"
-    class_[TAMPERED] = tampered
     return class_
+
+
+def grade_id(cell) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def visible_id(exercise: Exercise) -> str:
+    """The grade_id of the exercise's (first step's) visible test cell."""
+    return exercise.grade_id(next(iter(exercise.points)))
 
 
 def nbgrader_scores(course_dir: Path, exercise: Exercise, ids: list[str]):
@@ -216,9 +221,15 @@ def test_nbgrader_and_packlab_give_the_same_scores(parity, exercise):
 
     # Sanity, under both graders.
     assert totals["reference"] == ours["reference"].score == exercise.max_score
-    assert totals["release"] == ours["release"].score == 0
-    assert totals[TAMPERED] == ours[TAMPERED].score == 0, "the gutted test cell was not restored"
-    assert any("had been edited" in note for note in ours[TAMPERED].notes)
+    ran = {grade_id(c): c.source for c in nbformat.read(
+        course_dir / "autograded" / RELEASE / exercise.name / f"{exercise.name}.ipynb",
+        as_version=4).cells}
+    released = {grade_id(c): c.source
+                for c in nbformat.read(exercise.release, as_version=4).cells}
+    assert ran[visible_id(exercise)] == released[visible_id(exercise)] != "pass", \
+        "nbgrader did not put the gutted test cell back: it did not grade the release"
+    assert totals[RELEASE] == ours[RELEASE].score == 0
+    assert any("had been edited" in note for note in ours[RELEASE].notes)
     for name in mutant_names(exercise):
         assert ours[name].score < exercise.max_score, f"{name} got full marks"
     if exercise.partial_credit == PROPORTIONAL_CREDIT:  # some cell got part of its points
