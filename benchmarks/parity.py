@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 os.environ["PACKLAB_PARITY"] = "full"
 
-# The test module says who hands in what.
-from test_nbgrader_agrees import EXERCISES, PER_ASSIGNMENT, students  # noqa: E402
+# The tests' parity class says who hands in what.
+from parity_class import EXERCISES, PER_ASSIGNMENT, students  # noqa: E402
 
 
 def main() -> int:
