@@ -1,10 +1,10 @@
 """The full parity comparison with real nbgrader (a script, not a test; in `make bench`).
 
 `make test` hands one gallery mutant per assignment to both graders (a sample); this runs
-tests/test_nbgrader_agrees.py with ``PACKLAB_PARITY=full``: every assignment's reference, release,
-tampered notebook and PER_ASSIGNMENT mutants, graded by one `nbgrader autograde` process and by
-packlab, score for score. Prints the notebooks compared and the wall-clock time; exits non-zero
-when the graders disagree.
+tests/test_nbgrader_agrees.py with ``PACKLAB_PARITY=full``: every assignment's reference, release
+(its visible test cell gutted) and PER_ASSIGNMENT mutants, graded by one `nbgrader autograde`
+process and by packlab, score for score. Prints the notebooks compared and the wall-clock time;
+exits non-zero when the graders disagree.
 
 Run: .venv/bin/python benchmarks/parity.py
 """
@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 os.environ["PACKLAB_PARITY"] = "full"
 
-# The test module says who hands in what.
-from test_nbgrader_agrees import EXERCISES, PER_ASSIGNMENT, students  # noqa: E402
+# The tests' parity class says who hands in what.
+from parity_class import EXERCISES, PER_ASSIGNMENT, students  # noqa: E402
 
 
 def main() -> int:

@@ -162,6 +162,16 @@ def released_course(tmp_path_factory, worker_id) -> Path:
 
 
 @pytest.fixture(scope="session")
+def parity(released_course, tmp_path_factory):
+    """Every assignment's class graded by real `nbgrader autograde` and by packlab on the same
+    files, and nbgrader's feedback pages of one (tests/parity_class.py), once per session: the
+    parity and feedback tests share it (one xdist group, "parity")."""
+    from parity_class import grade
+
+    return grade(released_course, tmp_path_factory.mktemp("parity"))
+
+
+@pytest.fixture(scope="session")
 def released_greedy_pack(tmp_path_factory, worker_id) -> Path:
     """A course folder in which one `nbgrader generate_assignment` released 02-greedy-pack alone
     (solutions/, exercises/, gradebook.db), built once per test session: the gradebook, feedback

@@ -1,38 +1,28 @@
 """nbgrader's own feedback never shows the hidden tests (upstream #917), but keeps our messages.
 
-In a throwaway course directory: nbgrader releases 02-greedy-pack, three students submit (the
-`break` mutant, a correct answer under another name — so the hidden cells raise NameError — and
-the reference answer), then `nbgrader autograde` and `nbgrader generate_feedback` run with the
-course's nbgrader_config.py. The feedback pages must hold no hidden test code, no traceback into
-the grader, and still the learner's messages and the score.
+The parity class (tests/parity_class.py, shared with tests/test_nbgrader_agrees.py) hands
+02-greedy-pack in to real nbgrader in a throwaway course directory, among others the `break`
+mutant, a correct answer under another name (so the hidden cells raise NameError) and the
+reference answer; `nbgrader autograde` and `nbgrader generate_feedback` run with the course's
+nbgrader_config.py. The feedback pages must hold no hidden test code, no traceback into the
+grader, and still the learner's messages and the score.
 """
 
 from __future__ import annotations
 
 import html
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import COURSE, submit, with_answer
+from conftest import COURSE
+from parity_class import BREAKER, FEEDBACK, RENAMER
 
-from autograder.checks import gallery
 from autograder.glue.feedback import NOTE, hide_regions
-from packlab.course.release import NBGRADER, nbgrader_env
 from packlab.manifest import ROOT
 
-EXERCISE = COURSE.exercise("02-greedy-pack")
+EXERCISE = COURSE.exercise(FEEDBACK)
 SUITE_FILE = ROOT / "autograder" / "checks" / "suites" / f"{EXERCISE.suite}.py"
-RENAMED = '''def packer(parts, budget):
-    chosen, used = [], 0
-    for part in parts:
-        if used + part["tokens"] <= budget:
-            chosen.append(part["id"])
-            used += part["tokens"]
-    return chosen
-'''
 TAG = re.compile(r"<[^>]+>")
 
 
@@ -61,35 +51,26 @@ def test_hide_regions_keeps_the_rest():
 
 
 @pytest.mark.slow
-def test_feedback_hides_hidden_tests_and_keeps_messages(tmp_path, released_greedy_pack):
-    course_dir = tmp_path / "course"
-    shutil.copytree(released_greedy_pack, course_dir)  # nbgrader released 02-greedy-pack alone
-
-    class_ = {
-        "breaker": with_answer(EXERCISE, gallery.load("pack/break_at_first_miss").code),
-        "renamer": with_answer(EXERCISE, RENAMED),
-        "reference": with_answer(EXERCISE, None),
-    }
-    for student, notebook in class_.items():
-        submit(course_dir / "submitted", student, EXERCISE, notebook)
-
-    for step in (["autograde", EXERCISE.name, "--force", "--Autograde.create_student=True"],
-                 ["generate_feedback", EXERCISE.name, "--force"]):
-        done = subprocess.run([str(NBGRADER), *step], cwd=course_dir, env=nbgrader_env(),
-                              capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, f"nbgrader {step[0]} failed:\n{done.stderr[-4000:]}"
+@pytest.mark.xdist_group("parity")  # the parity class's course: one worker builds it
+def test_feedback_hides_hidden_tests_and_keeps_messages(parity):
+    assert parity.feedback.returncode == 0, \
+        f"nbgrader generate_feedback failed:\n{parity.feedback.stderr[-4000:]}"
+    assert parity.exercises[FEEDBACK].partial_credit == COURSE.exercise(FEEDBACK).partial_credit
+    course_dir = parity.course_dir
+    class_ = {"breaker": BREAKER, "renamer": RENAMER, "reference": "reference"}  # role -> id
 
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", course_id="packlab") as gb:
-        totals = {s: gb.find_submission(EXERCISE.name, s).score for s in class_}
+        totals = {role: gb.find_submission(EXERCISE.name, student).score
+                  for role, student in class_.items()}
     assert totals["breaker"] < EXERCISE.max_score == totals["reference"]
 
     code_lines = suite_code_lines()
     pages = {}
-    for student in class_:
+    for role, student in class_.items():
         page = (course_dir / "feedback" / student / EXERCISE.name / f"{EXERCISE.name}.html")
-        pages[student] = text_of(page.read_text(encoding="utf-8"))
+        pages[role] = text_of(page.read_text(encoding="utf-8"))
     for student, text in pages.items():
         assert "BEGIN HIDDEN TESTS" not in text, student
         assert "END HIDDEN TESTS" not in text, student

@@ -160,7 +160,9 @@ def packlab_grades(out: Path, student: str) -> dict:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The class graded by nbgrader, then by packlab; then a resubmission graded by both."""
+    """The class graded by nbgrader, then by packlab; then a resubmission graded by both (and a
+    grader's manual score from formgrader, read by that run); then the quiz's counted attempt
+    changed to the on-time one, graded once more."""
     course = plain_course(tmp_path_factory.mktemp("plain") / "course")
     the_class(course)
     autograde(course)
@@ -174,11 +176,9 @@ def graded(tmp_path_factory):
     hand_in(course, "second-late", notebook(course, SECOND_LATE["again"]), LATE)
     autograde(course, "--student", "resubmit")
     again = nbgrader_grades(course)["resubmit"]
+    formgrader(course, "manual", 1.5)  # a grader marks the written answer between two runs
     regraded = packlab(course, "grade", "submitted", "--out", "out")
     assert regraded.returncode == 0, regraded.stdout + regraded.stderr
-    formgrader(course, "manual", 1.5)  # a grader marks the written answer
-    marked = packlab(course, "grade", "submitted", "--out", "out")
-    assert marked.returncode == 0, marked.stdout + marked.stderr
     latest = rows(course)["second-late"]
     with open(course / "course.toml", "a", encoding="utf-8") as toml:
         toml.write('counts = "on-time"\n')  # in the quiz's [[plain]] entry, the file's last
