@@ -14,18 +14,22 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import as_user
 import nbformat
 import pytest
 from as_user import impossible
 from conftest import COURSE, with_answer
+from hypothesis import given
+from hypothesis import strategies as st
 from nbgrader.api import Gradebook
+from nbgrader.exchange.default.collect import ExchangeCollect
 
 from autograder.cohort import set_aside
 from autograder.cohort.set_aside import SetAside
 from autograder.escape import for_markdown
-from autograder.glue.exchange import name_uid, stranger
+from autograder.glue.exchange import name_uid, stranger, unreadable_name
 from autograder.outfolder import NO_SUBMISSION, SET_ASIDE
 
 EXERCISE = COURSE.exercise("02-greedy-pack")
@@ -109,7 +113,8 @@ def unreadable_exchange(folder: Path) -> tuple[Path, dict[str, tuple[str, str]]]
     """A course and an exchange where learners wrote hand-ins nbgrader cannot collect beside
     the good ones of ada, bo and fay: ada's named with no time, bo's with a time part full of
     markup and a newline, cy's with an empty time part, di's holding a pipe, eve's whose
-    timestamp.txt is no time. The course, and the bad hand-ins: name, and whose and why."""
+    timestamp.txt is no time, gil's whose notebook only its owner (and root) may read. The
+    course, and the bad hand-ins: name, and whose and why."""
     course, root = folder / "course", folder / "exchange"
     inbound = root / "packlab" / "inbound"
     inbound.mkdir(parents=True)
@@ -139,6 +144,9 @@ def unreadable_exchange(folder: Path) -> tuple[Path, dict[str, tuple[str, str]]]
     untimed = hand_in(inbound, "eve", EARLY, name_uid("eve"), "eve's")
     (untimed / "timestamp.txt").write_text("[red]soon</td>")
     bad[untimed.name] = ("eve", "its timestamp.txt holds no time nbgrader can read")
+    closed = hand_in(inbound, "gil", EARLY, name_uid("gil"), "gil's own")
+    (closed / f"{ASSIGNMENT}.ipynb").chmod(0o600)  # root may read it; an instructor may not
+    bad[closed.name] = ("gil", f"{ASSIGNMENT}.ipynb cannot be read by this account")
     return course, bad
 
 
@@ -165,15 +173,20 @@ def test_a_hand_in_nbgrader_cannot_read_is_set_aside_and_the_class_collected(tmp
     """A learner may write anything into the inbound folder. nbgrader's own collect stops at a
     folder whose name's time part is no time, for the whole class. The hub's collect sets each
     hand-in it cannot collect aside (a name with no time, one holding a pipe, one whose
-    timestamp.txt is no time), names it escaped (markup, HTML and a newline shown as written),
-    and collects everyone else: by `nbgrader collect`, again with --update, and by formgrader's
-    own API. Run by root, and by an ordinary user who owns the course."""
+    timestamp.txt is no time, one the collecting account may not read), names it escaped
+    (markup, HTML and a newline shown as written), and collects everyone else: by `nbgrader
+    collect`, again with --update, and by formgrader's own API. Run by root, and by an
+    ordinary user who owns the course."""
     if os.geteuid() != 0:
         impossible("giving files to other uids needs root")
     folder = tmp_path if who == "root" else as_user.folder()
     try:
         course, bad = unreadable_exchange(folder)
-        if who != "root":
+        collected = ["ada", "bo", "fay"]
+        if who == "root":  # root reads gil's
+            del bad[next(name for name, (learner, _) in bad.items() if learner == "gil")]
+            collected.append("gil")
+        else:
             as_user.give(course)
         plain = collect(who, course)
         assert plain.returncode != 0 and "ParserError" in plain.stderr, plain.stderr
@@ -191,8 +204,8 @@ def test_a_hand_in_nbgrader_cannot_read_is_set_aside_and_the_class_collected(tmp
             for name, (learner, why) in bad.items():
                 assert f"{name!r}, handed in as {learner!r}: {why}" in said, said
             submitted = course / "submitted"
-            assert sorted(os.listdir(submitted)) == ["ada", "bo", "fay"], said
-            for learner in ("ada", "bo", "fay"):
+            assert sorted(os.listdir(submitted)) == collected, said
+            for learner in collected:
                 notebook = submitted / learner / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
                 assert notebook.read_text() == f"{learner}'s own"
 
@@ -202,7 +215,7 @@ def test_a_hand_in_nbgrader_cannot_read_is_set_aside_and_the_class_collected(tmp
         result = json.loads(answered.stdout.splitlines()[-1])
         assert result["success"] is False, result
         assert all(repr(name) in result["error"] for name in bad), result["error"]
-        assert sorted(os.listdir(course / "submitted")) == ["ada", "bo", "fay"]
+        assert sorted(os.listdir(course / "submitted")) == collected
     finally:
         if folder != tmp_path:
             shutil.rmtree(folder, ignore_errors=True)
@@ -359,3 +372,20 @@ def test_the_record_of_what_was_set_aside_marks_the_rows_on_every_run(tmp_path):
     assert rows["di"]["max_score"] == 5 and "nothing graded" in rows["di"]["reason"]
     (tmp_path / "set-aside" / "set-aside.json").write_text("[{\"student\": 1}]")
     assert set_aside.read(tmp_path) == []
+
+
+@given(st.text(st.characters(blacklist_characters="/\0"), max_size=40)
+       | st.from_regex(r"2026-12-01 1\d:[0-5]\d:[0-5]\d(\.\d{1,6})?( [A-Z+0-9:-]{0,6})?",
+                       fullmatch=True))
+def test_a_name_is_unreadable_exactly_when_nbgrader_cannot_read_it(time_part):
+    """The hub's collect sets aside exactly the names on which nbgrader's own would fail."""
+    name = f"ada+{ASSIGNMENT}+{time_part}+x"
+    def fail(message: str) -> None:  # nbgrader's Exchange.fail, without its log
+        raise ValueError(message)
+
+    try:
+        ExchangeCollect._path_to_record(SimpleNamespace(fail=fail), f"/inbound/{name}")
+        read = True
+    except Exception:  # whatever nbgrader's own reading raises
+        read = False
+    assert (unreadable_name(name) is None) == read

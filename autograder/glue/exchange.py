@@ -7,8 +7,9 @@ and nbgrader's own collect takes it as A's (it logs a warning and carries on). `
 account did not write: the folder and each file in it must be owned by that account's uid (the
 kernel's word, which no learner can change) and hold no link. It sets aside likewise a hand-in
 that would stop nbgrader's own collect for the whole class: a folder whose name's time part is
-not a time (nbgrader's collect fails on the first), one holding a pipe, socket or device (its
-copy fails), or whose timestamp.txt is not a time (the next collect fails on the copy). The named
+not a time (nbgrader's collect fails on the first), one holding a pipe, socket or device or
+what the collecting account may not read (its copy fails), or whose timestamp.txt is not a time
+(the next collect fails on the copy). The named
 learner's latest genuine hand-in and everyone else's are collected as usual; then the collect
 fails, naming each hand-in set aside, so that formgrader says "There was an error collecting"
 instead of "Successfully collected".
@@ -85,15 +86,20 @@ def unreadable_name(name: str) -> str | None:
 
 def uncollectable(folder: str) -> str | None:
     """What in the hand-in ``folder`` stops nbgrader collecting it (in words), None when
-    nothing: anything but folders and files (a pipe would stop the copy), or a timestamp.txt
-    that is not a time."""
+    nothing: anything but folders and files (a pipe would stop the copy), what this account
+    may not read, or a timestamp.txt that is not a time."""
     if not stat.S_ISDIR(os.lstat(folder).st_mode):
         return "it is not a folder"
-    for root, dirs, files in os.walk(folder):
-        for name in [*dirs, *files]:
-            mode = os.lstat(os.path.join(root, name)).st_mode
-            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
-                return f"{os.path.relpath(os.path.join(root, name), folder)} is not a file"
+    inside = (os.path.join(root, name) for root, dirs, files in os.walk(folder)
+              for name in [*dirs, *files])
+    for path in (folder, *inside):
+        mode = os.lstat(path).st_mode
+        where = os.path.relpath(path, folder)
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            return f"{where} is not a file"
+        wanted = os.R_OK | os.X_OK if stat.S_ISDIR(mode) else os.R_OK
+        if not stat.S_ISLNK(mode) and not os.access(path, wanted):
+            return f"{where} cannot be read by this account"
     said = _read_time(os.path.join(folder, TIMESTAMP))
     if said is not None and (len(said) > LONGEST_TIME or said.strip() and
                              not _a_time(said.strip())):
