@@ -159,7 +159,10 @@ class OwnedCollect(ExchangeCollect):
         record = super()._path_to_record(path)
         name = record["username"]
         uid = name_uid(name) if self.uids == "name" else account_uid(name)
-        wrong = stranger(path, uid) or uncollectable(path)
+        try:
+            wrong = stranger(path, uid) or uncollectable(path)
+        except OSError:  # its learner changed it while it was read
+            wrong = "it changed while it was read"
         return self._aside(record, wrong) if wrong else record
 
     def _aside(self, record: dict, why: str) -> dict:

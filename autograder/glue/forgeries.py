@@ -101,11 +101,16 @@ def uncollected(course: Path) -> list[tuple[str, str]]:
     inbound = _inbound(nbgrader_course.commands_config(course))
     if inbound is None:
         return []
+    try:
+        names = sorted(os.listdir(inbound))
+    except OSError:  # gone since it was looked at
+        return []
     found = []
-    for name in sorted(os.listdir(inbound)):
-        why = unreadable_name(name) or uncollectable(str(inbound / name))
-        if why:
-            found.append((name, why))
+    for name in names:
+        with contextlib.suppress(OSError):  # a hand-in its learner removed meanwhile
+            why = unreadable_name(name) or uncollectable(str(inbound / name))
+            if why:
+                found.append((name, why))
     return found
 
 

@@ -32,7 +32,6 @@ def _set_aside(submitted: Path, out: Path) -> bool:
 
     try:
         done = set_aside(submitted, out, Path.cwd())
-        _said_uncollected(uncollected(Path.cwd()))
     except OSError as exc:
         console.print(f"[bold red]Not grading.[/] A submission that came from a forged hand-in "
                       f"could not be set aside ({shown(exc)}); nothing was graded.")
@@ -51,6 +50,7 @@ def _set_aside(submitted: Path, out: Path) -> bool:
     if done:
         console.print(f"Kept in {shown(out / outfolder.ASIDE)}; each forgery stays in the "
                       "exchange's inbound folder (it is the forger's) until root removes it.")
+    _said_uncollected(uncollected(Path.cwd()))
     return True
 
 
