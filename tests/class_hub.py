@@ -16,8 +16,9 @@ there as root, as the guide gives them (the one line that names the instructor,
 `make hub` runs; it writes the hub's home: student install, environments, exchange) over HTTPS
 with a self-signed certificate made by openssl, as the guide's settings name it, and waits for
 /hub/api/. On leaving it stops everything with `packlab hub stop --everything` (the hub, then
-the servers and the proxy, which outlive the hub), fails if any process of the class is left
-after it, and removes the accounts with their homes and the login profile the hub wrote.
+the servers and the proxy, which outlive the hub, and the hub's login profile), fails if any
+process of the class or its login profile is left after it, and removes the accounts with their
+homes.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ class ClassHub:
     tls: ssl.SSLContext = field(repr=False)  # trusts the hub's self-signed certificate
     env: dict[str, str] = field(repr=False, default_factory=dict)
     seen: set[int] = field(repr=False, default_factory=set)  # pids of the class's processes
+    profile: Path = field(repr=False, default=Path("/nonexistent"))  # its login profile
 
     def packlab(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
         """`packlab ARGS` as root on this hub (its settings in the environment)."""
@@ -168,6 +170,7 @@ def _stop_everything(hub: ClassHub, names: list[str]) -> list[str]:
         hub.seen.add(int((hub.home / "proxy.pid").read_text()))
     done = hub.packlab("hub", "stop", "--everything", timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert not hub.profile.exists(), "the hub's stop left its login profile"
     if hub.process is not None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             hub.process.wait(timeout=30)
@@ -203,7 +206,7 @@ def class_hub(learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
     after."""
     if os.geteuid() != 0:
         impossible("the class hub needs root (PAM logins, one account per person)")
-    from packlab.course.hub import accounts
+    from packlab.course.hub import accounts, profile
     from packlab.course.hub.layout import Hub
 
     tag = secrets.token_hex(3)
@@ -232,7 +235,8 @@ def class_hub(learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
         tls = ssl.create_default_context(cafile=str(cert))
         running = ClassHub(f"https://127.0.0.1:{hub.port}", hub.home, course, tmp / "hub.log",
                            [Person(n, first[n]) for n in names],
-                           Person(teacher, first[teacher]), token, None, tls, env)
+                           Person(teacher, first[teacher]), token, None, tls, env,
+                           profile=profile.path(hub))
         try:
             running.serve(seconds)
             yield running
@@ -248,9 +252,11 @@ def class_hub(learners: int = 2, seconds: float = 180) -> Iterator[ClassHub]:
 
 
 def _remove_profile(tmp: Path) -> None:
-    """The login profile the hub wrote, when it is this hub's (another may have written it)."""
-    from packlab.course.hub.layout import PROFILE
+    """The login profiles of the hub in ``tmp``, when its stop did not remove them (another
+    hub's are left alone)."""
+    from packlab.course.hub import profile
 
-    with contextlib.suppress(OSError):
-        if str(tmp) in PROFILE.read_text():
-            PROFILE.unlink()
+    for path in profile.FOLDER.glob("packlab-hub*.sh"):
+        with contextlib.suppress(OSError):
+            if str(tmp) in path.read_text():
+                path.unlink()

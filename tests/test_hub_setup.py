@@ -17,12 +17,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import as_user
 import pytest
 from as_user import impossible
 from browser import free_port
 from markdown_it import MarkdownIt
 
-from packlab.course.hub import accounts
+from packlab.course.hub import accounts, profile
 from packlab.course.hub.layout import LEARNERS, Hub
 from packlab.course.hub.serve import ports_taken, problems
 from packlab.manifest import ROOT
@@ -169,3 +170,74 @@ def test_the_hub_names_a_port_another_program_holds(tmp_path):
                   room_port=free_port())
         assert ports_taken(hub) == [f"port {port} (the hub's API) is in use by another program"]
     assert ports_taken(hub) == []
+
+
+# A login shell as /etc/profile runs the profiles (in the folder's order); then what it got.
+LOGIN = '''for profile in "$@"; do . "$profile"; done
+printf '%s\\n%s\\n' "$PATH" "${JUPYTER_CONFIG_PATH:-}"'''
+
+
+def test_two_hubs_on_one_machine_keep_their_own_login_profile(tmp_path):
+    """Two hubs (two courses, each with its home and port) write a login profile each. A shell
+    that a hub's server started (its JUPYTER_CONFIG_PATH) gets that hub's commands; another
+    login shell (ssh) those of the first hub that admits the account, and no other's; root's is
+    left alone. `packlab hub stop --everything` of one removes its own profile only."""
+    if os.geteuid() != 0:
+        impossible("writing /etc/profile.d needs root")
+    uid, gid = as_user.ordinary_user()
+    me = pwd.getpwuid(uid).pw_name
+    hubs = [Hub(home=tmp_path / name, course=tmp_path, roster=tmp_path / "roster.csv",
+                port=free_port(), api_port=free_port()) for name in "ab"]
+    first, second = sorted(hubs, key=lambda hub: profile.path(hub).name)
+    files = [profile.path(first), profile.path(second)]
+
+    def login(server_of: Hub | None = None, as_root: bool = False) -> tuple[str, str]:
+        started = {"JUPYTER_CONFIG_PATH": str(server_of.jupyter_config)} if server_of else {}
+        who = {} if as_root else {"user": uid, "group": gid, "extra_groups": []}
+        done = subprocess.run(["sh", "-c", LOGIN, "sh", *map(str, files)], capture_output=True,
+                              text=True, timeout=60, env={"PATH": "/usr/bin:/bin", **started},
+                              **who)
+        assert done.returncode == 0, done.stderr
+        path, config = done.stdout.splitlines()
+        return path, config
+
+    try:
+        profile.write(first, ["someone"], ["someone-else"])
+        profile.write(second, [], [me])
+        assert login() == (f"{second.learner}/bin:/usr/bin:/bin", str(second.jupyter_config))
+        assert login(as_root=True) == ("/usr/bin:/bin", "")
+
+        profile.write(first, [me], [])  # both admit the account now: the first takes ssh
+        assert login() == (f"{first.instructor}/bin:/usr/bin:/bin",
+                           f"{first.instructor_config}:{first.jupyter_config}")
+        assert login(server_of=second) == (f"{second.learner}/bin:/usr/bin:/bin",
+                                           str(second.jupyter_config))
+        assert [stat.S_IMODE(path.stat().st_mode) for path in files] == [0o644, 0o644]
+
+        stopped = subprocess.run([str(PACKLAB), "hub", "stop", "--everything"],
+                                 capture_output=True, text=True, timeout=120,
+                                 env={**os.environ, **second.environment()})
+        assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+        assert f"the login profile {files[1]}" in " ".join(stopped.stdout.split())
+        assert files[0].is_file() and not files[1].exists()
+    finally:
+        profile.remove(first)
+        profile.remove(second)
+
+
+def test_a_hubs_next_start_removes_its_older_profiles_only(tmp_path, monkeypatch):
+    """The single packlab-hub.sh of earlier versions and a profile of the same hub on another
+    port go when it writes its own; another hub's stay."""
+    monkeypatch.setattr(profile, "FOLDER", tmp_path)
+    ours = Hub(home=tmp_path / "ours", course=tmp_path, roster=tmp_path / "r.csv", port=8000)
+    theirs = Hub(home=tmp_path / "theirs", course=tmp_path, roster=tmp_path / "r.csv", port=8001)
+    profile.write(Hub(**{**vars(ours), "port": 8080}), ["ann"], [])
+    profile.write(theirs, ["ann"], [])
+    (tmp_path / profile.OLD).write_text(f'PATH={ours.instructor / "bin"}:"$PATH"\n')
+    written = profile.write(ours, ["ann"], ["ada"])
+    assert sorted(p.name for p in tmp_path.glob("*.sh")) == ["packlab-hub-8000.sh",
+                                                             "packlab-hub-8001.sh"]
+    assert profile.remove(ours) == [written] and profile.path(theirs).is_file()
+    (tmp_path / profile.OLD).write_text(f'PATH={theirs.instructor / "bin"}:"$PATH"\n')
+    profile.write(ours, ["ann"], [])
+    assert (tmp_path / profile.OLD).is_file()  # another hub's

@@ -3,8 +3,10 @@ module (tests/class_hub.py: real accounts, PAM logins, each server run as its ow
 learner logs in and lands on the course's start page; the instructor generates and releases
 exercise 02 in formgrader; the learner fetches it in the Assignments tab, answers, runs its checks
 and submits; another learner forges a later hand-in in the first one's name; the instructor
-collects in formgrader (the forgery set aside, loudly), grades with `packlab grade` in a terminal
-of their JupyterLab (sandboxed), sees the learner's own score in formgrader and releases feedback;
+collects in formgrader (the forgery set aside, loudly), then with nbgrader's own collect (which
+takes the forgery), grades with `packlab grade` in a terminal of their JupyterLab (sandboxed: the
+forgery set aside, the learner's own graded, a hand-in no collect can read named), sees the
+learner's own score in formgrader and releases feedback;
 the learner fetches it and reads the score. All over HTTPS, with a self-signed certificate. Then,
 as real processes of the accounts: no other learner's work, no solutions, hidden tests or course
 folder can be read; the hub's and the room's databases and the first passwords are root's alone;
@@ -112,27 +114,32 @@ TERMINAL = """async ([user, command, seconds]) => {
 }"""
 
 
-def forge(hub: ClassHub, forger, victim) -> str:
+def forge(hub: ClassHub, forger, victim, time_part: str = "") -> str:
     """``forger``'s account writes a hand-in named for ``victim``, an hour later than now: the
-    released notebook, unanswered, as nbgrader's submit lays it out. Its folder's name."""
+    released notebook, unanswered, as nbgrader's submit lays it out; ``time_part``: what its
+    name says instead of the time. Its folder's name."""
     made = as_account(forger.name, FORGE.format(
-        exchange=hub.home / "exchange" / "packlab", victim=victim.name, assignment=ASSIGNMENT))
+        exchange=hub.home / "exchange" / "packlab", victim=victim.name, assignment=ASSIGNMENT,
+        time_part=time_part))
     assert made.returncode == 0, made.stderr
-    return made.stdout.strip()
+    return json.loads(made.stdout)
 
+
+NBGRADERS_COLLECT = "nbgrader.exchange.default.collect.ExchangeCollect"  # nbgrader's own
+HOSTILE_TIME = "[bold red]<i>\nx[link=y]"  # markup, HTML and a newline: a folder's name holds it
 
 FORGE = """
-import datetime, os, shutil
+import datetime, json, os, shutil
 when = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)).strftime(
     "%Y-%m-%d %H:%M:%S.%f UTC")
-name = "{victim}+{assignment}+" + when + "+" + os.urandom(4).hex()
+name = "{victim}+{assignment}+" + ({time_part!r} or when) + "+" + os.urandom(4).hex()
 folder = os.path.join("{exchange}", "inbound", name)
 os.mkdir(folder)
 shutil.copy("{exchange}/outbound/{assignment}/{assignment}.ipynb", folder)
 open(os.path.join(folder, "timestamp.txt"), "w").write(when)
 for path in (folder, *[os.path.join(folder, f) for f in os.listdir(folder)]):
     os.chmod(path, 0o755 if os.path.isdir(path) else 0o644)
-print(name)
+print(json.dumps(name))
 """
 
 
@@ -229,10 +236,29 @@ def test_a_term_through_the_hub(hub):
         assert "There was an error collecting" in said, said
         assert f"{forged!r}, handed in as {ada.name!r}: . was written by the account " \
                f"{hub.learners[1].name}" in said, said
+        # nbgrader's own collect (named on its command line) takes the forgery as Ada's; then
+        # the forger writes a hand-in named for Ada that no collect can read. `packlab grade`
+        # sets the forgery aside, grades Ada's own in its place and names the unreadable one.
         status, shown = in_terminal(teacher, hub.instructor, f"cd {hub.course} && nbgrader "
-                                    "--version && packlab grade submitted --out graded")
+                                    f"--version && nbgrader collect --update --ExchangeFactory."
+                                    f"collect={NBGRADERS_COLLECT} {ASSIGNMENT}")
         assert status == 0, shown[-4000:]
         assert "0.9.6" in shown and "command not found" not in shown, shown[-4000:]
+        taken = hub.course / "submitted" / ada.name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        assert taken.read_bytes() == (hub.home / "exchange" / "packlab" / "inbound" / forged /
+                                      f"{ASSIGNMENT}.ipynb").read_bytes()
+        unreadable = forge(hub, hub.learners[1], ada, time_part=HOSTILE_TIME)
+        status, shown = in_terminal(teacher, hub.instructor, f"cd {hub.course} && packlab grade "
+                                    "submitted --out graded")
+        said = re.sub(r"\s+", "", re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown))
+        assert status == 1 and "Traceback" not in shown, shown[-4000:]  # 1: a forgery set aside
+        for words in ("Set aside: 1 submission(s) came from a hand-in that another account wrote",
+                      f"{ada.name} / {ASSIGNMENT}: the hand-in {forged!r} was set aside: . was "
+                      f"written by the account {hub.learners[1].name}",
+                      "graded instead: their own hand-in",
+                      "Not collected: 1 hand-in(s) in the exchange's inbound folder",
+                      f"{unreadable!r}: its name's time part {HOSTILE_TIME!r} is not a time"):
+            assert re.sub(r"\s+", "", words) in said, shown[-4000:]
         teacher.goto(f"{hub.base}/user/{hub.instructor.name}/formgrader/manage_submissions/"
                      f"{ASSIGNMENT}")
         row = teacher.locator("tbody tr", has_text=ada.name)

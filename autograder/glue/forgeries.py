@@ -6,6 +6,8 @@ which the learner it names did not write (`exchange.stranger`). `set_aside` take
 out of SUBMITTED into OUT/set-aside/, collects the learner's own latest hand-in in its place with
 the hub's collect (`exchange.OwnedCollect`, for that learner alone), and records it
 (`autograder.cohort.set_aside`): the rest of the class is graded, the forgery is not.
+`uncollected` names the hand-ins of the exchange that no collect takes (nbgrader's own fails
+on them, the hub's sets them aside), for `packlab grade` to say so.
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ from traitlets.config import Config
 
 from autograder import outfolder
 from autograder.cohort.set_aside import SetAside, record
-from autograder.glue.exchange import OwnedCollect, account_uid, name_uid, stranger
+from autograder.glue.exchange import (
+    OwnedCollect,
+    account_uid,
+    name_uid,
+    stranger,
+    uncollectable,
+    unreadable_name,
+)
 from autograder.run import nbgrader_course
 
 
@@ -82,6 +91,26 @@ def forged_in(submitted: Path, config: Config) -> list[Forgery]:
             if wrong and _same_files(copy, inbound / name):
                 found.append(Forgery(student, assignment, name, wrong))
                 break
+    return found
+
+
+def uncollected(course: Path) -> list[tuple[str, str]]:
+    """The hand-ins of the exchange's inbound folder that nbgrader cannot collect, each with
+    why (in words); none when the course's nbgrader settings name no exchange this account
+    may list."""
+    inbound = _inbound(nbgrader_course.commands_config(course))
+    if inbound is None:
+        return []
+    try:
+        names = sorted(os.listdir(inbound))
+    except OSError:  # gone since it was looked at
+        return []
+    found = []
+    for name in names:
+        with contextlib.suppress(OSError):  # a hand-in its learner removed meanwhile
+            why = unreadable_name(name) or uncollectable(str(inbound / name))
+            if why:
+                found.append((name, why))
     return found
 
 

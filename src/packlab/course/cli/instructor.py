@@ -28,7 +28,7 @@ def _set_aside(submitted: Path, out: Path) -> bool:
     (`autograder.glue.forgeries`), the learner's own collected in its place; say which, loudly.
     False (having said why) when that could not be done."""
     from autograder import outfolder
-    from autograder.glue.forgeries import set_aside
+    from autograder.glue.forgeries import set_aside, uncollected
 
     try:
         done = set_aside(submitted, out, Path.cwd())
@@ -50,7 +50,19 @@ def _set_aside(submitted: Path, out: Path) -> bool:
     if done:
         console.print(f"Kept in {shown(out / outfolder.ASIDE)}; each forgery stays in the "
                       "exchange's inbound folder (it is the forger's) until root removes it.")
+    _said_uncollected(uncollected(Path.cwd()))
     return True
+
+
+def _said_uncollected(found: list[tuple[str, str]]) -> None:
+    """Name the exchange's hand-ins that no collect takes (a learner may write one)."""
+    if found:
+        console.print(f"[bold red]Not collected:[/] {len(found)} hand-in(s) in the exchange's "
+                      "inbound folder cannot be collected (the hub's collect sets them aside; "
+                      "nbgrader's own would stop at the first). Ask their learner to submit "
+                      "again; root may delete them.")
+    for name, why in found:
+        console.print(f"  {shown(repr(name))}: {shown(why)}.")
 
 
 def cmd_grade(args: argparse.Namespace) -> int:

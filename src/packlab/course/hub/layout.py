@@ -18,15 +18,14 @@ The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable 
 - the hub's cookie secret, pid files and lock, and the proxy's and root's tokens
   (`proxy-token`, `admin-token`: root's alone).
 
-Outside it, /etc/profile.d/packlab-hub.sh gives login shells (JupyterLab's terminal, ssh,
-``su -``) the commands and settings each account's server has.
+Outside it, the hub's login profile (`packlab.course.hub.profile`) gives login shells
+(JupyterLab's terminal, ssh, ``su -``) the commands and settings each account's server has.
 """
 
 from __future__ import annotations
 
 import compileall
 import os
-import shlex
 import shutil
 import stat
 import subprocess
@@ -55,7 +54,6 @@ FORMAT_CHECKERS = ("rfc3987_syntax*", "isoduration*", "arrow", "arrow-*", "webco
                    "uri_template*", "jsonpointer*", "rfc3986_validator*", "rfc3339_validator*")
 NOT_IN_RUNTIME = ("__editable__*", "packlab-*", *FORMAT_CHECKERS)
 WORKSPACE = "packlab"  # a learner's own copies: ~/packlab
-PROFILE = Path("/etc/profile.d/packlab-hub.sh")  # read by every login shell (Debian's /etc/profile)
 # The instructors' collect: a hand-in counts only for the account that wrote it.
 COLLECT = "autograder.glue.exchange.OwnedCollect"
 
@@ -239,27 +237,6 @@ def private_folder(hub: Hub) -> None:
         old = hub.home / name
         if old.exists() and not (hub.private / name).exists():
             old.rename(hub.private / name)
-
-
-def login_profile(hub: Hub) -> str:
-    """/etc/profile.d/packlab-hub.sh: login shells of the instructors and the learners get what
-    their servers have (the environment's commands first on PATH, the exchange's settings)."""
-    q = shlex.quote
-    library = python_environment(hub).get("LD_LIBRARY_PATH")
-    shared = f" LD_LIBRARY_PATH={q(library)}" if library else ""
-    return (
-        "# The class's hub (written by `packlab hub serve`): in login shells (JupyterLab's\n"
-        "# terminal, ssh, su -), the course's commands and settings as each server has them.\n"
-        'case " $(id -Gn 2>/dev/null) " in\n'
-        f'  *" {INSTRUCTORS} "*)\n'
-        f'    PATH={q(str(hub.instructor / "bin"))}:"$PATH"\n'
-        f"    export JUPYTER_CONFIG_PATH={q(f'{hub.instructor_config}:{hub.jupyter_config}')}"
-        f"{shared} ;;\n"
-        f'  *" {LEARNERS} "*)\n'
-        f'    PATH={q(str(hub.learner / "bin"))}:"$PATH"\n'
-        f'    export JUPYTER_CONFIG_PATH={q(str(hub.jupyter_config))} '
-        f'PACKLAB_WORKSPACE="$HOME/{WORKSPACE}"{shared} ;;\n'
-        "esac\n")
 
 
 def _build_student(folder: Path) -> None:

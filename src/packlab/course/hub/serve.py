@@ -17,14 +17,14 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from packlab.course.hub import profile
+from packlab.course.hub.accounts import instructors, learners
 from packlab.course.hub.layout import (
     CONFIG,
-    PROFILE,
     PROXY,
     Hub,
     HubError,
     build,
-    login_profile,
     private_folder,
     write_configs,
 )
@@ -117,8 +117,7 @@ def start(hub: Hub, rebuild: bool = False, **popen) -> subprocess.Popen:
         build(hub)
     write_configs(hub)
     private_folder(hub)
-    PROFILE.write_text(login_profile(hub))
-    PROFILE.chmod(0o644)
+    profile.write(hub, instructors(), learners(hub.roster))
     env = {**os.environ, **hub.environment()}
     return subprocess.Popen(command(hub), env=env, cwd=hub.home, start_new_session=True,
                             stdin=subprocess.DEVNULL, **popen)

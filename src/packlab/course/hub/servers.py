@@ -3,7 +3,8 @@
 
 The servers and the proxy outlive the hub (hub/jupyterhub_config.py), so stopping the hub for a
 restart or an upgrade leaves every learner working; `stop(everything=True)` is the end of a
-class: the hub, then each server the hub's database names (with its kernels), then the proxy.
+class: the hub, then each server the hub's database names (with its kernels), then the proxy,
+and the hub's login profile.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import psutil
 
+from packlab.course.hub import profile
 from packlab.course.hub.layout import Hub
 from packlab.course.hub.proxy import read_pid, running_proxy
 
@@ -121,7 +123,7 @@ def stop(hub: Hub, everything: bool = False, seconds: float = 60) -> list[str]:
         _end([psutil.Process(proxy)], 10)
         done.append(f"the proxy (pid {proxy})")
     hub.proxy_pid.unlink(missing_ok=True)
-    return done
+    return done + [f"the login profile {path}" for path in profile.remove(hub)]
 
 
 def _servers(hub: Hub) -> list[psutil.Process]:
