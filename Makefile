@@ -18,11 +18,13 @@ HUB_PORT ?= 8000
 #
 # A new venv first gets a current pip: the pip that `venv` bundles (23.2 with Python 3.11) spends
 # two thirds of the install's CPU weighing each of the ~150,000 files the indexes list for these
-# packages; pip 26 installs the same packages (the same `pip freeze`) for a third less CPU.
+# packages; pip 26 installs the same packages (the same `pip freeze`) for a third less CPU. It
+# also repeats setuptools' warnings about the data folders (lab_config/, recorded/) that
+# pyproject.toml lists as package data: --quiet twice keeps to errors.
 $(READY): pyproject.toml Makefile
 	test -x $(BIN)/python || { $(PYTHON) -m venv $(VENV) && \
 		$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip; }
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check -e '.[dev]'
 	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax
 	touch $(READY)
 
