@@ -149,14 +149,15 @@ def _digest() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def released_course(tmp_path_factory, worker_id) -> Path:
-    """A course folder (solutions/, nbgrader_config.py) in which one `nbgrader
-    generate_assignment` process has released every assignment: exercises/ and gradebook.db."""
+    """A course folder (solutions/, nbgrader_config.py) in which one nbgrader process has
+    released every exercise, one after the other as `packlab release` does: exercises/ and
+    gradebook.db."""
     from packlab.course.release import release
 
     def build(folder: Path) -> None:
         shutil.copytree(ROOT / "solutions", folder / "solutions")
         shutil.copy(ROOT / "nbgrader_config.py", folder)
-        release("*", folder)
+        release([exercise.name for exercise in EXERCISES], folder)
 
     return built_once(tmp_path_factory, worker_id, "released-course", build)
 

@@ -170,23 +170,66 @@ def test_the_shape_compare_sees_a_copy_with_other_names_and_docstrings():
 FAST = Limits(call_seconds=2.0, setup_seconds=10.0)
 
 
+def binds(path: Path, name: str) -> bool:
+    """Whether ``path``, pasted as an answer, binds ``name`` at its top level (a def, class,
+    assignment or import): if not, every check of an exercise calling ``name`` meets a NameError,
+    as a blank answer's do."""
+    return name in top_level(ast.parse(path.read_text(encoding="utf-8")))
+
+
+def module_pastes(built: Path) -> list[tuple[Path, object]]:
+    """Each shipped `packlab.packing` module pasted into each exercise whose function it binds,
+    and a module that binds none of them into the first exercise (every module is graded)."""
+    modules = sorted((built / "src" / "packlab" / "packing").glob("*.py"))
+    pastes = []
+    for path in modules:
+        mine = [exercise for exercise in EXERCISES if binds(path, exercise.function)]
+        pastes += [(path, exercise) for exercise in mine or EXERCISES[:1]]
+    return pastes
+
+
+@pytest.fixture(scope="module")
+def pasted(built, tmp_path_factory) -> dict:
+    """One class graded once by the real grader: the modules pasted whole (`module_pastes`,
+    students named for the module) and the teaching functions copied with their helpers
+    (`TEACHING`, students named module-function); each (student, assignment)'s score."""
+    submitted = tmp_path_factory.mktemp("pasted") / "submitted"
+    for path, exercise in module_pastes(built):
+        code = path.read_text(encoding="utf-8")
+        submit(submitted, path.stem.strip("_"), exercise, with_answer(exercise, code))
+    folder = built / "src" / "packlab" / "packing"
+    for exercise in EXERCISES:
+        for module, name in TEACHING.get(exercise.function, []):
+            code = inlined(folder, module, name, exercise.function)
+            assert "packlab" not in code and "tiktoken" not in code and "numpy" not in code
+            submit(submitted, f"{module}-{name}", exercise, with_answer(exercise, code))
+    rows = grade_class(submitted, submitted.parent / "out", jobs=2, limits=FAST)
+    return {(row["student"], row["assignment"]): row["score"] for row in rows}
+
+
+def full_marks(scores: dict) -> list[tuple[str, str]]:
+    return sorted(key for key, score in scores.items()
+                  if score == next(e.max_score for e in EXERCISES if e.name == key[1]))
+
+
 @pytest.mark.slow
-def test_no_shipped_packing_module_pasted_as_an_answer_scores_full_marks(built, tmp_path):
+def test_no_shipped_packing_module_pasted_as_an_answer_scores_full_marks(built, pasted):
     modules = sorted((built / "src" / "packlab" / "packing").glob("*.py"))
     assert {path.stem for path in modules} >= {"fitting", "evidence", "reasons", "relevance",
                                                "conversation", "packers", "tokens"}
-    submitted = tmp_path / "submitted"
-    for path in modules:
-        for exercise in EXERCISES:
-            code = path.read_text(encoding="utf-8")
-            submit(submitted, path.stem.strip("_"), exercise, with_answer(exercise, code))
-    rows = grade_class(submitted, tmp_path / "out", jobs=2, limits=FAST)
-    scores = {(row["student"], row["assignment"]): row["score"] for row in rows}
-    assert len(scores) == len(modules) * len(EXERCISES)
-    full = sorted(key for key, score in scores.items()
-                  if score == next(e.max_score for e in EXERCISES if e.name == key[1]))
+    pastes = module_pastes(built)
+    assert {path for path, _ in pastes} == set(modules)
+    assert {exercise.name for path, exercise in pastes if binds(path, exercise.function)} >= {
+        "06-fit", "07-drop-reasons", "08-pack-evidence", "09-score-and-pack",
+        "10-assemble-turn"}  # the lessons' modules define those exercises' functions
+    keys = {(path.stem.strip("_"), exercise.name) for path, exercise in pastes}
+    scores = {key: score for key, score in pasted.items() if key in keys}
+    assert scores.keys() == keys  # every paste has its row
     print(json.dumps({f"{s}/{a}": score for (s, a), score in sorted(scores.items())}, indent=1))
-    assert full == []
+    assert full_marks(scores) == []
+    unbound = {(path.stem.strip("_"), exercise.name) for path, exercise in pastes
+               if not binds(path, exercise.function)}
+    assert unbound and all(scores[key] == 0 for key in unbound), scores  # as each left out
 
 
 # The shipped teaching functions a learner might copy into an exercise's answer cell, by the
@@ -270,24 +313,14 @@ def test_a_teaching_function_is_inlined_with_its_helpers_and_runs(tmp_path):
 
 
 @pytest.mark.slow
-def test_no_shipped_teaching_function_copied_with_its_helpers_scores_full_marks(built, tmp_path):
-    folder = built / "src" / "packlab" / "packing"
-    submitted = tmp_path / "submitted"
-    pasted = set()
-    for exercise in EXERCISES:
-        for module, name in TEACHING.get(exercise.function, []):
-            code = inlined(folder, module, name, exercise.function)
-            assert "packlab" not in code and "tiktoken" not in code and "numpy" not in code
-            submit(submitted, f"{module}-{name}", exercise, with_answer(exercise, code))
-            pasted.add((f"{module}-{name}", exercise.name))
-    assert len(pasted) >= 8
-    rows = grade_class(submitted, tmp_path / "out", jobs=2, limits=FAST)
-    scores = {(row["student"], row["assignment"]): row["score"] for row in rows
-              if (row["student"], row["assignment"]) in pasted}
+def test_no_shipped_teaching_function_copied_with_its_helpers_scores_full_marks(pasted):
+    copied = {(f"{module}-{name}", exercise.name) for exercise in EXERCISES
+              for module, name in TEACHING.get(exercise.function, [])}
+    assert len(copied) >= 8
+    scores = {key: score for key, score in pasted.items() if key in copied}
     print(json.dumps({f"{s}/{a}": score for (s, a), score in sorted(scores.items())}, indent=1))
-    assert len(scores) == len(pasted)
-    full = sorted(key for key, score in scores.items()
-                  if score == next(e.max_score for e in EXERCISES if e.name == key[1]))
+    assert scores.keys() == copied
+    full = full_marks(scores)
     # Issue 36: lessons 07, 09 and 10's functions behave as their exercises' specs say (a
     # learner who copies the lesson's behaviour must not fail), so pasting them earns full
     # marks; every other teaching function still differs from its exercise somewhere.

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
+
 import nbformat
 import pytest
 from conftest import EXERCISES
 
 from autograder.checks import gallery
+from packlab.course.release import release
+from packlab.manifest import ROOT
 
-# Every assignment is released once per test session by one nbgrader process (conftest's
-# released_course, shared with the parity tests), into an empty copy of the course.
+# Every exercise is released once per test session by one nbgrader process, one after the other
+# as `packlab release` releases them (conftest's released_course, shared with the parity tests),
+# into an empty copy of the course.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]
 
 
@@ -40,3 +45,21 @@ def test_bug_fix_exercise_starts_from_its_buggy_starter():
                       if c.metadata.get("nbgrader", {}).get("solution")][0]
             assert answer.source == gallery.load(exercise.starter).code.rstrip("\n")
             assert "NotImplementedError" not in answer.source
+
+
+def test_a_release_that_fails_names_its_assignment_and_keeps_those_before(tmp_path):
+    """Several assignments in one nbgrader process: the first that nbgrader cannot release is
+    named with nbgrader's own words, and those released before it are as nbgrader makes them."""
+    first = EXERCISES[0]
+    shutil.copytree(first.source.parent, tmp_path / "solutions" / first.name)
+    (tmp_path / "solutions" / "99-broken").mkdir()
+    (tmp_path / "solutions" / "99-broken" / "99-broken.ipynb").write_text("{not a notebook")
+    shutil.copy(ROOT / "nbgrader_config.py", tmp_path)
+    with pytest.raises(RuntimeError) as raised:
+        release([first.name, "99-broken", EXERCISES[1].name], tmp_path)
+    said = str(raised.value)
+    assert said.startswith("nbgrader could not release 99-broken:"), said
+    assert "Notebook does not appear to be JSON" in said, said
+    made = tmp_path / "exercises" / first.name / f"{first.name}.ipynb"
+    assert made.read_bytes() == first.release.read_bytes()
+    assert not (tmp_path / "exercises" / EXERCISES[1].name).exists()

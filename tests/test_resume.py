@@ -148,14 +148,16 @@ class Killed:
     report: str = ""
 
 
-@pytest.fixture
-def killed(tmp_path):
-    """A class graded part-way, then the grader's whole process group killed with SIGKILL.
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory):
+    """A class graded part-way, then the grader's whole process group killed with SIGKILL; made
+    once for the module's two tests (what outlived the kill is noted before either runs).
 
     Teardown kills the sandbox processes that outlived it and removes their folders, so a
     failing test leaves the machine clean.
     """
-    submitted, out = tmp_path / "submitted", tmp_path / "out"
+    base = tmp_path_factory.mktemp("killed")
+    submitted, out = base / "submitted", base / "out"
     total = lay_out_class(submitted)
     run = grade(submitted, out, start_new_session=True)
     group = run.pid
@@ -198,6 +200,7 @@ def killed(tmp_path):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.xdist_group("resume")  # the two tests of one killed run share a worker
 def test_killed_run_resumes_to_the_same_grades(tmp_path, killed):
     out, clean = killed.out, tmp_path / "clean"
     # Only whole files: every results.json parses; a temp file is never named results.json.
@@ -221,6 +224,7 @@ def test_killed_run_resumes_to_the_same_grades(tmp_path, killed):
             assert mine["tests"] == theirs["tests"]
 
 
+@pytest.mark.xdist_group("resume")
 def test_no_sandbox_outlives_a_killed_grader(killed):
     assert not killed.alive, ("sandbox processes outlived the SIGKILL of their grader:\n"
                               + killed.report)

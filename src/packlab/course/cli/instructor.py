@@ -357,8 +357,8 @@ def cmd_release(args: argparse.Namespace) -> int:
     except KeyError as exc:
         console.print(shown(exc.args[0]))
         return 2
+    release([exercise.name for exercise in chosen], ROOT)
     for exercise in chosen:
-        release(exercise.name, ROOT)
         console.print(f"released {exercise.release.relative_to(ROOT)}")
     _store_examples()
     return 0
