@@ -153,6 +153,25 @@ class Meter:
         if self._group is not None:
             (self._group / "cgroup.procs").write_text(str(os.getpid()))
 
+    def join(self) -> None:
+        """Count this process too, from now on (and what it starts); `leave` before `close`."""
+        self.preexec()
+        self._own = self._self()
+
+    def leave(self) -> float | None:
+        """Stop counting this process; the CPU-seconds of what it started meanwhile (not its
+        own), or None without a cgroup."""
+        if self._group is None:
+            return None
+        others = self._used() - (self._self() - self._own)
+        (CPUACCT / "cgroup.procs").write_text(str(os.getpid()))
+        return others
+
+    @staticmethod
+    def _self() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
     def run(self, command: list[str], **kwargs) -> subprocess.CompletedProcess:
         before = self._children()
         done = subprocess.run(command, preexec_fn=self.preexec, **kwargs)
