@@ -410,8 +410,8 @@ def main() -> int:
         print(f"CPU-seconds:        nbgrader {nbgrader_cpu:.1f} "
               f"({1000 * nbgrader_cpu / notebooks:.0f} ms per notebook), packlab "
               f"{packlab_cpu:.1f} ({1000 * packlab_cpu / notebooks:.0f} ms per notebook): "
-              f"{nbgrader_cpu / packlab_cpu:.1f}× less CPU (other work distorts this less "
-              "than the wall-time ratio)")
+              f"nbgrader spends {nbgrader_cpu / packlab_cpu:.1f}× packlab's CPU (other work "
+              "distorts this less than the wall-time ratio)")
         (course / "bench.json").write_text(json.dumps({
             "notebooks": notebooks, "nbgrader_s": nbgrader_s, "packlab_s": packlab_s,
             "nbgrader_cpu_s": nbgrader_cpu, "packlab_cpu_s": packlab_cpu,
