@@ -17,8 +17,11 @@ mismatch table if not, and the throughput of each: packlab's notebooks per secon
 to nbgrader's, against the targets (15 notebooks/s, 60×). Before timing, it stores the property
 checks' examples as `make release` does (`autograder.checks.example_cache`; the drawing is timed and
 shown, not counted). With --no-nbgrader it times packlab alone (no ratio, no comparison).
-It also prints the CPU the whole machine spent while packlab graded (sandboxed workers
-included), which bounds the rate: that work spread over every core, with nothing idle.
+It also prints the CPU-seconds each grader spent, every process it started included (packlab's
+sandboxed workers, nbgrader's kernels), per notebook: a figure that other work on the machine
+distorts far less than wall time. As root with cgroup v1's cpuacct controller each command runs
+in a cpuacct cgroup of its own, which counts them all; elsewhere the busy CPU of the whole
+machine around packlab, and the children's resource usage for nbgrader, stand in (said so).
 
 Where packlab's time goes: benchmarks/grading_costs.py.
 
@@ -34,14 +37,17 @@ checkout's, for a before/after in one run against the same nbgrader time.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
@@ -125,6 +131,76 @@ def make_class(submitted: Path, n: int, exercises: list[Exercise],
     return kinds
 
 
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+
+
+class Meter:
+    """The CPU-seconds one command and every process it starts spend: a cpuacct cgroup of its
+    own (root, cgroup v1), else the children's resource usage (``how`` says which; that misses
+    a process its parent never waits for, as packlab's sandboxes, killed outright, are)."""
+
+    def __init__(self):
+        self._group: Path | None = None
+        if os.geteuid() == 0 and (CPUACCT / "cpuacct.usage").is_file():
+            try:
+                self._group = Path(tempfile.mkdtemp(prefix="packlab-bench-", dir=CPUACCT))
+            except OSError:
+                self._group = None
+        self.how = "cpuacct cgroup" if self._group else "children's resource usage"
+
+    def preexec(self) -> None:
+        """In the command's process, before it runs: join the cgroup."""
+        if self._group is not None:
+            (self._group / "cgroup.procs").write_text(str(os.getpid()))
+
+    def join(self) -> None:
+        """Count this process too, from now on (and what it starts); `leave` before `close`."""
+        self.preexec()
+        self._own = self._self()
+
+    def leave(self) -> float | None:
+        """Stop counting this process; the CPU-seconds of what it started meanwhile (not its
+        own), or None without a cgroup."""
+        if self._group is None:
+            return None
+        others = self._used() - (self._self() - self._own)
+        (CPUACCT / "cgroup.procs").write_text(str(os.getpid()))
+        return others
+
+    @staticmethod
+    def _self() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    def run(self, command: list[str], **kwargs) -> subprocess.CompletedProcess:
+        before = self._children()
+        done = subprocess.run(command, preexec_fn=self.preexec, **kwargs)
+        self.seconds = self._used() if self._group else self._children() - before
+        return done
+
+    def _used(self) -> float:
+        return int((self._group / "cpuacct.usage").read_text()) / 1e9
+
+    @staticmethod
+    def _children() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    def close(self) -> None:
+        if self._group is not None:
+            with contextlib.suppress(OSError):
+                self._group.rmdir()
+
+
+@contextlib.contextmanager
+def metered() -> Iterator[Meter]:
+    meter = Meter()
+    try:
+        yield meter
+    finally:
+        meter.close()
+
+
 def machine_cpu() -> float:
     """Seconds of CPU the whole machine has spent busy (every core, every process) since boot:
     the sandboxed workers are counted too, which a child's resource usage leaves out."""
@@ -133,13 +209,16 @@ def machine_cpu() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-def run_packlab(course: Path, out: Path, code: Path | None = None) -> tuple[float, dict]:
-    """``packlab grade --jobs 2``; with ``code``, the grader of that source tree (`older`)."""
+def run_packlab(course: Path, out: Path, code: Path | None = None) -> tuple[float, dict, float]:
+    """``packlab grade --jobs 2``; with ``code``, the grader of that source tree (`older`).
+    Returns its time, its grades.csv rows and its CPU-seconds, sandboxes included."""
     command = [str(BIN / "packlab"), "grade", "submitted", "--out", str(out), "--jobs", "2"]
     env = {**os.environ, "PYTHONPATH": f"{code}:{code / 'src'}"} if code else None
-    start, busy = time.perf_counter(), machine_cpu()
-    done = subprocess.run(command, cwd=course, capture_output=True, text=True, env=env)
-    seconds, busy = time.perf_counter() - start, machine_cpu() - busy
+    with metered() as meter:
+        start, busy = time.perf_counter(), machine_cpu()
+        done = meter.run(command, cwd=course, capture_output=True, text=True, env=env)
+        seconds, busy = time.perf_counter() - start, machine_cpu() - busy
+    cpu = meter.seconds
     if done.returncode not in (0, 1) or not (out / "grades.csv").is_file():
         sys.exit(f"packlab grade failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     with open(out / "grades.csv", newline="") as handle:
@@ -150,7 +229,11 @@ def run_packlab(course: Path, out: Path, code: Path | None = None) -> tuple[floa
     print(f"  the whole machine was busy {busy:.1f} s of CPU meanwhile ({busy / seconds:.2f} of "
           f"its {cores} cores); at full use of every core that work alone takes "
           f"{busy / cores:.1f} s")
-    return seconds, rows
+    notebooks = len(rows)
+    print(f"  CPU-seconds of packlab grade and every process it started: {cpu:.1f} s "
+          f"({1000 * cpu / notebooks:.0f} ms per row of grades.csv; {meter.how}"
+          f"{'' if meter.how == 'cpuacct cgroup' else ': the sandboxes are not counted'})")
+    return seconds, rows, cpu
 
 
 def older(rev: str, into: Path) -> Path:
@@ -162,20 +245,24 @@ def older(rev: str, into: Path) -> Path:
     return tree
 
 
-def run_nbgrader(course: Path, exercises: list[Exercise]) -> tuple[float, dict[str, str]]:
-    seconds, logs = 0.0, {}
+def run_nbgrader(course: Path, exercises: list[Exercise]) -> tuple[float, dict[str, str], float]:
+    """``nbgrader autograde`` of each assignment: its time, its logs and its CPU-seconds (its
+    kernels included)."""
+    seconds, logs, cpu = 0.0, {}, 0.0
     for exercise in exercises:
         command = [str(NBGRADER), "autograde", exercise.name, "--force",
                    "--Autograde.create_student=True"]
-        start = time.perf_counter()
-        done = subprocess.run(command, cwd=course, env=nbgrader_env(), capture_output=True,
-                              text=True)
-        took = time.perf_counter() - start
+        with metered() as meter:
+            start = time.perf_counter()
+            done = meter.run(command, cwd=course, env=nbgrader_env(), capture_output=True,
+                             text=True)
+            took = time.perf_counter() - start
         seconds += took
+        cpu += meter.seconds
         logs[exercise.name] = done.stdout + done.stderr
         print(f"  nbgrader autograde {exercise.name} --force: exit {done.returncode}, "
-              f"{took:.1f} s", flush=True)
-    return seconds, logs
+              f"{took:.1f} s, {meter.seconds:.1f} CPU-s ({meter.how})", flush=True)
+    return seconds, logs, cpu
 
 
 def nbgrader_scores(course: Path, exercises: list[Exercise], students: list[str]) -> dict:
@@ -202,7 +289,7 @@ def load_average() -> str:
     return ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def before_packlab(rev: str, course: Path) -> tuple[float, dict]:
+def before_packlab(rev: str, course: Path) -> tuple[float, dict, float]:
     """Grade the class with commit ``rev``'s grader, its examples stored first (not timed)."""
     code = older(rev, course)
     subprocess.run([sys.executable, "-c", "from autograder.checks import example_cache; "
@@ -259,7 +346,7 @@ def main() -> int:
               f"({time.perf_counter() - start:.1f} s, as `make release` does; not counted)")
         before = args.before and before_packlab(args.before, course)
         print(f"packlab (load average {load_average()}):", flush=True)
-        packlab_s, ours = run_packlab(course, course / "graded")
+        packlab_s, ours, packlab_cpu = run_packlab(course, course / "graded")
         if before:
             differ = [key for key, row in ours.items()
                       if (row["status"], row["score"]) != (before[1][key]["status"],
@@ -267,6 +354,13 @@ def main() -> int:
             print(f"scores of {args.before} and of this checkout: "
                   f"{f'{len(differ)} DIFFER' if differ else 'identical'}")
         rate = notebooks / packlab_s
+        if before:
+            print(f"before ({args.before}): {before[0]:.1f} s, {before[2]:.1f} CPU-s "
+                  f"({1000 * before[2] / notebooks:.0f} ms per notebook); this checkout: "
+                  f"{packlab_s:.1f} s, {packlab_cpu:.1f} CPU-s "
+                  f"({1000 * packlab_cpu / notebooks:.0f} ms per notebook): "
+                  f"{before[0] / packlab_s:.2f}× the wall rate, "
+                  f"{before[2] / packlab_cpu:.2f}× less CPU")
         if args.no_nbgrader:
             print(f"packlab seconds:    {packlab_s:.1f}  ({rate:.2f} notebooks/s; target ≥ "
                   f"{TARGET_RATE:g}: {'met' if rate >= TARGET_RATE else 'NOT met'})")
@@ -274,7 +368,7 @@ def main() -> int:
                   + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
             return 0
         print("nbgrader:", flush=True)
-        nbgrader_s, logs = run_nbgrader(course, exercises)
+        nbgrader_s, logs, nbgrader_cpu = run_nbgrader(course, exercises)
         theirs = nbgrader_scores(course, exercises, students)
 
         mismatches, not_graded = [], []
@@ -313,8 +407,14 @@ def main() -> int:
               f"{TARGET_RATE:g}: {'met' if rate >= TARGET_RATE else 'NOT met'})")
         print(f"ratio:              {ratio:.1f}× nbgrader's throughput "
               f"(target ≥ {TARGET_RATIO:g}×: {'met' if ratio >= TARGET_RATIO else 'NOT met'})")
+        print(f"CPU-seconds:        nbgrader {nbgrader_cpu:.1f} "
+              f"({1000 * nbgrader_cpu / notebooks:.0f} ms per notebook), packlab "
+              f"{packlab_cpu:.1f} ({1000 * packlab_cpu / notebooks:.0f} ms per notebook): "
+              f"nbgrader spends {nbgrader_cpu / packlab_cpu:.1f}× packlab's CPU (other work "
+              "distorts this less than the wall-time ratio)")
         (course / "bench.json").write_text(json.dumps({
             "notebooks": notebooks, "nbgrader_s": nbgrader_s, "packlab_s": packlab_s,
+            "nbgrader_cpu_s": nbgrader_cpu, "packlab_cpu_s": packlab_cpu,
             "mismatches": len(mismatches)}))
         return 1 if mismatches else 0
     finally:

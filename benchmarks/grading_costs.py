@@ -6,6 +6,8 @@ process would, while a timer notes every 2 ms what the grader is doing:
 
 * example generation: Hypothesis drawing each property check's examples (once per process);
 * example cache: reading the stored examples instead (`autograder.checks.example_cache`);
+  both are done before the timing starts, as `packlab grade` does before it starts its grading
+  processes, so these stay at zero unless a check draws its own;
 * search and shrink: the real Hypothesis search for a first failure, its calls included;
 * sandbox start: starting bubblewrap and the worker, and running the notebook's cells;
 * calls: the student's function called through the pipe (the worker's answer included);
@@ -16,8 +18,10 @@ process would, while a timer notes every 2 ms what the grader is doing:
 Each phase gets its wall-clock time and the grading process's own CPU time in it (the rest of
 the wall time is waiting: for the worker, for the sandbox, or for a loaded machine).
 
-It also counts the messages sent down the pipe (each one a round trip). Shares are of the
-sampled time; the profiler costs a few per cent.
+It also counts the messages sent down the pipe (each one a round trip), and, where it can put
+itself in a cpuacct cgroup (root, cgroup v1), the CPU-seconds of the other side: the sandboxes
+(bubblewrap, the worker, the student's code), per notebook. Shares are of the sampled time; the
+profiler costs a few per cent.
 
 Run: .venv/bin/python benchmarks/grading_costs.py [--students N] [--honest]
 To measure older code: PYTHONPATH=OLD:OLD/src .venv/bin/python benchmarks/grading_costs.py,
@@ -35,12 +39,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from autograder.checks import example_cache
 from autograder.run import engine, sandbox
 from autograder.run.isolation import require_sandbox
 from packlab.manifest import load
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grading import make_class  # noqa: E402 - the benchmark class, laid out the same way
+from grading import make_class, metered  # noqa: E402 - the benchmark class, laid out the same way
 
 # (file name, function name) of a frame -> what the grader is doing; the outermost such frame
 # of the stack wins, except for calls (`INNER`), counted wherever they happen outside a search.
@@ -126,16 +131,20 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="packlab-costs-"))
     try:
         kinds = make_class(folder, args.students, exercises, args.honest)
+        example_cache.prepare()  # read (or drawn and stored) before timing, as `packlab grade`
         by_name = {e.name: e for e in exercises}
         counts = count_messages()
         sampler = Sampler()
-        sampler.start()
-        start = time.perf_counter()
-        for (student, assignment) in sorted(kinds):
-            path = folder / student / assignment / f"{assignment}.ipynb"
-            engine.grade_notebook(path, by_name[assignment], student)
-        total = time.perf_counter() - start
-        sampler.stop()
+        with metered() as meter:
+            meter.join()
+            sampler.start()
+            start, cpu = time.perf_counter(), time.process_time()
+            for (student, assignment) in sorted(kinds):
+                path = folder / student / assignment / f"{assignment}.ipynb"
+                engine.grade_notebook(path, by_name[assignment], student)
+            total, cpu = time.perf_counter() - start, time.process_time() - cpu
+            sampler.stop()
+            sandboxes = meter.leave()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     sampled = sum(sampler.seconds.values())
@@ -151,6 +160,11 @@ def main() -> int:
               f"{sampler.cpu.get(phase, 0.0):8.2f} s  {counts.get(phase, 0):8,}")
     print(f"  {'total':<20} {sampled:7.2f} s  {100:5.1f} %  "
           f"{sum(sampler.cpu.values()):8.2f} s")
+    each = 1000 / len(kinds)
+    print(f"CPU-seconds: the grading process {cpu:.2f} s ({cpu * each:.0f} ms per notebook)"
+          + ("" if sandboxes is None else
+             f", the sandboxes {sandboxes:.2f} s ({sandboxes * each:.0f} ms per notebook), "
+             f"both {cpu + sandboxes:.2f} s ({(cpu + sandboxes) * each:.0f} ms per notebook)"))
     return 0
 
 

@@ -100,6 +100,7 @@ class Sandbox:
         self.problems: list[str] = []
         self.over_memory = False  # a sandbox of this submission reached `Limits.footprint_bytes`
         self._process: subprocess.Popen | None = None
+        self._replies: selectors.BaseSelector | None = None  # waits for the worker's replies
         self._guard: footprint.Guard | None = None
         self._folder: str | None = None
         self._buffer = b""
@@ -120,6 +121,8 @@ class Sandbox:
     def _start(self) -> None:
         request_read, self._request = os.pipe()
         self._response, response_write = os.pipe()
+        self._replies = selectors.DefaultSelector()  # one per worker, not one per reply
+        self._replies.register(self._response, selectors.EVENT_READ)
         self._output = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close(); unreachable from the sandbox
         if not self.plan.sandboxed:
             self._folder = isolation.scratch_folder()
@@ -166,6 +169,7 @@ class Sandbox:
             self._guard.stop()
             isolation.kill(self._process)
             self._guard.release()
+            self._replies.close()
             for fd in (self._request, self._response):
                 with contextlib.suppress(OSError):
                     os.close(fd)
@@ -245,20 +249,18 @@ class Sandbox:
         come along."""
         deadline, late = self._window(seconds, late)
         chunks, size = [self._buffer], len(self._buffer)
-        with selectors.DefaultSelector() as selector:
-            selector.register(self._response, selectors.EVENT_READ)
-            while b"\n" not in chunks[-1]:  # a line ends in the newest chunk, if at all
-                left = deadline - time.monotonic()
-                if left <= 0 or not selector.select(left):
-                    raise self._fatal("timeout", late, clock="wall")
-                chunk = os.read(self._response, 65536)
-                if not chunk:
-                    raise self._ended()
-                chunks.append(chunk)
-                end = chunk.find(b"\n")
-                size += len(chunk) if end < 0 else end  # this line's size, not the next's
-                if size > MAX_RESPONSE:
-                    raise self._fatal("not-plain", "an answer larger than 8 MB")
+        while b"\n" not in chunks[-1]:  # a line ends in the newest chunk, if at all
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._replies.select(left):
+                raise self._fatal("timeout", late, clock="wall")
+            chunk = os.read(self._response, 65536)
+            if not chunk:
+                raise self._ended()
+            chunks.append(chunk)
+            end = chunk.find(b"\n")
+            size += len(chunk) if end < 0 else end  # this line's size, not the next's
+            if size > MAX_RESPONSE:
+                raise self._fatal("not-plain", "an answer larger than 8 MB")
         self._buffer = b"".join(chunks)
 
     def _ended(self) -> StudentError:
