@@ -10,6 +10,7 @@ The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable 
 - ``instructor/``: the instructors' environment: the same runtime, with the course folder itself
   installed (editable: the grader, its hidden tests, the instructor's commands), which only the
   instructors' group can read;
+- ``without-node/``: the learners' servers' system commands, all but Node.js's (`NODE`);
 - ``exchange/``: nbgrader's exchange, mode 1777 as nbgrader's docs ask (it makes each course's
   inbound folder write-only for students itself);
 - ``etc/jupyter/nbgrader_config.py``: the exchange and the course id, read by every server;
