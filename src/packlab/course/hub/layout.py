@@ -266,10 +266,11 @@ def commands_without_node(hub: Hub, system: tuple[str, ...] = SYSTEM_PATH) -> No
 def learner_path(hub: Hub, system: tuple[str, ...] = SYSTEM_PATH) -> str:
     """A learner's server's PATH: their environment's commands, then the system's, without
     Node.js (see NODE)."""
-    folders = [hub.without_node / folder.relative_to("/") for folder in _folders(system)]
-    chosen = [links if links.is_dir() else folder
-              for links, folder in zip(folders, _folders(system), strict=True)]
-    return os.pathsep.join(map(str, [hub.learner / "bin", *chosen]))
+    chosen = [hub.learner / "bin"]
+    for folder in _folders(system):
+        links = hub.without_node / folder.relative_to("/")
+        chosen.append(links if links.is_dir() else folder)
+    return os.pathsep.join(map(str, chosen))
 
 
 def _folders(system: tuple[str, ...]) -> list[Path]:
