@@ -13,7 +13,14 @@ import pwd
 import sys
 
 from packlab.course.hub.accounts import instructors, learners
-from packlab.course.hub.layout import INSTRUCTORS, PROXY, WORKSPACE, Hub, python_environment
+from packlab.course.hub.layout import (
+    INSTRUCTORS,
+    PROXY,
+    WORKSPACE,
+    Hub,
+    learner_path,
+    python_environment,
+)
 from packlab.course.hub.proxy import LastingProxy
 from packlab.course.hub.proxy import token as proxy_token
 from packlab.course.hub.servers import admin_token
@@ -85,6 +92,7 @@ def _role(spawner) -> None:
         spawner.environment["JUPYTER_CONFIG_PATH"] = f"{hub.instructor_config}:{hub.jupyter_config}"
     else:
         spawner.cmd = [str(env / "bin" / "packlab"), "lab"]
+        spawner.environment["PATH"] = learner_path(hub)  # no Node.js: see layout.NODE
         spawner.notebook_dir = f"{home}/{WORKSPACE}"
         spawner.default_url = f"/lab/tree/{START}"
         spawner.environment["PACKLAB_WORKSPACE"] = f"{home}/{WORKSPACE}"

@@ -9,6 +9,7 @@ import csv
 import grp
 import os
 import pwd
+import re
 import secrets
 import shutil
 import socket
@@ -23,7 +24,7 @@ from as_user import impossible
 from browser import free_port
 from markdown_it import MarkdownIt
 
-from packlab.course.hub import accounts, profile
+from packlab.course.hub import accounts, layout, profile
 from packlab.course.hub.layout import LEARNERS, Hub
 from packlab.course.hub.serve import ports_taken, problems
 from packlab.manifest import ROOT
@@ -241,3 +242,56 @@ def test_a_hubs_next_start_removes_its_older_profiles_only(tmp_path, monkeypatch
     (tmp_path / profile.OLD).write_text(f'PATH={theirs.instructor / "bin"}:"$PATH"\n')
     profile.write(ours, ["ann"], [])
     assert (tmp_path / profile.OLD).is_file()  # another hub's
+
+
+def test_learners_servers_find_every_system_command_but_node(tmp_path):
+    """The learners' servers' PATH: the system's folders, each that holds Node.js replaced by
+    links to its other commands (JupyterLab runs node at every start when it finds it), brought
+    up to date in place at each start; a folder without node, and one seen twice, as they are."""
+    usr, local = tmp_path / "usr-bin", tmp_path / "local-bin"
+    for folder, commands in ((usr, ("ls", "node", "nodejs", "npm")), (local, ("git",))):
+        folder.mkdir()
+        for name in commands:
+            (folder / name).write_text("#!/bin/sh\n")
+            (folder / name).chmod(0o755)
+    (tmp_path / "bin").symlink_to(usr)  # Debian's /bin is /usr/bin
+    system = tuple(map(str, (local, usr, tmp_path / "bin", tmp_path / "none")))
+    hub = Hub(home=tmp_path / "home", course=tmp_path, roster=tmp_path / "roster.csv")
+
+    layout.commands_without_node(hub, system)
+    path = layout.learner_path(hub, system)
+    folders = path.split(os.pathsep)
+    assert folders[:2] == [str(hub.learner / "bin"), str(local)]
+    assert len(folders) == 3 and folders[2].startswith(str(hub.without_node))
+    assert shutil.which("node", path=path) is None and shutil.which("nodejs", path=path) is None
+    assert Path(shutil.which("ls", path=path)).resolve() == usr / "ls"
+    assert shutil.which("git", path=path) == str(local / "git")
+
+    (usr / "ls").unlink()
+    (usr / "cat").write_text("#!/bin/sh\n")
+    (usr / "cat").chmod(0o755)
+    layout.commands_without_node(hub, system)
+    assert sorted(os.listdir(folders[2])) == ["cat"]
+
+    for name in ("node", "nodejs", "npm"):
+        (usr / name).unlink()
+    layout.commands_without_node(hub, system)
+    assert layout.learner_path(hub, system).split(os.pathsep)[2] == str(usr)
+
+
+def test_the_assignments_tab_claims_every_address_of_nbgraders_extensions():
+    """A learner's server on the hub loads nbgrader's Assignments tab at its first request
+    (packlab.course.assignments_tab): every address nbgrader's two extensions serve is one it
+    claims, so that none answers 404 before the first use."""
+    from importlib import import_module
+
+    from packlab.course.assignments_tab import ADDRESSES, NBGRADER
+
+    named_group = re.compile(r"\(\?P<\w+>([^|)]+)[^)]*\)")  # (?P<action>fetch|...) -> fetch
+    routes = [pattern for module in NBGRADER
+              for pattern, _ in import_module(f"{module}.handlers").default_handlers]
+    assert len(routes) >= 5, routes
+    for pattern in routes:
+        address = named_group.sub(r"\1", pattern).lstrip("/")
+        assert re.fullmatch(ADDRESSES, address), pattern
+    assert not re.fullmatch(ADDRESSES, "api/contents") and not re.fullmatch(ADDRESSES, "lab")

@@ -22,6 +22,7 @@ import json
 import os
 import pwd
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -184,6 +185,48 @@ def test_the_hub_answers_and_runs_its_idle_culler(hub):
     services = hub.api("/services")
     assert "idle-culler" in services, services
     assert services["idle-culler"]["command"][-2:] == ["--timeout=3600", "--cull-every=60"]
+
+
+# What a learner's server loads at its start: terminals, the hub's login, JupyterLab and the
+# Assignments tab's stand-in (nbgrader's own extensions load at the tab's first use).
+LEARNER_EXTENSIONS = {"jupyter_server_terminals", "jupyterhub", "jupyterlab",
+                      "packlab.course.assignments_tab"}
+NBGRADER_LOADS = re.compile(r"Loading the (assignment_list|validate_assignment) nbgrader")
+
+
+def test_a_learners_server_starts_with_what_learners_use_only(hub):
+    """A learner's server, started by the hub: it loads exactly LEARNER_EXTENSIONS, runs no
+    other program (no Node.js on its PATH, where JupyterLab would run it; the system's other
+    commands are there), and loads nbgrader's Assignments tab at the first request to it."""
+    bo = hub.learners[1]
+    start = hub.log.stat().st_size
+    hub.api(f"/users/{bo.name}/server", "POST", {})
+    end = time.monotonic() + SPAWN_MS / 1000
+    while not hub.api(f"/users/{bo.name}")["servers"].get("", {}).get("ready"):
+        assert time.monotonic() < end, f"{bo.name}'s server did not start"
+        time.sleep(0.5)
+    server = psutil.Process(server_pid(hub, bo.name))
+    spent = server.cpu_times()
+    path = server.environ()["PATH"]
+    try:
+        said = hub.log.read_bytes()[start:].decode(errors="replace")
+        loaded = set(re.findall(r"\] (\S+) \| extension was successfully loaded", said))
+        assert loaded == LEARNER_EXTENSIONS, said[-4000:]
+        assert not NBGRADER_LOADS.search(said)
+        assert spent.children_user + spent.children_system == 0, spent
+        assert shutil.which("node", path=path) is None, path
+        assert all(shutil.which(command, path=path) for command in ("ls", "git", "python3"))
+
+        versions = hub.api("/nbgrader_version?version=0.9.6", base=f"/user/{bo.name}")
+        assert versions == {"success": True}
+        courses = hub.api("/courses", base=f"/user/{bo.name}")
+        assert courses["success"] is True, courses
+        said = hub.log.read_bytes()[start:].decode(errors="replace")
+        assert sorted(NBGRADER_LOADS.findall(said)) == ["assignment_list",
+                                                         "validate_assignment"], said[-4000:]
+    finally:
+        hub.api(f"/users/{bo.name}/server", "DELETE")
+        wait_until_stopped(hub, bo.name)
 
 
 def test_a_term_through_the_hub(hub):

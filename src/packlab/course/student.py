@@ -33,8 +33,9 @@ from pathlib import Path
 from packlab.course import predictions, quiz
 from packlab.manifest import ROOT, STUDENT_MARKER, Course, load
 
-# Where the import closure starts, besides the learner commands and the notebooks.
-ROOTS = ("packlab.course.check",)
+# Where the import closure starts, besides the learner commands and the notebooks (the
+# Assignments tab's server extension: Jupyter imports it by name in a learner's server).
+ROOTS = ("packlab.course.check", "packlab.course.assignments_tab")
 # Modules and packages that must never reach a student (a closure that needs one stops the build).
 NEVER = ("autograder.checks.hidden", "autograder.checks.reference", "autograder.checks.mutants",
          "autograder.checks.attacks",

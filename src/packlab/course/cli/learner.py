@@ -27,7 +27,7 @@ def cmd_lab(args: argparse.Namespace) -> int:
         sys.executable, "-m", *(["jupyterhub.singleuser"] if on_hub else ["jupyter", "lab"]),
         f"--ServerApp.root_dir={folder}",
         f"--LabApp.default_url=/lab/tree/{workspace.START}",
-        f"--ServerApp.jpserver_extensions={dict.fromkeys(unused(on_hub), False)!r}",
+        f"--ServerApp.jpserver_extensions={server_extensions(on_hub)!r}",
     ]
     if not on_hub:
         command += [f"--ServerApp.port={os.environ.get('JUPYTER_PORT', '8888')}",
@@ -64,18 +64,21 @@ def serve_here(arguments: list[str], folder: Path) -> int:
 # every start, which 30 learners logging in at once pay together): formgrader and the course
 # list are the instructors'; the language servers and Notebook 7's pages have no use in the
 # course's JupyterLab, nor has notebook_shim (it carries the classic Notebook's settings over for
-# extensions written for it, none here; linking it imports IPython). The Assignments tab and the
-# Validate button are the hub's only (its lab config shows them there).
+# extensions written for it, none here; linking it imports IPython).
 UNUSED_EXTENSIONS = ("nbgrader.server_extensions.formgrader",
                      "nbgrader.server_extensions.course_list", "jupyter_lsp", "notebook",
                      "notebook_shim")
-HUB_ONLY_EXTENSIONS = ("nbgrader.server_extensions.assignment_list",
-                       "nbgrader.server_extensions.validate_assignment")
 
 
-def unused(on_hub: bool) -> tuple[str, ...]:
-    """The server extensions a learner's server leaves out, on the hub or off it."""
-    return UNUSED_EXTENSIONS + (() if on_hub else HUB_ONLY_EXTENSIONS)
+def server_extensions(on_hub: bool) -> dict[str, bool]:
+    """The server extensions a learner's server turns off, and on, on the hub or off it.
+    nbgrader's Assignments tab and Validate button are the hub's only (its lab config shows
+    them there), and even there never loaded at the start: `assignments_tab` loads them when
+    first used."""
+    from packlab.course import assignments_tab  # Jupyter's server, which is about to start
+
+    chosen = dict.fromkeys(UNUSED_EXTENSIONS + assignments_tab.NBGRADER, False)
+    return {**chosen, assignments_tab.__name__: True} if on_hub else chosen
 
 
 STOP_SECONDS = 10.0  # JupyterLab's own shutdown on SIGTERM takes about a second

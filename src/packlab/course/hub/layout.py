@@ -10,6 +10,7 @@ The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable 
 - ``instructor/``: the instructors' environment: the same runtime, with the course folder itself
   installed (editable: the grader, its hidden tests, the instructor's commands), which only the
   instructors' group can read;
+- ``without-node/``: the learners' servers' system commands, all but Node.js's (`NODE`);
 - ``exchange/``: nbgrader's exchange, mode 1777 as nbgrader's docs ask (it makes each course's
   inbound folder write-only for students itself);
 - ``etc/jupyter/nbgrader_config.py``: the exchange and the course id, read by every server;
@@ -54,6 +55,14 @@ FORMAT_CHECKERS = ("rfc3987_syntax*", "isoduration*", "arrow", "arrow-*", "webco
                    "uri_template*", "jsonpointer*", "rfc3986_validator*", "rfc3339_validator*")
 NOT_IN_RUNTIME = ("__editable__*", "packlab-*", *FORMAT_CHECKERS)
 WORKSPACE = "packlab"  # a learner's own copies: ~/packlab
+# The system's folders of every server's PATH, after its environment's commands.
+SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+# Node.js's commands: on the machine for the hub's proxy (and `make hub`'s npm) only. Kept off
+# the learners' servers' PATH (`learner_path`): whenever node is on PATH, JupyterLab runs
+# `node yarn.js config --json` as it is imported, and again when a page lists its extensions,
+# a third of a CPU-second each time, for an npm registry address that only building JupyterLab
+# uses, which no learner does.
+NODE = ("node", "nodejs", "npm", "npx", "corepack")
 # The instructors' collect: a hand-in counts only for the account that wrote it.
 COLLECT = "autograder.glue.exchange.OwnedCollect"
 
@@ -97,6 +106,12 @@ class Hub:
     @property
     def runtime(self) -> Path:
         return self.home / "runtime"
+
+    @property
+    def without_node(self) -> Path:
+        """The learners' system commands: for each folder of SYSTEM_PATH that holds Node.js,
+        links to all its other commands (`commands_without_node`)."""
+        return self.home / "without-node"
 
     @property
     def private(self) -> Path:
@@ -225,6 +240,45 @@ def write_configs(hub: Hub) -> None:
         f"c.CourseDirectory.root = {str(hub.course)!r}\n"
         f"c.CourseDirectory.db_url = {'sqlite:///' + str(hub.course / 'gradebook.db')!r}\n"
         f"c.ExchangeFactory.collect = {COLLECT!r}\n")
+
+
+def commands_without_node(hub: Hub, system: tuple[str, ...] = SYSTEM_PATH) -> None:
+    """`Hub.without_node`, brought up to date at each start (the system's commands come and go
+    with its packages) in place: the running servers' PATH names it."""
+    for folder in _folders(system):
+        links = hub.without_node / folder.relative_to("/")
+        if not any((folder / name).exists() for name in NODE):
+            shutil.rmtree(links, ignore_errors=True)
+            continue
+        links.mkdir(parents=True, exist_ok=True)
+        wanted = {command.name for command in folder.iterdir()} - set(NODE)
+        for link in links.iterdir():
+            if link.name not in wanted:
+                link.unlink()
+        for name in wanted - {link.name for link in links.iterdir()}:
+            (links / name).symlink_to(folder / name)
+    if hub.without_node.exists():
+        _readable(hub.without_node)
+
+
+def learner_path(hub: Hub, system: tuple[str, ...] = SYSTEM_PATH) -> str:
+    """A learner's server's PATH: their environment's commands, then the system's, without
+    Node.js (see NODE)."""
+    chosen = [hub.learner / "bin"]
+    for folder in _folders(system):
+        links = hub.without_node / folder.relative_to("/")
+        chosen.append(links if links.is_dir() else folder)
+    return os.pathsep.join(map(str, chosen))
+
+
+def _folders(system: tuple[str, ...]) -> list[Path]:
+    """The folders of ``system`` that exist, each once (on Debian, /bin is /usr/bin)."""
+    seen: dict[Path, Path] = {}
+    for name in system:
+        folder = Path(name)
+        if folder.is_dir():
+            seen.setdefault(folder.resolve(), folder)
+    return list(seen.values())
 
 
 def private_folder(hub: Hub) -> None:

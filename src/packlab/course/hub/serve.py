@@ -25,6 +25,7 @@ from packlab.course.hub.layout import (
     Hub,
     HubError,
     build,
+    commands_without_node,
     private_folder,
     write_configs,
 )
@@ -116,6 +117,7 @@ def start(hub: Hub, rebuild: bool = False, **popen) -> subprocess.Popen:
     if rebuild or not (hub.learner / "bin" / "python").exists():
         build(hub)
     write_configs(hub)
+    commands_without_node(hub)
     private_folder(hub)
     profile.write(hub, instructors(), learners(hub.roster))
     env = {**os.environ, **hub.environment()}
