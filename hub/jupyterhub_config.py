@@ -20,6 +20,7 @@ from packlab.course.hub.layout import (
     Hub,
     learner_path,
     python_environment,
+    runtime_folder,
 )
 from packlab.course.hub.proxy import LastingProxy
 from packlab.course.hub.proxy import token as proxy_token
@@ -69,14 +70,15 @@ def _role(spawner) -> None:
     """Learners: the student install's `packlab lab` in ~/packlab, opening at START.
     Instructors: the course folder, with formgrader, as their own account."""
     name = spawner.user.name
-    home = pwd.getpwnam(name).pw_dir
+    account = pwd.getpwnam(name)
+    home = account.pw_dir
     env = hub.instructor if _is_instructor(name) else hub.learner
     spawner.environment = {
         **spawner.environment,  # the room's address (configure_room below)
         "PATH": f"{env / 'bin'}:/usr/local/bin:/usr/bin:/bin",
         "VIRTUAL_ENV": str(env),
         "JUPYTER_CONFIG_PATH": str(hub.jupyter_config),  # the exchange and the course id
-        "JUPYTER_RUNTIME_DIR": f"{home}/.local/share/jupyter/runtime",
+        "JUPYTER_RUNTIME_DIR": str(runtime_folder(account.pw_uid, account.pw_gid)),
         "SHELL": "/bin/bash",
         "LANG": "C.UTF-8",
         **python_environment(hub),

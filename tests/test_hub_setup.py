@@ -295,3 +295,18 @@ def test_the_assignments_tab_claims_every_address_of_nbgraders_extensions():
         address = named_group.sub(r"\1", pattern).lstrip("/")
         assert re.fullmatch(ADDRESSES, address), pattern
     assert not re.fullmatch(ADDRESSES, "api/contents") and not re.fullmatch(ADDRESSES, "lab")
+
+
+def test_each_servers_runtime_folder_is_its_own_and_short_enough_for_its_sockets(tmp_path):
+    """A server's runtime folder (its kernels' connection files and unix sockets) belongs to its
+    account alone, whatever stood there before, and leaves room for a kernel's socket name."""
+    if os.geteuid() != 0:
+        impossible("giving a folder to another account needs root")
+    uid, gid = as_user.ordinary_user()
+    root = tmp_path / "run"
+    folder = layout.runtime_folder(uid, gid, root)
+    folder.chmod(0o777)  # as if someone had opened it
+    assert layout.runtime_folder(uid, gid, root) == folder == root / str(uid)
+    assert (folder.stat().st_uid, stat.S_IMODE(folder.stat().st_mode)) == (uid, 0o700)
+    kernel = f"kernel-{'f' * 8}-{'f' * 4}-{'f' * 4}-{'f' * 4}-{'f' * 12}-ipc-5"
+    assert len(str(layout.RUNTIME / str(2**32 - 2) / kernel).encode()) <= 107

@@ -24,6 +24,7 @@ import pwd
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import time
 import uuid
@@ -36,6 +37,7 @@ import websocket
 from browser import chromium, chromium_process, require_browser, run_all_cells, screenshot_path
 from class_hub import ClassHub, class_hub
 
+from packlab.course.hub.layout import RUNTIME
 from packlab.manifest import ROOT, load
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub")]
@@ -224,6 +226,16 @@ def test_a_learners_server_starts_with_what_learners_use_only(hub):
         said = hub.log.read_bytes()[start:].decode(errors="replace")
         assert sorted(NBGRADER_LOADS.findall(said)) == ["assignment_list",
                                                          "validate_assignment"], said[-4000:]
+
+        # Its kernels talk over unix sockets in its own runtime folder, not on TCP ports that
+        # thirty servers starting kernels at once could both pick.
+        kernel = hub.api("/kernels", "POST", {"name": "python3"}, base=f"/user/{bo.name}/api")
+        runtime = RUNTIME / str(server.uids().real)
+        assert server.environ()["JUPYTER_RUNTIME_DIR"] == str(runtime)
+        connection = json.loads((runtime / f"kernel-{kernel['id']}.json").read_text())
+        assert connection["transport"] == "ipc", connection
+        assert connection["ip"].startswith(f"{runtime}/"), connection
+        assert stat.S_IMODE(runtime.stat().st_mode) == 0o700
     finally:
         hub.api(f"/users/{bo.name}/server", "DELETE")
         wait_until_stopped(hub, bo.name)

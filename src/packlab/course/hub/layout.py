@@ -63,6 +63,13 @@ SYSTEM_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
 # a third of a CPU-second each time, for an npm registry address that only building JupyterLab
 # uses, which no learner does.
 NODE = ("node", "nodejs", "npm", "npx", "corepack")
+# Each server's Jupyter runtime folder, one per account (its own, mode 700): its kernels'
+# connection files and, since they talk over unix sockets rather than TCP ports (`write_configs`),
+# the sockets themselves. Thirty servers starting kernels at once on TCP could pick the same free
+# port (a kernel then dies with "Address already in use"); a socket is named by its kernel's id.
+# The folder is short because a socket's path may hold at most 107 bytes: in a home's
+# ~/.local/share/jupyter/runtime, a user name of more than 20 characters would not fit.
+RUNTIME = Path("/run/packlab-jupyter")
 # The instructors' collect: a hand-in counts only for the account that wrote it.
 COLLECT = "autograder.glue.exchange.OwnedCollect"
 
@@ -240,6 +247,16 @@ def write_configs(hub: Hub) -> None:
         f"c.CourseDirectory.root = {str(hub.course)!r}\n"
         f"c.CourseDirectory.db_url = {'sqlite:///' + str(hub.course / 'gradebook.db')!r}\n"
         f"c.ExchangeFactory.collect = {COLLECT!r}\n")
+
+
+def runtime_folder(uid: int, gid: int, root: Path = RUNTIME) -> Path:
+    """The server's runtime folder of account ``uid`` (see RUNTIME), made its own, mode 700."""
+    root.mkdir(mode=0o755, exist_ok=True)
+    folder = root / str(uid)
+    folder.mkdir(mode=0o700, exist_ok=True)
+    os.chown(folder, uid, gid)
+    folder.chmod(0o700)
+    return folder
 
 
 def commands_without_node(hub: Hub, system: tuple[str, ...] = SYSTEM_PATH) -> None:
