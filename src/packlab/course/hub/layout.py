@@ -14,6 +14,7 @@ The hub's home (``PACKLAB_HUB_HOME``, default /srv/packlab-hub) holds, readable 
 - ``exchange/``: nbgrader's exchange, mode 1777 as nbgrader's docs ask (it makes each course's
   inbound folder write-only for students itself);
 - ``etc/jupyter/nbgrader_config.py``: the exchange and the course id, read by every server;
+  ``etc/jupyter/jupyter_server_config.py``: every server's kernels on unix sockets (RUNTIME);
 - ``private/``: root's alone (mode 0700): the hub's database and the room's (names, pass or
   fail, misconceptions);
 - the hub's cookie secret, pid files and lock, and the proxy's and root's tokens
@@ -234,13 +235,18 @@ def build(hub: Hub) -> None:
 
 
 def write_configs(hub: Hub) -> None:
-    """The servers' nbgrader settings (written at each start: a hub of an older packlab gets
-    today's, the hand-ins' collect among them)."""
+    """The servers' nbgrader and Jupyter settings (written at each start: a hub of an older
+    packlab gets today's, the hand-ins' collect among them)."""
     (hub.jupyter_config / "nbgrader_config.py").write_text(
         "# Every server of the hub: nbgrader's shared exchange and the course (packlab hub).\n"
         "c = get_config()  # noqa: F821\n"
         f"c.Exchange.root = {str(hub.exchange)!r}\n"
         "c.CourseDirectory.course_id = 'packlab'\n")
+    (hub.jupyter_config / "jupyter_server_config.py").write_text(
+        "# Every server of the hub: its kernels on unix sockets in its runtime folder\n"
+        "# (packlab.course.hub.layout.RUNTIME), never on TCP ports two servers could both pick.\n"
+        "c = get_config()  # noqa: F821\n"
+        "c.KernelManager.transport = 'ipc'\n")
     # nbgrader's course folder is its working folder, unless named: a server starts in $HOME.
     (hub.instructor_config / "nbgrader_config.py").write_text(
         "c = get_config()  # noqa: F821\n"
