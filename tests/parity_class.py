@@ -51,14 +51,8 @@ PROPORTIONAL = "04-pack-report"  # graded with proportional partial credit, by b
 FEEDBACK = "02-greedy-pack"  # `nbgrader generate_feedback` renders its class's pages
 BREAKER = "break_at_first_miss"  # FEEDBACK's sampled mutant: the `break` bug
 RENAMER = "renamer"  # handed in to FEEDBACK, graded by nbgrader alone
-RENAMED = '''def packer(parts, budget):
-    chosen, used = [], 0
-    for part in parts:
-        if used + part["tokens"] <= budget:
-            chosen.append(part["id"])
-            used += part["tokens"]
-    return chosen
-'''
+# The attack gallery's right answer under another name.
+RENAMED = (manifest.ROOT / "autograder" / "checks" / "attacks" / "renamed_function.py").read_text()
 
 
 def proportional_course(folder: Path, exercise: Exercise) -> tuple[Exercise, dict[str, str]]:

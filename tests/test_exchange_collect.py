@@ -56,14 +56,13 @@ def folder_named(inbound: Path, name: str, when: str, uid: int, answer: str) -> 
     return folder
 
 
-def exchange(tmp_path: Path, collect: str | None) -> tuple[Path, Path]:
-    """A course and an exchange with four hand-ins: ada's own, a later one named for ada that
-    bo wrote, bo's own, and cy's holding a link. The course's settings name ``collect``."""
-    if os.geteuid() != 0:
-        impossible("giving files to other uids needs root")
-    course, root = tmp_path / "course", tmp_path / "exchange"
+def course_and_exchange(folder: Path, collect: str | None = None) -> tuple[Path, Path]:
+    """A course whose nbgrader settings name the exchange beside it (and ``collect``), and the
+    exchange's inbound folder; anyone may write the exchange, as nbgrader's docs ask."""
+    course, root = folder / "course", folder / "exchange"
     inbound = root / "packlab" / "inbound"
     inbound.mkdir(parents=True)
+    root.chmod(0o1777)
     course.mkdir()
     (course / "nbgrader_config.py").write_text(
         "c = get_config()\n"
@@ -72,6 +71,15 @@ def exchange(tmp_path: Path, collect: str | None) -> tuple[Path, Path]:
         f"c.Exchange.root = {str(root)!r}\n"
         + (f"c.ExchangeFactory.collect = {collect!r}\n" if collect else "")
         + "c.OwnedCollect.uids = 'name'\n")
+    return course, inbound
+
+
+def exchange(tmp_path: Path, collect: str | None) -> tuple[Path, Path]:
+    """A course and an exchange with four hand-ins: ada's own, a later one named for ada that
+    bo wrote, bo's own, and cy's holding a link. The course's settings name ``collect``."""
+    if os.geteuid() != 0:
+        impossible("giving files to other uids needs root")
+    course, inbound = course_and_exchange(tmp_path, collect)
     hand_in(inbound, "ada", EARLY, name_uid("ada"), "ada's own")
     forged = hand_in(inbound, "ada", LATE, name_uid("bo"), "bo's forgery")
     hand_in(inbound, "bo", EARLY, name_uid("bo"), "bo's own")
@@ -115,17 +123,7 @@ def unreadable_exchange(folder: Path) -> tuple[Path, dict[str, tuple[str, str]]]
     markup and a newline, cy's with an empty time part, di's holding a pipe, eve's whose
     timestamp.txt is no time, gil's whose notebook only its owner (and root) may read. The
     course, and the bad hand-ins: name, and whose and why."""
-    course, root = folder / "course", folder / "exchange"
-    inbound = root / "packlab" / "inbound"
-    inbound.mkdir(parents=True)
-    root.chmod(0o1777)  # as nbgrader's exchange is: anyone may write it
-    course.mkdir()
-    (course / "nbgrader_config.py").write_text(
-        "c = get_config()\n"
-        f"c.CourseDirectory.root = {str(course)!r}\n"
-        "c.CourseDirectory.course_id = 'packlab'\n"
-        f"c.Exchange.root = {str(root)!r}\n"
-        "c.OwnedCollect.uids = 'name'\n")
+    course, inbound = course_and_exchange(folder)
     made = run(["python", "-c", "from nbgrader.api import Gradebook; "
                 "Gradebook('sqlite:///gradebook.db', course_id='packlab').close()"], course)
     assert made.returncode == 0, made.stderr  # the course's gradebook, as formgrader's has one
