@@ -43,8 +43,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
+import pytest
 from as_user import impossible
 from browser import free_port, wait_for_http
+
+from packlab.course.hub.serve import STOP_SECONDS
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKLAB = Path(sys.executable).with_name("packlab")
@@ -89,11 +92,36 @@ class ClassHub:
         wait_for_http(f"{self.base}/hub/api/", self.process, seconds, self.log,
                       context=self.tls)
 
-    def stop(self, seconds: float = 120) -> int:
-        """Stop the hub as Ctrl-C in `make hub`'s terminal does; its exit code."""
+    def stop(self, seconds: float = STOP_SECONDS + 30) -> None:
+        """Stop the hub as Ctrl-C in `make hub`'s terminal does; fails, saying what the hub was
+        doing, unless it stopped of itself (exit code 0)."""
         self.remember()
         self.process.send_signal(signal.SIGINT)
-        return self.process.wait(timeout=seconds)
+        try:
+            code = self.process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"`packlab hub serve` had not stopped {seconds} s after Ctrl-C\n"
+                        f"{self.doing()}")
+        if code != 0:
+            pytest.fail(f"`packlab hub serve` stopped with exit code {code}\n{self.doing()}")
+
+    def doing(self) -> str:
+        """What the hub's processes are doing: each one's state, JupyterHub's stacks (it writes
+        them to its log on SIGUSR1) and the end of the log."""
+        lines = []
+        with contextlib.suppress(psutil.Error):
+            top = psutil.Process(self.process.pid)
+            for process in [top, *top.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    lines.append(f"{process.pid} {process.status()} "
+                                 f"{' '.join(process.cmdline())[:120]}")
+                    if process.name() == "jupyterhub" or "/jupyterhub" in " ".join(
+                            process.cmdline()[:2]):
+                        process.send_signal(signal.SIGUSR1)
+            time.sleep(3)
+        log = self.log.read_text(errors="replace").splitlines()[-400:]
+        return "\n".join(["processes under `packlab hub serve`:", *lines,
+                          "the end of the hub's log:", *log])
 
     def restart(self, seconds: float = 180) -> None:
         self.stop()

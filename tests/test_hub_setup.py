@@ -5,6 +5,7 @@ tests/test_hub_term.py."""
 from __future__ import annotations
 
 import configparser
+import contextlib
 import csv
 import grp
 import os
@@ -12,13 +13,16 @@ import pwd
 import re
 import secrets
 import shutil
+import signal
 import socket
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import as_user
+import psutil
 import pytest
 from as_user import impossible
 from browser import free_port
@@ -26,7 +30,7 @@ from markdown_it import MarkdownIt
 
 from packlab.course.hub import accounts, layout, profile
 from packlab.course.hub.layout import LEARNERS, Hub
-from packlab.course.hub.serve import ports_taken, problems
+from packlab.course.hub.serve import STOP_SECONDS, ports_taken, problems
 from packlab.manifest import ROOT
 
 PACKLAB = Path(sys.executable).with_name("packlab")
@@ -150,6 +154,8 @@ def test_the_guides_service_keeps_the_servers_and_restarts_on_failure(tmp_path):
     service = unit["Service"]
     assert service["KillMode"] == "process" and service["Restart"] == "on-failure"
     assert service["ExecStart"].endswith("/.venv/bin/packlab hub serve")
+    # systemd's own SIGKILL must not come before `packlab hub serve` has ended a stuck hub.
+    assert int(service["TimeoutStopSec"]) > STOP_SECONDS + 10
     if not shutil.which("systemd-analyze"):
         impossible("systemd-analyze is not installed")
     here = tmp_path / "packlab-hub.service"
@@ -310,3 +316,65 @@ def test_each_servers_runtime_folder_is_its_own_and_short_enough_for_its_sockets
     assert (folder.stat().st_uid, stat.S_IMODE(folder.stat().st_mode)) == (uid, 0o700)
     kernel = f"kernel-{'f' * 8}-{'f' * 4}-{'f' * 4}-{'f' * 4}-{'f' * 12}-ipc-5"
     assert len(str(layout.RUNTIME / str(2**32 - 2) / kernel).encode()) <= 107
+
+
+# A stand-in for JupyterHub: stops on SIGTERM (exit code 0, as JupyterHub does), or ignores it;
+# on SIGUSR1 it writes what JupyterHub writes there. `packlab hub serve`'s wait for it, in a
+# process started as a shell's background job (which starts with SIGINT ignored), reports its
+# exit code.
+STAND_IN = """
+import signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN if sys.argv[1] == "hangs" else lambda *_: sys.exit())
+signal.signal(signal.SIGUSR1, lambda *_: print("Received signal SIGUSR1...", flush=True))
+print("serving", flush=True)
+while True:
+    time.sleep(1)
+"""
+WAITER = """
+import subprocess, sys
+from packlab.course.hub.serve import until_stopped
+hub = subprocess.Popen([sys.executable, "-c", sys.argv[1], sys.argv[2]])
+sys.exit(until_stopped(hub, lambda line: print(line, flush=True), seconds=2))
+"""
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Has process ``pid`` a handler for ``signum`` (/proc's SigCgt)?"""
+    status = Path(f"/proc/{pid}/status").read_text()
+    caught = int(re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.MULTILINE).group(1), 16)
+    return bool(caught >> (signum - 1) & 1)
+
+
+@pytest.mark.parametrize("hub", ["stops", "hangs"])
+def test_a_stop_waits_for_the_hub_and_ends_one_that_hangs(hub):
+    """Ctrl-C stops `packlab hub serve` even as a background job: it asks the hub to stop and
+    waits; a hub still there after the wait is ended, its stacks asked for, and the instructor
+    told so in plain words, with exit code 1."""
+    shell = subprocess.Popen(["bash", "-c", '"$0" -c "$1" "$2" "$3" & wait $!', sys.executable,
+                              WAITER, STAND_IN, hub], stdout=subprocess.PIPE, text=True)
+    try:
+        assert shell.stdout.readline() == "serving\n"
+        waiter = next(p for p in psutil.Process(shell.pid).children()
+                      if "until_stopped" in " ".join(p.cmdline()))
+        for _ in range(200):
+            if _catches(waiter.pid, signal.SIGINT):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("`packlab hub serve`'s wait, a background job, does not catch Ctrl-C")
+        waiter.send_signal(signal.SIGINT)
+        said, _ = shell.communicate(timeout=30)
+        code = shell.returncode
+    finally:
+        with contextlib.suppress(psutil.Error):
+            for process in [*psutil.Process(shell.pid).children(recursive=True)]:
+                process.kill()
+        shell.kill()
+        shell.wait()
+    assert "Stopping the hub" in said
+    if hub == "stops":
+        assert code == 0 and "ended" not in said
+    else:
+        assert code == 1, said
+        assert "Received signal SIGUSR1" in said
+        assert "had not stopped 2 s after it was asked to, so it was ended" in said

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import signal
 from pathlib import Path
 
 from packlab.course.cli.terminal import console, shown
@@ -49,7 +48,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the class's JupyterHub until stopped (its home is built on the first start); the
     learners' servers and the proxy outlive it, and the next start takes them up again."""
     from packlab.course.hub.layout import Hub, HubError
-    from packlab.course.hub.serve import held, start
+    from packlab.course.hub.serve import held, start, until_stopped
     from packlab.course.hub.servers import end_orphaned_services
 
     hub = Hub.from_environment()
@@ -59,12 +58,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             process = start(hub, rebuild=args.rebuild)
             console.print(f"The class's hub: http://{hub.ip}:{hub.port}/hub/login (Ctrl-C stops "
                           "it; the learners' servers keep running).")
-            signal.signal(signal.SIGTERM, lambda *_: process.terminate())
-            try:
-                return process.wait()
-            except KeyboardInterrupt:
-                process.terminate()
-                return process.wait()
+            code = until_stopped(process, lambda line: console.print(shown(line)))
+            end_orphaned_services(hub)  # a hub that had to be ended leaves its services
+            return code
     except HubError as exc:
         console.print(f"[bold red]The hub is not started:[/] {shown(exc)}")
         return 2

@@ -10,11 +10,13 @@ import contextlib
 import errno
 import fcntl
 import os
+import signal
 import socket
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from packlab.course.hub import profile
@@ -123,6 +125,47 @@ def start(hub: Hub, rebuild: bool = False, **popen) -> subprocess.Popen:
     env = {**os.environ, **hub.environment()}
     return subprocess.Popen(command(hub), env=env, cwd=hub.home, start_new_session=True,
                             stdin=subprocess.DEVNULL, **popen)
+
+
+STOP_SECONDS = 60  # a normal stop takes a few seconds (its services' stop, the database)
+
+
+class _Asked(Exception):
+    """A signal asked the hub to stop."""
+
+
+def _raise(signum: int, _frame) -> None:
+    raise _Asked(signum)
+
+
+def until_stopped(process: subprocess.Popen, said: Callable[[str], None],
+                  seconds: float = STOP_SECONDS) -> int:
+    """Wait for the hub's process; on SIGINT (Ctrl-C) or SIGTERM (`packlab hub stop`, systemd)
+    ask it to stop, and end it if it has not stopped ``seconds`` later. Its exit code (1 when it
+    had to be ended)."""
+    # Both set here, not left to Python: as a shell's background job SIGINT comes in ignored.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _raise)
+    try:
+        return process.wait()
+    except _Asked:
+        pass
+    for signum in (signal.SIGINT, signal.SIGTERM):  # asked again: it is stopping already
+        signal.signal(signum, lambda *_: None)
+    said("Stopping the hub (the learners' servers and the proxy keep running)…")
+    process.terminate()
+    try:
+        return process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        pass
+    process.send_signal(signal.SIGUSR1)  # JupyterHub writes its threads' and tasks' stacks
+    time.sleep(2)
+    process.kill()
+    process.wait()
+    said(f"The hub had not stopped {seconds:.0f} s after it was asked to, so it was ended; what "
+         "it was doing is at the end of its log (after \"Received signal SIGUSR1\"). The "
+         "learners' servers and the proxy keep running.")
+    return 1
 
 
 def lock(course: Path) -> list[Path]:
