@@ -53,11 +53,16 @@ slides: $(READY)
 book: $(READY)
 	$(BIN)/python -m packlab.course.book book
 
-## Lint, then run the whole test suite on every core.
+# One test worker more than the machine has cores: many tests wait on a browser, a server or a
+# kernel, and the spare worker fills a core while they do (on 2 cores: 11 min 42 s with 3
+# workers against 12 min 47 s to 14 min 39 s with 2, the same tree, a quiet machine).
+WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+
+## Lint, then run the whole test suite on every core (WORKERS test processes).
 test: $(READY) $(PROXY)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -n auto --dist loadgroup --durations=25
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup --durations=25
 
 ## Regenerate exercises/ from solutions/ with nbgrader (never edit exercises/ by hand).
 release: $(READY)
