@@ -10,6 +10,7 @@ Hub.environment): the hub's home, the course folder, the roster, the port.
 import grp
 import os
 import pwd
+import signal
 import sys
 
 from packlab.course.hub.accounts import instructors, learners
@@ -30,6 +31,13 @@ from packlab.course.workspace import START
 
 c = get_config()  # noqa: F821 - provided by JupyterHub when it loads this file
 hub = Hub.from_environment()
+
+# `make hub` run as a background job (or under nohup) starts with SIGINT ignored, and an ignored
+# signal stays ignored in every process started after: the services and the learners' servers,
+# which the hub stops with SIGINT first, would each wait out their spawner's interrupt_timeout.
+# A handler is reset at exec; JupyterHub puts its own in place once it has started.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 c.JupyterHub.bind_url = f"http://{hub.ip}:{hub.port}"
 c.JupyterHub.hub_ip = "127.0.0.1"

@@ -85,7 +85,9 @@ class ClassHub:
     def serve(self, seconds: float = 180) -> None:
         """`packlab hub serve` (what `make hub` runs), until /hub/api/ answers."""
         with open(self.log, "ab") as out:
-            self.process = subprocess.Popen([str(PACKLAB), "hub", "serve"], env=self.env,
+            # As a background job or under nohup: SIGINT ignored, what it must stop from too.
+            self.process = subprocess.Popen(["bash", "-c", 'trap "" INT; exec "$@"', "bash",
+                                             str(PACKLAB), "hub", "serve"], env=self.env,
                                             cwd=self.course, stdout=out,
                                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                             start_new_session=True)

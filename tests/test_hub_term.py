@@ -18,6 +18,7 @@ fixture fails if any process of the class outlives its end.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -27,6 +28,7 @@ import signal
 import subprocess
 import time
 import uuid
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import nbformat
@@ -186,6 +188,18 @@ def test_the_hub_answers_and_runs_its_idle_culler(hub):
     services = hub.api("/services")
     assert "idle-culler" in services, services
     assert services["idle-culler"]["command"][-2:] == ["--timeout=3600", "--cull-every=60"]
+    # Started with SIGINT ignored (as a background job is), the hub's services must still stop
+    # at the SIGINT the hub stops them with.
+    under = psutil.Process(hub.process.pid).children(recursive=True)
+    ignoring = [" ".join(p.cmdline())[:100] for p in under if _ignores_sigint(p.pid)]
+    assert len(under) >= 3 and not ignoring, ignoring
+
+
+def _ignores_sigint(pid: int) -> bool:
+    with contextlib.suppress(OSError):
+        status = Path(f"/proc/{pid}/status").read_text()
+        return bool(int(re.search(r"^SigIgn:\s*([0-9a-f]+)", status, re.M).group(1), 16) & 2)
+    return False
 
 
 # What a learner's server loads at its start: terminals, the hub's login, JupyterLab and the
