@@ -9,7 +9,8 @@ both say `xdist_group("parity")`, so one worker builds it.
 Each assignment's class: the reference solution, the release with its visible test cell gutted
 (nbgrader puts it back from its gradebook, so it grades the release as handed out) and gallery
 mutants. FEEDBACK's class also has RENAMER, a right answer under another name, handed to
-nbgrader alone (its hidden cells raise NameError: the feedback test reads its page).
+nbgrader alone (its hidden cells raise NameError: the feedback test reads its page). Only the
+reference hands in the picture cell (PICTURE), which nbgrader runs but never scores.
 
 `make test` hands in one gallery mutant per assignment (a sample); `make bench`
 (benchmarks/parity.py, ``PACKLAB_PARITY=full``) hands in PER_ASSIGNMENT of them.
@@ -51,6 +52,7 @@ PROPORTIONAL = "04-pack-report"  # graded with proportional partial credit, by b
 FEEDBACK = "02-greedy-pack"  # `nbgrader generate_feedback` renders its class's pages
 BREAKER = "break_at_first_miss"  # FEEDBACK's sampled mutant: the `break` bug
 RENAMER = "renamer"  # handed in to FEEDBACK, graded by nbgrader alone
+PICTURE = "try-it"  # the last cell's picture beside the lesson's: locked, never graded
 # The attack gallery's right answer under another name.
 RENAMED = (manifest.ROOT / "autograder" / "checks" / "attacks" / "renamed_function.py").read_text()
 
@@ -85,12 +87,20 @@ def students(exercise: Exercise) -> dict[str, nbformat.NotebookNode]:
     visible = [c for c in gutted.cells if grade_id(c) == visible_id(exercise)]
     assert len(visible) == 1
     visible[0].source = "pass"
-    class_ = {"reference": with_answer(exercise, None), RELEASE: gutted}
+    class_ = {"reference": with_answer(exercise, None), RELEASE: without_picture(gutted)}
     for name in mutant_names(exercise):
         mutant = gallery.load(f"{exercise.suite}/{name}")
         assert mutant.suite == exercise.suite
-        class_[name] = with_answer(exercise, mutant.code)
+        class_[name] = without_picture(with_answer(exercise, mutant.code))
     return class_
+
+
+def without_picture(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook without its picture cell, which nbgrader runs (about 1 s of CPU in each
+    kernel) but never scores, nor puts back when it is missing: the reference's run of it is
+    enough, and tests/test_compare.py checks the picture with wrong answers."""
+    notebook.cells = [cell for cell in notebook.cells if grade_id(cell) != PICTURE]
+    return notebook
 
 
 def grade_id(cell) -> str | None:
@@ -161,7 +171,7 @@ def grade(released_course: Path, root: Path) -> Parity:
              for name, exercise in graded.items()}
     assert BREAKER in paths[FEEDBACK]
     submit(course_dir / "submitted", RENAMER, graded[FEEDBACK],
-           with_answer(graded[FEEDBACK], RENAMED))
+           without_picture(with_answer(graded[FEEDBACK], RENAMED)))
 
     autograde = subprocess.Popen(
         [str(NBGRADER), "autograde", "*", "--force", "--Autograde.create_student=True"],

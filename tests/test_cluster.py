@@ -44,6 +44,7 @@ def packlab(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def scheduler():
+    """The module's cluster: two workers, shared by its tests (starting one costs seconds)."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as local:
         yield local.scheduler_address
@@ -146,6 +147,16 @@ def other_course(scheduler, tmp_path):
         finally:
             worker.terminate()
             worker.wait(timeout=60)
+            until_only(client, before)
+
+
+def until_only(client, workers: set[str], seconds: float = 60) -> None:
+    """Wait until the scheduler has let go of every worker but ``workers``: a later test of the
+    module's cluster expects its own two."""
+    deadline = time.monotonic() + seconds
+    while set(client.scheduler_info(n_workers=-1)["workers"]) != workers:
+        assert time.monotonic() < deadline, client.scheduler_info(n_workers=-1)["workers"]
+        time.sleep(0.1)
 
 
 def test_a_worker_with_another_course_is_refused(submitted, scheduler, other_course, tmp_path):
@@ -183,25 +194,25 @@ def test_a_difference_names_the_part_and_its_files():
     assert cluster.describe("Python", "3.11", "3.12") == "it has Python 3.12, this machine 3.11"
 
 
-def test_a_worker_that_does_not_answer_the_check_is_named_and_nothing_is_graded():
-    """A worker whose event loop is stuck (here: busy in a 60 s sleep) would hang the check
-    for ever; it is refused by its address once the check's time is up."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=":0") as local, \
-            distributed.Client(local, set_as_default=False) as client:
+def test_a_worker_that_does_not_answer_the_check_is_named_and_nothing_is_graded(scheduler):
+    """A worker whose event loop is stuck (here: busy in a sleep twice the check's time) would
+    hang the check until it woke, and then be let through; it is refused by its address once
+    the check's time is up."""
+    with distributed.Client(scheduler, set_as_default=False) as client:
         stuck, free = sorted(client.scheduler_info(n_workers=-1)["workers"])
 
         async def block_the_event_loop():
-            time.sleep(60)
+            time.sleep(10)
 
         client.run(cluster.worker_state, True)  # the free one answers at once when asked again
         client.run(block_the_event_loop, workers=[stuck], wait=False)
         with pytest.raises(cluster.ClusterUnavailable) as refused, \
-                cluster.connected(local.scheduler_address, True, check_timeout=10):
+                cluster.connected(scheduler, True, check_timeout=5):
             pytest.fail("a stuck worker was not refused")
+        client.run(os.getpid, workers=[stuck])  # awake again, for the module's later tests
     said = str(refused.value)
     assert f"worker {stuck} cannot run packlab's grader (TimeoutError: it did not answer " \
-           "within 10 s; restart it)" in said, said
+           "within 5 s; restart it)" in said, said
     assert free not in said
 
 

@@ -249,21 +249,16 @@ def test_the_gradebooks_due_date_comes_first(tmp_path, monkeypatch):
     assert row["late_note"] == "2 days late (no penalty)"
 
 
-def test_packlab_extend_gives_one_student_a_later_due_date(tmp_path):
+def test_packlab_extend_gives_one_student_a_later_due_date(tmp_path, released_course):
     """`packlab extend`: ada and bo both hand in 01 two days late (10 % a day); ada has until
     the third day. Her row and her gradebook total lose nothing, bo's lose 20 %."""
     import shutil
 
     from nbgrader.api import Gradebook
 
-    from packlab.course.release import release
-    from packlab.manifest import ROOT
-
     course = tmp_path / "course"
-    course.mkdir()
-    shutil.copytree(ROOT / "solutions" / TOTAL.name, course / "solutions" / TOTAL.name)
-    (course / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
-    release(TOTAL.name, course)  # nbgrader generate_assignment: the gradebook knows 01
+    # The session's release (nbgrader generate_assignment "*"): the gradebook knows 01.
+    shutil.copytree(released_course, course)
     for student in ("ada", "bo"):
         stamp(submit(course / "submitted", student, TOTAL, with_answer(TOTAL, None)).parent,
               DUE + timedelta(days=2))

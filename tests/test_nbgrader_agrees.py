@@ -11,6 +11,8 @@ The gutted release is two cases in one notebook: nbgrader puts the locked cell b
 gradebook before running it (the test checks it did), so what nbgrader runs is the release as
 handed out, which must score 0 under both graders; and packlab must say the cell had been edited.
 One exercise is graded under proportional partial credit by both (parity_class.PROPORTIONAL).
+The reference is also the check that every solution notebook runs top to bottom: nbgrader's
+kernel runs it whole, and none of its cells may raise.
 """
 
 from __future__ import annotations
@@ -79,6 +81,13 @@ def test_nbgrader_and_packlab_give_the_same_scores(parity, exercise):
 
     # Sanity, under both graders.
     assert totals["reference"] == ours["reference"].score == exercise.max_score
+    # The reference is the solution notebook as written: nbgrader's kernel ran it top to bottom
+    # ("Restart and run all", offline), and no cell of it raised.
+    reference = nbformat.read(course_dir / "autograded" / "reference" / exercise.name
+                              / f"{exercise.name}.ipynb", as_version=4)
+    raised = [f"[{grade_id(cell)}] {out.ename}: {out.evalue}" for cell in reference.cells
+              for out in cell.get("outputs", []) if out.output_type == "error"]
+    assert not raised, raised
     ran = {grade_id(c): c.source for c in nbformat.read(
         course_dir / "autograded" / RELEASE / exercise.name / f"{exercise.name}.ipynb",
         as_version=4).cells}

@@ -1,19 +1,15 @@
-"""Every lesson and every solution notebook runs top to bottom ("Restart and run all"), offline."""
+"""Every lesson runs top to bottom ("Restart and run all"), offline. Every solution notebook does
+too, in tests/test_nbgrader_agrees.py: it is the parity class's reference, which nbgrader's kernel
+runs whole (a kernel per solution here as well would run each twice)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import COURSE, EXERCISES, executed
 from nbclient import NotebookClient
 
-from packlab.manifest import ROOT
-
 pytestmark = pytest.mark.slow
-
-SOLUTIONS = [e.source for e in EXERCISES]
 
 
 def errors(notebook: nbformat.NotebookNode) -> list:
@@ -26,15 +22,6 @@ def test_lesson_runs_top_to_bottom(executed_lessons, lesson):
     """Each lesson was run once this session (conftest.executed_lessons): it failed the run,
     naming the cell, if any cell raised."""
     assert not errors(executed(executed_lessons, lesson))
-
-
-@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: str(p.relative_to(ROOT)))
-def test_notebook_runs_top_to_bottom(path: Path):
-    notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
-    client.execute()  # raises CellExecutionError, naming the cell, if any cell fails
-    assert not errors(notebook)
 
 
 def test_a_failing_test_cell_says_why_and_run_all_goes_on():
