@@ -62,7 +62,7 @@ WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: $(READY) $(PROXY)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup --durations=25
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadgroup --no-loadscope-reorder --durations=25
 
 ## Regenerate exercises/ from solutions/ with nbgrader (never edit exercises/ by hand).
 release: $(READY)

@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from leaks import pytest_configure, pytest_sessionfinish  # noqa: F401 - no process left running
+from scheduling import pytest_collection_modifyitems  # noqa: F401 - the longest work first
 
 from packlab.manifest import ROOT, Exercise, load
 

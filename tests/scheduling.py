@@ -1,0 +1,34 @@
+"""The order in which `make test`'s workers take their work: the longest first.
+
+With `--dist loadgroup`, an xdist group (or else a module) is one unit of work and runs on one
+worker. pytest-xdist hands the units out in the order it is given; by default it first sorts them
+by their number of tests, which puts a group of eight slow tests (a real hub, a whole guide walk)
+behind every module of quick ones: started last, it kept one worker busy alone while the others
+had finished. `make test` turns that sort off (`--no-loadscope-reorder`) and this hook puts the
+units that take longest first, longest first, so that the quick ones fill in around them. The
+ranking is a measured one (book/speed.md, "The whole test suite"); a wrong rank costs time, never
+a result, and tests/test_xdist_groups.py checks that each name is a unit the suite has.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+LONGEST = ("guides", "book", "browser-lab", "hub", "student-build", "parity", "demo", "cluster",
+           "plain-parity", "plain-nbgrader", "ordinary-user", "lab", "room-hub", "gradebook",
+           "similarity", "late", "misconceptions", "hidden_split", "release", "term-truth",
+           "unrunnable")
+
+
+def unit(item: pytest.Item) -> str:
+    """The unit of work `--dist loadgroup` makes of ``item``: its xdist group, or its module."""
+    mark = item.get_closest_marker("xdist_group")
+    if mark is None:
+        return item.nodeid.split("::", 1)[0]
+    return mark.args[0] if mark.args else mark.kwargs.get("name", "default")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: place for place, name in enumerate(LONGEST)}
+    items.sort(key=lambda item: rank.get(unit(item), len(rank)))  # stable: the rest as collected
