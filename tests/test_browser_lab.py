@@ -1,7 +1,8 @@
 """JupyterLab end to end in a real browser: `make lab`'s server, a lesson run, a slider moved.
 
 A learner's JupyterLab shows no instructor tools (nbgrader's menu, sidebar and Validate button)
-and no Jupyter news prompt.
+and no Jupyter news prompt; one who runs exercise 02 as handed out reads that it is not
+written yet.
 
 The server is the one `make lab` starts (`packlab lab`, on a free port with a random token and a
 fresh workspace); the browser is headless Chromium driven by Playwright. For lesson 02's budget
@@ -363,6 +364,34 @@ def test_learners_see_no_instructor_tools_and_no_news_prompt(context, lab):
     # Switched off where JupyterLab loads its plugins, not merely hidden by a style.
     assert {"@jupyter/nbgrader", "@jupyterlab/apputils-extension:announcements"} <= set(
         shown["disabled"]), shown["disabled"]
+
+
+def test_the_visible_check_says_the_starter_is_not_written_yet(context, lab):
+    """A learner who runs exercise 02 as handed out reads, in the visible test cell's output,
+    that the function is not written yet. (The handed-out copy is put back first: another test
+    of this module writes a wrong answer into it.)"""
+    from packlab.course import workspace
+
+    copy = workspace.fresh_copy(lab.folder, COURSE.exercise("02").release)
+    notebook = str(copy.relative_to(lab.folder))
+    page = context.new_page()
+    page.goto(lab.notebook(notebook))
+    page.wait_for_function(NOTEBOOK_READY,
+                           arg=len(nbformat.read(lab.folder / notebook, as_version=4).cells))
+    run_all_cells(page, page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"))
+    cell = page.locator(".jp-CodeCell").filter(has_text='"visible")')
+    output = cell.locator(".jp-OutputArea-output")
+    output.first.wait_for(timeout=2 * WAIT_MS)
+    cell.scroll_into_view_if_needed()
+    text = " ".join(output.all_inner_texts())
+    cell.screenshot(path=screenshot_path("issue10-after-not-written-yet"))
+    page.close()
+    # The report shows its `code` spans as code: no backtick is left for the learner to decode.
+    assert "pack is not written yet: replace raise NotImplementedError with your code." in text
+    assert "`" not in text
+    assert "stops with an error" not in text
+    assert "packlab hint 02" in text
+    assert "Traceback" not in text
 
 
 def test_a_quiz_explains_nothing_before_check_and_says_right_once(context, lab):
