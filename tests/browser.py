@@ -55,6 +55,10 @@ ALL_RUN = """() => {
     return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:$/.test(p.textContent.trim()));
 }"""
 
+# No transition or animation of the page is under way (endless ones, a spinner's, aside).
+AT_REST = """() => document.getAnimations().every(a => a.playState !== 'running'
+    || a.effect.getComputedTiming().endTime === Infinity)"""
+
 NOTEBOOK_READY = """(cells) => {
     const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
     const bar = document.querySelector('.jp-StatusBar-Widget');
@@ -231,6 +235,17 @@ class Lab:
         return self.url(f"/lab/workspaces/page-{secrets.token_hex(6)}/tree/{path}")
 
 
+def exposing_app(tmp: Path, env: dict[str, str]) -> dict[str, str]:
+    """``env`` for a JupyterLab server whose page holds its application as
+    ``window.jupyterapp``: a Jupyter config folder of the test's own (in ``tmp``), after the
+    course's (which `packlab lab` and `packlab demo` put first)."""
+    labconfig = tmp / "test-jupyter-config" / "labconfig"
+    labconfig.mkdir(parents=True, exist_ok=True)
+    (labconfig / "page_config.json").write_text('{"exposeAppInBrowser": true}')
+    return {**env, "JUPYTER_CONFIG_PATH": os.pathsep.join(
+        filter(None, [str(labconfig.parent), env.get("JUPYTER_CONFIG_PATH")]))}
+
+
 @contextlib.contextmanager
 def lab_server(tmp: Path, seconds: float = 90, expose_app: bool = False) -> Iterator[Lab]:
     """`make lab`'s server (`packlab lab`) on a free port with a random token and a fresh workspace.
@@ -244,11 +259,7 @@ def lab_server(tmp: Path, seconds: float = 90, expose_app: bool = False) -> Iter
     port, token = free_port(), secrets.token_hex(16)
     env = {key: value for key, value in os.environ.items() if key != "DISPLAY"}
     if expose_app:
-        labconfig = tmp / "test-jupyter-config" / "labconfig"
-        labconfig.mkdir(parents=True, exist_ok=True)
-        (labconfig / "page_config.json").write_text('{"exposeAppInBrowser": true}')
-        env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(
-            filter(None, [str(labconfig.parent), env.get("JUPYTER_CONFIG_PATH")]))
+        env = exposing_app(tmp, env)
     env.update(
         JUPYTER_PORT=str(port),
         JUPYTER_TOKEN=token,

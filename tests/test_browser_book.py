@@ -9,6 +9,7 @@ needs a CDN (MathJax, fonts, widget scripts) does not render offline, so it fail
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from browser import (
+    AT_REST,
     chromium,
     chromium_process,
     is_loopback,
@@ -690,6 +692,24 @@ SIDEBAR_TOP = """() => { const brand = [...document.querySelectorAll('.navbar-br
     return brand ? brand.getBoundingClientRect().top : null; }"""
 
 
+# The sidebar at rest (the next click reaches it still, as a person's would) with every lesson
+# link on the screen, or with none.
+SIDEBAR_SHOWN = (f"() => {{ const links = ({LESSON_LINKS})(); "
+                 f"return links.length > 0 && links.every(Boolean) && ({AT_REST})(); }}")
+SIDEBAR_GONE = f"() => !({LESSON_LINKS})().some(Boolean) && ({AT_REST})()"
+SIDEBAR_WAIT_MS = 10_000  # the slide in or out takes a fraction of a second; a loaded machine more
+
+
+def sidebar_after(page, settled: str) -> list[bool]:
+    """The lesson links' visibility once ``settled`` holds, or as they are after
+    SIDEBAR_WAIT_MS (the caller's assertion then says what did not happen)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(settled, timeout=SIDEBAR_WAIT_MS)
+    return page.evaluate(LESSON_LINKS)
+
+
 def visible_menu_button(page):
     buttons = page.locator(".primary-toggle").filter(visible=True)
     assert buttons.count() == 1, f"{buttons.count()} menu buttons on the screen"
@@ -708,21 +728,17 @@ def test_the_menu_opens_and_closes_the_sidebar_on_a_phone(book, pages, served, o
             page.wait_for_load_state("networkidle")
             assert not any(page.evaluate(LESSON_LINKS)), f"{rel}: the sidebar shows before ☰"
             visible_menu_button(page).click()
-            page.wait_for_timeout(500)
-            links = page.evaluate(LESSON_LINKS)
+            links = sidebar_after(page, SIDEBAR_SHOWN)
             top = page.evaluate(SIDEBAR_TOP)
             page.screenshot(path=screenshot_path(f"issue21-phone-menu-open-{Path(rel).stem}"))
             assert links and all(links), f"{rel}: ☰ did not bring the lessons on screen: {links}"
             assert top is not None and top >= 0, f"{rel}: the sidebar's top is cut off ({top})"
             page.keyboard.press("Escape")
-            page.wait_for_timeout(500)
-            assert not any(page.evaluate(LESSON_LINKS)), f"{rel}: Escape left the sidebar open"
+            assert not any(sidebar_after(page, SIDEBAR_GONE)), f"{rel}: Escape left it open"
             visible_menu_button(page).click()  # open again, and close by a tap beside it
-            page.wait_for_timeout(500)
-            assert all(page.evaluate(LESSON_LINKS)), f"{rel}: ☰ did not open it a second time"
+            assert all(sidebar_after(page, SIDEBAR_SHOWN)), f"{rel}: ☰ did not open it again"
             page.mouse.click(NARROW["width"] - 20, NARROW["height"] // 2)
-            page.wait_for_timeout(500)
-            assert not any(page.evaluate(LESSON_LINKS)), f"{rel}: a tap beside it left it open"
+            assert not any(sidebar_after(page, SIDEBAR_GONE)), f"{rel}: a tap left it open"
 
 
 def test_the_menu_hides_and_shows_the_sidebar_on_a_laptop(pages, served, one_chromium):
@@ -738,11 +754,9 @@ def test_the_menu_hides_and_shows_the_sidebar_on_a_laptop(pages, served, one_chr
         assert box["y"] >= 0 and box["y"] + box["height"] <= WIDE["height"] + 1, \
             f"the sidebar does not fit in the window: {box}"
         visible_menu_button(page).click()
-        page.wait_for_timeout(500)
-        assert not any(page.evaluate(LESSON_LINKS)), "☰ did not hide the sidebar"
+        assert not any(sidebar_after(page, SIDEBAR_GONE)), "☰ did not hide the sidebar"
         visible_menu_button(page).click()
-        page.wait_for_timeout(500)
-        assert all(page.evaluate(LESSON_LINKS)), "☰ did not show the sidebar again"
+        assert all(sidebar_after(page, SIDEBAR_SHOWN)), "☰ did not show the sidebar again"
 
 
 def test_one_search_box(pages, served, one_chromium):

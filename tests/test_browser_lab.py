@@ -1,7 +1,8 @@
 """JupyterLab end to end in a real browser: `make lab`'s server, a lesson run, a slider moved.
 
 A learner's JupyterLab shows no instructor tools (nbgrader's menu, sidebar and Validate button)
-and no Jupyter news prompt.
+and no Jupyter news prompt; one who runs exercise 02 as handed out reads that it is not
+written yet.
 
 The server is the one `make lab` starts (`packlab lab`, on a free port with a random token and a
 fresh workspace); the browser is headless Chromium driven by Playwright. For lesson 02's budget
@@ -12,6 +13,7 @@ checks that the summary (taken/skipped, or lost) and the plot follow the new bud
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
@@ -88,11 +90,53 @@ def context(lab):
         yield browser_context
 
 
+@pytest.fixture(scope="module")
+def lab_page(context, lab):
+    """One JupyterLab page, in a workspace of its own, for the tests that open one notebook
+    after another in it (`opened`), as a learner does from the file browser: JupyterLab is
+    loaded once instead of once per notebook (issue 38)."""
+    page = context.new_page()
+    page.goto(lab.url(f"/lab/workspaces/page-{secrets.token_hex(6)}"))
+    page.wait_for_function("() => window.jupyterapp !== undefined")
+    page.evaluate("() => window.jupyterapp.restored")
+    yield page
+    page.close()
+
+
+# Every notebook of the page closed, its kernel shut down first (no "Save changes?" asked).
+CLOSE_NOTEBOOKS = """() => {
+    for (const widget of [...window.jupyterapp.shell.widgets('main')]) {
+        if (widget.hasClass('jp-NotebookPanel')) {
+            widget.sessionContext.shutdown().finally(() => widget.dispose());
+        }
+    }
+}"""
+OPEN = """(path) => window.jupyterapp.commands.execute(
+    'docmanager:open', {path, factory: 'Notebook'}).then(() => null)"""
+
+
+@contextlib.contextmanager
+def opened(page, notebook: str):
+    """``page`` (lab_page) with ``notebook`` open in front, alone; closed again after."""
+    page.evaluate(OPEN, notebook)
+    try:
+        yield page
+    finally:
+        page.evaluate(CLOSE_NOTEBOOKS)
+        page.wait_for_function(ALL_CLOSED)
+
+
 def open_and_run_all(context, lab, notebook: str, before=None):
-    """Open ``notebook`` in JupyterLab, wait for its kernel, run every cell from the Run menu
-    (``before(page)`` first, when given: what the learner sees before Run All)."""
+    """Open ``notebook`` in a JupyterLab page of its own and `run_all` of it."""
     page = context.new_page()
     page.goto(lab.notebook(notebook))
+    run_all(page, lab, notebook, before)
+    return page
+
+
+def run_all(page, lab, notebook: str, before=None) -> None:
+    """Wait for the open ``notebook`` and its kernel, run every cell from the Run menu
+    (``before(page)`` first, when given: what the learner sees before Run All)."""
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden):visible")
     cells = len(nbformat.read(lab.folder / notebook, as_version=4).cells)
     # The whole notebook is loaded and its kernel is up (the toolbar's indicator says "idle"
@@ -110,7 +154,6 @@ def open_and_run_all(context, lab, notebook: str, before=None):
     errors = page.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
     tracebacks = [t for t in errors.all_text_contents() if "Traceback" in t or "Error" in t]
     assert not tracebacks, f"{notebook} raised while running all cells:\n" + "\n".join(tracebacks)
-    return page
 
 
 def view_in(page, cell_source: str):
@@ -363,6 +406,34 @@ def test_learners_see_no_instructor_tools_and_no_news_prompt(context, lab):
     # Switched off where JupyterLab loads its plugins, not merely hidden by a style.
     assert {"@jupyter/nbgrader", "@jupyterlab/apputils-extension:announcements"} <= set(
         shown["disabled"]), shown["disabled"]
+
+
+def test_the_visible_check_says_the_starter_is_not_written_yet(context, lab):
+    """A learner who runs exercise 02 as handed out reads, in the visible test cell's output,
+    that the function is not written yet. (The handed-out copy is put back first: another test
+    of this module writes a wrong answer into it.)"""
+    from packlab.course import workspace
+
+    copy = workspace.fresh_copy(lab.folder, COURSE.exercise("02").release)
+    notebook = str(copy.relative_to(lab.folder))
+    page = context.new_page()
+    page.goto(lab.notebook(notebook))
+    page.wait_for_function(NOTEBOOK_READY,
+                           arg=len(nbformat.read(lab.folder / notebook, as_version=4).cells))
+    run_all_cells(page, page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"))
+    cell = page.locator(".jp-CodeCell").filter(has_text='"visible")')
+    output = cell.locator(".jp-OutputArea-output")
+    output.first.wait_for(timeout=2 * WAIT_MS)
+    cell.scroll_into_view_if_needed()
+    text = " ".join(output.all_inner_texts())
+    cell.screenshot(path=screenshot_path("issue10-after-not-written-yet"))
+    page.close()
+    # The report shows its `code` spans as code: no backtick is left for the learner to decode.
+    assert "pack is not written yet: replace raise NotImplementedError with your code." in text
+    assert "`" not in text
+    assert "stops with an error" not in text
+    assert "packlab hint 02" in text
+    assert "Traceback" not in text
 
 
 def test_a_quiz_explains_nothing_before_check_and_says_right_once(context, lab):
@@ -691,15 +762,15 @@ def check_opens(page, notebook: str) -> None:
 @pytest.mark.parametrize("lesson", [one for one in COURSE.lessons
                                     if one.slug[:2] not in RUN_ELSEWHERE],
                          ids=lambda lesson: lesson.slug[:2])
-def test_every_answer_stays_folded_until_opened(context, lab, lesson):
+def test_every_answer_stays_folded_until_opened(lab_page, lab, lesson):
     """Issue 29: before Run All no answer shows; after it every %%reveal output is folded, as
     is the explanation after it, and no hidden sentence is readable elsewhere; a click opens
     one. (Lessons 02 and 04 are checked inside their slider tests, which run them already.)"""
     notebook = f"lessons/{lesson.path.name}"
-    page = open_and_run_all(context, lab, notebook, before=folded_before_run_all(lab, notebook))
-    check_folded(page, lab, notebook, ran=True)
-    check_opens(page, notebook)
-    page.close()
+    with opened(lab_page, notebook) as page:
+        run_all(page, lab, notebook, before=folded_before_run_all(lab, notebook))
+        check_folded(page, lab, notebook, ran=True)
+        check_opens(page, notebook)
     shut_down_kernels(lab)  # one lesson's kernel at a time on a small machine
 
 
@@ -746,7 +817,7 @@ ALL_CLOSED = """() => [...window.jupyterapp.shell.widgets('main')].every(
     widget => !widget.hasClass('jp-NotebookPanel'))"""
 
 
-def test_every_lesson_and_exercise_opens_without_unsaved_changes(context, lab):
+def test_every_lesson_and_exercise_opens_without_unsaved_changes(lab_page, lab):
     """Issue 29: every untouched lesson and exercise opened with the unsaved dot (JupyterLab
     wrote the kernel's language_info and display name into it), so closing one asked "Save
     changes?". The learner's copies now carry that metadata: each opens, its kernel starts, and
@@ -766,10 +837,7 @@ def test_every_lesson_and_exercise_opens_without_unsaved_changes(context, lab):
     paths += [str(workspace.learner_copy(lab.folder, e.release).relative_to(lab.folder))
               for e in course.exercises]
     dirty = {}
-    page = context.new_page()
-    page.goto(lab.url(f"/lab/workspaces/page-{secrets.token_hex(6)}"))
-    page.wait_for_function("() => window.jupyterapp !== undefined")
-    page.evaluate("() => window.jupyterapp.restored")
+    page = lab_page
     # The check sees an unsaved notebook: the course's own lesson, without the learner's metadata.
     control = lab.folder / "as-committed.ipynb"
     control.write_bytes(course.lessons[0].path.read_bytes())
@@ -793,7 +861,6 @@ def test_every_lesson_and_exercise_opens_without_unsaved_changes(context, lab):
         page.evaluate(CLOSE_CURRENT)
         assert (lab.folder / path).read_bytes() == before, f"{path} was written on opening"
     page.wait_for_function(ALL_CLOSED)  # every kernel shut down
-    page.close()
     assert not dirty, f"opened with unsaved changes: {dirty}"
 
 

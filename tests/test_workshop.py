@@ -26,7 +26,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser import Lab, _shut_down_kernels
+from browser import AT_REST, Lab, _shut_down_kernels, exposing_app
 from nbclient import NotebookClient
 
 from packlab.course import notes, slides, workshop, workspace
@@ -264,6 +264,7 @@ def test_packlab_demo_serves_the_notebook_with_big_fonts(tmp_path):
     env.update(JUPYTER_PORT=str(port), JUPYTER_TOKEN=token,
                PACKLAB_WORKSPACE=str(tmp_path / "ws"), JUPYTER_RUNTIME_DIR=str(tmp_path / "rt"),
                PACKLAB_DEMO_FOLDER=str(tmp_path / "demo"))
+    env = exposing_app(tmp_path, env)  # the page can say when the kernel's info has arrived
     base = f"http://127.0.0.1:{port}"
     log = tmp_path / "server.log"
     with open(log, "wb") as err:
@@ -373,6 +374,35 @@ RUN_ALL_DONE = """() => {
     return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:$/.test(p.textContent.trim()))
         && document.querySelectorAll('img.widget-image').length >= 6;
 }"""
+# The notebook in front once its kernel has started and answered: the notebook writes the
+# kernel's language_info and kernelspec into its model in handlers registered on these very
+# promises before this awaits them, and a frame later the tab shows whatever that made unsaved.
+KERNEL_KNOWN = """async (wait) => {
+    const known = async () => {
+        const app = window.jupyterapp;
+        await app.restored;
+        const panel = app.shell.currentWidget;
+        await panel.context.ready;
+        await panel.sessionContext.ready;
+        const kernel = panel.sessionContext.session.kernel;
+        await kernel.info;
+        await kernel.spec;
+        await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
+        return 'known';
+    };
+    const late = new Promise(done => setTimeout(() => done(`not known after ${wait} ms`), wait));
+    return Promise.race([known(), late]);
+}"""
+# Every plot on the page has arrived and is decoded (what IMAGE_SIZES measures).
+IMAGES_DECODED = """() => [...document.querySelectorAll('img.widget-image')].every(
+    img => img.complete && img.naturalWidth > 0)"""
+# An output scrolled to the top of the notebook, once its picture is decoded and a frame drawn.
+SCROLLED_AND_DRAWN = """async (out) => {
+    out.scrollIntoView({block: 'start'});
+    const img = out.querySelector('img.widget-image');
+    if (img) await img.decode().catch(() => null);
+    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
 IMAGE_SIZES = """() => [...document.querySelectorAll('img.widget-image')].map(
     img => [img.naturalWidth, img.naturalHeight, img.getBoundingClientRect().width])"""
 # Each widget with a picture: from the top of its first slider to the bottom of its picture, and
@@ -406,7 +436,8 @@ def projected_and_presenter_views(lab: Lab) -> None:
         page.goto(lab.url(f"/lab/tree/{workshop.NOTEBOOK}"))
         page.wait_for_function("/\\| Idle/.test(document.querySelector('.jp-StatusBar-Widget')"
                                "?.textContent || '')", timeout=180_000)  # a loaded machine: slow
-        page.wait_for_timeout(1500)  # the kernel's info reaches the notebook's model
+        page.wait_for_function("() => window.jupyterapp !== undefined")
+        assert page.evaluate(KERNEL_KNOWN, 180_000) == "known"
         # Issue 29: the presenter's copy opened with the unsaved dot ("Save changes?" on close).
         assert not page.evaluate("() => document.querySelectorAll('.jp-mod-dirty').length")
         run_all_cells(page, page.locator(".jp-Notebook").first)
@@ -417,7 +448,7 @@ def projected_and_presenter_views(lab: Lab) -> None:
         assert not leaked, f"speaker notes on the projected screen: {leaked[:3]}"
         assert "Speaker notes" not in shown and "Ask the room" not in shown
         page.locator("img.widget-image").first.scroll_into_view_if_needed()
-        page.wait_for_timeout(1000)  # the notebook paints the cells scrolled into view
+        page.wait_for_function(IMAGES_DECODED)  # the cells scrolled into view are drawn
         page.screenshot(path=screenshot_path("issue10-after-demo-projected"))
         check_plot_labels(page.evaluate(IMAGE_SIZES))
         check_widgets_fit(page)
@@ -447,8 +478,7 @@ def check_widgets_fit(page) -> None:
                 if height > sizes["visible"]]
     outputs = page.locator(".jp-OutputArea-output", has=page.locator("img.widget-image"))
     for number in range(outputs.count()):
-        outputs.nth(number).evaluate("out => out.scrollIntoView({block: 'start'})")
-        page.wait_for_timeout(300)
+        outputs.nth(number).evaluate(SCROLLED_AND_DRAWN)
         page.screenshot(path=screenshot_path(f"issue21-demo-widget-{number + 1}"))
     assert not too_tall, (f"taller than the {sizes['visible']:.0f} px of notebook on screen: "
                           + ", ".join(too_tall))
@@ -660,6 +690,8 @@ def test_slides_show_offline_in_a_real_browser(built):
     assert not problems, problems
 
 
+# reveal.js has started and the slide it shows has finished moving in.
+DECK_AT_REST = f"() => typeof Reveal !== 'undefined' && Reveal.isReady() && ({AT_REST})()"
 SLIDE_FIT = """() => Reveal.getSlides().map(slide => ({
     where: JSON.stringify(Reveal.getIndices(slide)),
     tall: slide.scrollHeight - slide.clientHeight, wide: slide.scrollWidth - slide.clientWidth,
@@ -695,7 +727,7 @@ def test_every_slide_fits_1280x720_and_shows_no_quiz_answer(built):
                             if " ".join(why.split()) in text]
             assert "🗣" not in path.read_text()
         page.goto(f"{paths[1].as_uri()}#/5")
-        page.wait_for_timeout(500)
+        page.wait_for_function(DECK_AT_REST)
         page.screenshot(path=screenshot_path("issue10-after-slides-02"))
     assert not too_big, "\n".join(too_big)
     assert not answers, answers
@@ -785,8 +817,7 @@ def test_slides_are_for_a_room_and_every_slide_has_speaker_notes(built):
                 found.append(f"{path.name}: the setup cell is on a slide")
         deck = paths[-1]  # the presenter's deck
         page.goto(f"{deck.as_uri()}#/1")
-        page.wait_for_function("typeof Reveal !== 'undefined' && Reveal.isReady()")
-        page.wait_for_timeout(500)
+        page.wait_for_function(DECK_AT_REST)
         page.screenshot(path=screenshot_path("issue21-slides-presenter"))
         note = " ".join(page.evaluate(
             "Reveal.getCurrentSlide().querySelector('aside.notes').textContent").split())
