@@ -160,6 +160,13 @@ def test_the_gradebook_holds_packlabs_scores(course):
     assert f"left out: {UNRELEASED.name} (run `nbgrader generate_assignment" in log, log
 
 
+def test_every_autograded_notebook_packlab_wrote_is_valid(course):
+    """They are written without nbformat's own check (it only logs): they must pass it."""
+    written = sorted((course / "autograded").rglob("*.ipynb"))
+    assert len(written) == 3
+    for path in written:
+        nbformat.validate(nbformat.read(path, as_version=4))
+
 def test_nbgrader_export_gives_the_totals_of_grades_csv(course):
     nbgrader("export", cwd=course)
     exported = {r["student_id"]: r for r in csv_rows(course / "grades.csv")
