@@ -12,6 +12,7 @@ what packlab wrote.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import html
 import json
@@ -158,6 +159,13 @@ def test_the_gradebook_holds_packlabs_scores(course):
     assert "Wrote 3 autograded notebooks for `nbgrader generate_feedback`." in log
     assert f"left out: {UNRELEASED.name} (run `nbgrader generate_assignment" in log, log
 
+
+def test_every_autograded_notebook_packlab_wrote_is_valid(course):
+    """They are written without nbformat's own check (it only logs): they must pass it."""
+    written = sorted((course / "autograded").rglob("*.ipynb"))
+    assert len(written) == 3
+    for path in written:
+        nbformat.validate(nbformat.read(path, as_version=4))
 
 def test_nbgrader_export_gives_the_totals_of_grades_csv(course):
     nbgrader("export", cwd=course)
@@ -358,6 +366,74 @@ def test_an_explicit_gradebook_url_from_outside_the_course(course, tmp_path):
     assert missing.returncode == 1
     assert "Not written to nbgrader's gradebook: there is no gradebook at" in missing.stdout
     assert not (tmp_path / "typo.db").exists()
+
+
+def students_committed(db: Path) -> set[str]:
+    """The students another connection sees in the gradebook file: what is committed."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        return {row[0] for row in connection.execute("SELECT id FROM student")}
+
+
+def test_one_transaction_commits_once_and_a_rollback_loses_only_what_came_after(tmp_path,
+                                                                               monkeypatch):
+    """nbgrader's own commits inside `one_transaction` are savepoints: nothing is committed
+    until it ends, a rollback undoes only what came after the last of them, and an error out
+    of it commits nothing."""
+    from nbgrader.api import Gradebook, Student
+
+    from autograder.term.gradebook import one_transaction
+
+    monkeypatch.setenv("PATH", nbgrader_env()["PATH"])  # a new gradebook runs alembic
+    db = tmp_path / "gradebook.db"
+    with Gradebook(f"sqlite:///{db}", course_id="packlab") as gb:
+        with one_transaction(gb):
+            gb.update_or_create_student("ada")  # nbgrader commits here
+            assert students_committed(db) == set()
+            gb.db.add(Student(id="bo"))
+            gb.db.rollback()
+            gb.update_or_create_student("cy")
+        assert students_committed(db) == {"ada", "cy"}
+        with pytest.raises(RuntimeError), one_transaction(gb):
+            gb.update_or_create_student("dee")
+            raise RuntimeError
+    assert students_committed(db) == {"ada", "cy"}
+
+
+def test_a_row_that_fails_loses_no_other_row(course, tmp_path, monkeypatch):
+    """All rows go in one transaction, yet a database error on bo's row (after nbgrader created
+    his submission) undoes only his scores: ada's and cy's are written, and bo's row is named."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from autograder.term import gradebook as book
+
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    with gradebook(copy) as gb:
+        for student in ("ada", "bo", "cy"):
+            gb.remove_student(student)
+    for written in (copy / "graded").glob("students/*/*/gradebook.json"):
+        written.unlink()  # the extra credit packlab wrote went with the students
+    scored = book._score
+
+    def fails_for_bo(grade, auto: float) -> None:
+        if grade.notebook.assignment.student.id == "bo":
+            raise SQLAlchemyError("the disk said no")
+        scored(grade, auto)
+
+    monkeypatch.setattr(book, "_score", fails_for_bo)
+    rows = csv_rows(copy / "graded" / "grades.csv")
+    written = book.record(book.find(copy / "submitted"), copy / "submitted", copy / "graded",
+                          rows)
+    assert written.problems == [f"'bo'/{EXERCISE.name}: not written to the gradebook "
+                                "(SQLAlchemyError); every other row was."]
+    with gradebook(copy) as gb:
+        assert gb.find_submission(EXERCISE.name, "ada").score == EXERCISE.max_score - 1
+        cy = gb.find_submission(EXERCISE.name, "cy").notebooks[0].grades
+        assert {grade.auto_score for grade in cy} == {0}  # not a notebook: 0 in every cell
+        grades = gb.find_submission(EXERCISE.name, "bo").notebooks[0].grades
+        assert {grade.auto_score for grade in grades} == {None}
 
 
 def test_the_autograded_notebook_keeps_the_courses_cells_and_the_students_code():

@@ -19,6 +19,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -567,6 +568,8 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
             and not old.result.error else None
 
     futures = {start(task, limits, sandboxed, groups(task)): task for task in todo}
+    # Only now, with every grading process started (forked): none inherits a half-done import.
+    threading.Thread(target=summary.prepare_picture, daemon=True).start()
     finished = as_completed(futures)
     shown = progress(finished, len(futures)) if progress and futures else finished
     for future in shown:

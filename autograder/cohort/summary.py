@@ -191,6 +191,13 @@ def summary_markdown(rows: list[dict], data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def prepare_picture() -> None:
+    """Import what `class_picture` draws with (about half a CPU-second of matplotlib), to be
+    done while the class is graded rather than after the last notebook."""
+    import matplotlib.backends.backend_agg
+    import matplotlib.figure  # noqa: F401 - imported for later
+
+
 def class_picture(data: dict, path: Path) -> None:
     """Top left: how the scores spread, per assignment. Top right: pass rate per test group.
     Below: students per misconception, per assignment, with the lesson to re-teach."""
