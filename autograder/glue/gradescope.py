@@ -119,6 +119,7 @@ RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # packlab's sandboxed grader (autograder/glue/gradescope.py) and always leaves a results.json.
 # PACKLAB_AUTOGRADER_DIR moves /autograder; PACKLAB_PYTHON picks the interpreter.
 set -u
+umask 077  # what grading writes into the course (its stored examples, .cache/) stays root's too
 ASSIGNMENT=__ASSIGNMENT__
 BASE="${PACKLAB_AUTOGRADER_DIR:-/autograder}"
 SOURCE="$BASE/source"
