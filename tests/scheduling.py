@@ -21,11 +21,11 @@ LONGEST = ("guides", "book", "browser-lab", "hub", "student-build", "parity", "d
 
 
 def unit(item: pytest.Item) -> str:
-    """The unit of work `--dist loadgroup` makes of ``item``: its xdist group, or its module."""
-    mark = item.get_closest_marker("xdist_group")
-    if mark is None:
-        return item.nodeid.split("::", 1)[0]
-    return mark.args[0] if mark.args else mark.kwargs.get("name", "default")
+    """The unit of work `--dist loadgroup` makes of ``item``: its module, or, as pytest-xdist
+    names it, the names of all its xdist groups joined."""
+    names = {str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+             for mark in item.iter_markers("xdist_group")}
+    return "_".join(sorted(names)) if names else item.nodeid.split("::", 1)[0]
 
 
 @pytest.hookimpl(trylast=True)

@@ -26,7 +26,10 @@ from conftest import COURSE, submit, with_answer
 from autograder import outfolder
 from packlab.manifest import MANIFEST
 
-pytestmark = pytest.mark.xdist_group("counts")
+# One ordinary user: one test at a time. (A test marked with a second group would run in a
+# group of both names, beside the other ordinary-user tests, and each would find the other's
+# processes of that user left over.)
+pytestmark = pytest.mark.xdist_group("ordinary-user")
 
 TOTAL = COURSE.exercise("01")
 PACKLAB = Path(os.environ.get("VIRTUAL_ENV", ".venv")) / "bin" / "packlab"
@@ -164,7 +167,6 @@ def backdated(request, tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("ordinary-user")  # one ordinary user: one test at a time
 def test_a_backdated_resubmission_is_flagged_and_not_taken_as_on_time(backdated):
     out, history = backdated
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
