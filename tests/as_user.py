@@ -8,6 +8,11 @@ interpreter must be one that user can run: the venv's own lives under /root on a
 
 Where the OS makes this impossible (no root, no useradd, no such interpreter) the test skips and
 says why; with ``CI=true`` it fails instead.
+
+There is one ordinary user, and the attack tests check that none of its processes outlives a
+run, so every test that acts as it must run in turn with the others: in the xdist group
+``ordinary-user`` alone. `ordinary_user()` fails a test that is not (conftest's hook tells this
+module which unit of work the running test is in).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import pytest
 from autograder.run.isolation import FIRST_UID
 
 USER = "packlab-grader"
+GROUP = "ordinary-user"  # the xdist group of every test that acts as USER
+running_in: str | None = None  # the unit of work of the test being run (tests/scheduling.py)
 ROOT = Path(__file__).resolve().parents[1]
 PURELIB = sysconfig.get_paths()["purelib"]  # the venv's site-packages (the editable install)
 
@@ -77,8 +84,18 @@ def _python() -> str | None:
     return None
 
 
+def _in_turn() -> None:
+    """Fail a test that acts as, or looks for, the ordinary user outside its xdist group."""
+    if running_in not in (None, GROUP):
+        pytest.fail(f"this test acts as the ordinary user {USER} but runs in the unit of work "
+                    f"{running_in!r}: mark it pytest.mark.xdist_group({GROUP!r}) and no other "
+                    "group, or it runs beside the tests that check that none of that user's "
+                    "processes is left over", pytrace=False)
+
+
 def ordinary_user() -> tuple[int, int]:
     """(uid, gid) of the tests' ordinary user; skips (or fails in CI) where there can be none."""
+    _in_turn()
     found = _user()
     if isinstance(found, str):
         impossible(found)
@@ -130,13 +147,16 @@ def run_as_user(code: str, *args: str, cwd: Path | None = None,
         shutil.rmtree(home, ignore_errors=True)
 
 
-def leftover_processes() -> list[str]:
+def leftover_processes(ordinary: bool = True) -> list[str]:
     """Processes that outlived grading: running as a sandbox's outside user (root's graders)
-    whose grading process has ended, or as the tests' ordinary user once its run is over."""
+    whose grading process has ended, or (``ordinary``: in the ordinary-user group only) as the
+    tests' ordinary user once its run is over."""
+    if ordinary:
+        _in_turn()
     try:
-        ordinary = pwd.getpwnam(USER).pw_uid
+        user = pwd.getpwnam(USER).pw_uid if ordinary else None
     except KeyError:
-        ordinary = None
+        user = None
     left = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -150,6 +170,6 @@ def leftover_processes() -> list[str]:
         if status.get("State", "").startswith("Z"):
             continue
         outside = uid >= FIRST_UID and not Path(f"/proc/{uid - FIRST_UID}").exists()
-        if outside or uid == os.getpid() + FIRST_UID or (ordinary is not None and uid == ordinary):
+        if outside or uid == os.getpid() + FIRST_UID or (user is not None and uid == user):
             left.append(f"{entry.name} (uid {uid}): {status.get('Name', '').strip()}")
     return left

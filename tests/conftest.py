@@ -16,7 +16,10 @@ from pathlib import Path
 import nbformat
 import pytest
 from leaks import pytest_configure, pytest_sessionfinish  # noqa: F401 - no process left running
-from scheduling import pytest_collection_modifyitems  # noqa: F401 - the longest work first
+from scheduling import (  # noqa: F401 - the longest work first; the ordinary user's tests in turn
+    pytest_collection_modifyitems,
+    pytest_runtest_setup,
+)
 
 from packlab.manifest import ROOT, Exercise, load
 

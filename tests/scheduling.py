@@ -12,6 +12,7 @@ a result, and tests/test_xdist_groups.py checks that each name is a unit the sui
 
 from __future__ import annotations
 
+import as_user
 import pytest
 
 LONGEST = ("guides", "book", "browser-lab", "hub", "student-build", "parity", "demo", "cluster",
@@ -32,3 +33,9 @@ def unit(item: pytest.Item) -> str:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: place for place, name in enumerate(LONGEST)}
     items.sort(key=lambda item: rank.get(unit(item), len(rank)))  # stable: the rest as collected
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tell tests/as_user.py which unit of work the test about to run is in."""
+    as_user.running_in = unit(item)

@@ -148,6 +148,10 @@ def unreadable_exchange(folder: Path) -> tuple[Path, dict[str, tuple[str, str]]]
     return course, bad
 
 
+# The ordinary user's runs take their turn with every other test that acts as that user.
+WHO = ["root", pytest.param("an ordinary user", marks=pytest.mark.xdist_group(as_user.GROUP))]
+
+
 def collect(who: str, course: Path, *options: str) -> subprocess.CompletedProcess:
     """Real `nbgrader collect ASSIGNMENT`, by root or by the ordinary user who owns ``course``."""
     if who == "root":
@@ -166,7 +170,7 @@ print(json.dumps(result))
 """
 
 
-@pytest.mark.parametrize("who", ["root", "an ordinary user"])
+@pytest.mark.parametrize("who", WHO)
 def test_a_hand_in_nbgrader_cannot_read_is_set_aside_and_the_class_collected(tmp_path, who):
     """A learner may write anything into the inbound folder. nbgrader's own collect stops at a
     folder whose name's time part is no time, for the whole class. The hub's collect sets each
@@ -252,7 +256,7 @@ def forged_class(folder: Path, released: Path) -> tuple[Path, dict[str, str]]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("who", ["root", "an ordinary user"])
+@pytest.mark.parametrize("who", WHO)
 def test_packlab_grade_sets_aside_what_nbgrader_s_own_collect_took_from_a_forger(
         tmp_path, released_greedy_pack, who):
     """`packlab grade` after nbgrader's own collect grades the class but the forgeries: bo's

@@ -184,6 +184,7 @@ LOGIN = '''for profile in "$@"; do . "$profile"; done
 printf '%s\\n%s\\n' "$PATH" "${JUPYTER_CONFIG_PATH:-}"'''
 
 
+@pytest.mark.xdist_group(as_user.GROUP)  # acts as the ordinary user, in turn
 def test_two_hubs_on_one_machine_keep_their_own_login_profile(tmp_path):
     """Two hubs (two courses, each with its home and port) write a login profile each. A shell
     that a hub's server started (its JUPYTER_CONFIG_PATH) gets that hub's commands; another
@@ -303,6 +304,7 @@ def test_the_assignments_tab_claims_every_address_of_nbgraders_extensions():
     assert not re.fullmatch(ADDRESSES, "api/contents") and not re.fullmatch(ADDRESSES, "lab")
 
 
+@pytest.mark.xdist_group(as_user.GROUP)  # acts as the ordinary user, in turn
 def test_each_servers_runtime_folder_is_its_own_and_short_enough_for_its_sockets(tmp_path):
     """A server's runtime folder (its kernels' connection files and unix sockets) belongs to its
     account alone, whatever stood there before, and leaves room for a kernel's socket name."""

@@ -210,6 +210,7 @@ NUMPY_ANSWER = ("import numpy\n\ndef squares(n):\n"
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ordinary-user")  # in turn with the other tests acting as that user
 def test_an_ordinary_user_grades_a_quiz_that_imports_numpy():
     """As an instructor without root: the kernel's sandbox sees the course's packages."""
     from as_user import folder, give, run_as_user

@@ -5,11 +5,14 @@ pytest-xdist 3.8 silently spread every group over all workers."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from collections import defaultdict
 
+import as_user
+import pytest
 from scheduling import LONGEST
 
 from packlab.manifest import ROOT
@@ -51,28 +54,42 @@ def test_each_xdist_group_runs_on_one_worker(tmp_path):
     assert all(len(ran_on) == 1 for ran_on in workers.values()), dict(workers)
 
 
-def test_the_longest_units_of_work_come_first():
+UNITS = """
+import scheduling
+
+
+def pytest_collection_finish(session):
+    print("UNITS", *(scheduling.unit(item) for item in session.items))
+"""
+
+
+def test_the_longest_units_of_work_come_first(tmp_path):
     """`make test` hands out the units of work in collection order (--no-loadscope-reorder):
     every unit scheduling.LONGEST names is one the suite has, and they come first, in its order."""
+    (tmp_path / "print_units.py").write_text(UNITS)
     done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
-                           "no:cacheprovider", "tests"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600)
+                           "no:cacheprovider", "-p", "print_units", "tests"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": f"{tmp_path}:{ROOT / 'tests'}"})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    makefile = (ROOT / "Makefile").read_text()
-    assert "--dist loadgroup --no-loadscope-reorder" in makefile
-    order = [line for line in done.stdout.splitlines() if "::" in line]
-    grouped = {name: _units_named(name) for name in LONGEST}
-    assert all(grouped.values()), [name for name, files in grouped.items() if not files]
-    firsts = [next(i for i, nodeid in enumerate(order) if nodeid.split("::")[0] in files)
-              for files in grouped.values()]
-    assert firsts == sorted(firsts), dict(zip(LONGEST, firsts, strict=True))
-    rest = next(i for i, nodeid in enumerate(order)
-                if not any(nodeid.split("::")[0] in files for files in grouped.values()))
-    assert max(firsts) < rest
+    assert "--dist loadgroup --no-loadscope-reorder" in (ROOT / "Makefile").read_text()
+    units = next(line.split()[1:] for line in done.stdout.splitlines()
+                 if line.startswith("UNITS "))
+    assert [name for name in LONGEST if name not in units] == []
+    rank = {name: place for place, name in enumerate(LONGEST)}
+    ranks = [rank.get(name, len(rank)) for name in units]
+    assert ranks == sorted(ranks), [name for name in dict.fromkeys(units)][:len(LONGEST) + 3]
 
 
-def _units_named(name: str) -> set[str]:
-    """The test modules whose xdist group is ``name``."""
-    mark = re.compile(rf"xdist_group\(\s*(name=)?[\"']{re.escape(name)}[\"']")
-    return {f"tests/{path.name}" for path in (ROOT / "tests").glob("test_*.py")
-            if mark.search(path.read_text())}
+def test_a_test_acting_as_the_ordinary_user_outside_its_group_fails(monkeypatch):
+    """A test that runs processes as the ordinary user beside the ordinary-user group would be
+    found as a leftover by that group's checks (a CI run of stop 44): it fails at once instead,
+    saying which group to join."""
+    assert as_user.running_in == "tests/test_xdist_groups.py"  # conftest's hook says where
+    monkeypatch.setattr(as_user, "running_in", "counts_ordinary-user")
+    with pytest.raises(pytest.fail.Exception, match=r"xdist_group\('ordinary-user'\)"):
+        as_user.ordinary_user()
+    with pytest.raises(pytest.fail.Exception, match="counts_ordinary-user"):
+        as_user.leftover_processes()
+    assert isinstance(as_user.leftover_processes(ordinary=False), list)
+
