@@ -80,9 +80,9 @@ class Peaks:
         status = Path(f"/proc/{process.pid}/status").read_text()
         peak = next((int(line.split()[1]) for line in status.splitlines()
                      if line.startswith("VmHWM:")), 0)  # none for a zombie
-        if process.pid not in self.command:
-            self.parent[process.pid] = process.ppid()
-            self.command[process.pid] = tuple(process.cmdline())
+        if process.pid not in self.command:  # both read before either is kept: it may end
+            parent, command = process.ppid(), tuple(process.cmdline())
+            self.parent[process.pid], self.command[process.pid] = parent, command
         self.kib[process.pid] = max(peak, self.kib.get(process.pid, 0))
 
     def grading(self) -> int:
