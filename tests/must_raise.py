@@ -1,8 +1,8 @@
 """A must-raise exercise made with `packlab new-exercise --raises`, from nothing to a graded
 class, as an instructor would make it: the scaffold's commands, the author's writing into the
 files the guide names (and nowhere else), the release, the recording, `author check` and
-`packlab grade`. tests/test_authoring.py asserts what each step says; benchmarks/new_exercise.py
-times the walk.
+`packlab grade`. tests/test_must_raise_exercise.py asserts what each step says;
+benchmarks/new_exercise.py times the walk.
 
 The exercise: ``newest_ids(turns, count)``, the ids of the ``count`` newest turns, oldest first;
 a negative count is refused with ValueError. Its second argument is a count, not tokens: the

@@ -15,10 +15,10 @@ from __future__ import annotations
 import as_user
 import pytest
 
-LONGEST = ("guides", "book", "browser-lab", "hub", "student-build", "parity", "demo", "cluster",
-           "plain-parity", "plain-nbgrader", "ordinary-user", "lab", "room-hub", "gradebook",
-           "similarity", "late", "misconceptions", "hidden_split", "release", "term-truth",
-           "unrunnable")
+LONGEST = ("guides", "browser-lab", "ordinary-user", "book", "hub", "student-build", "plain-parity",
+           "parity", "plain-nbgrader", "cluster", "gradebook", "room-hub", "must-raise", "slides",
+           "term-truth", "feedback_route", "late", "resume", "demo", "formgrader", "lab",
+           "misconceptions", "release", "similarity", "hidden_split", "unrunnable")
 
 
 def unit(item: pytest.Item) -> str:
