@@ -198,6 +198,66 @@ def test_a_daemon_in_a_new_session_dies_with_the_sandbox(facts):
     assert not leftover_processes(), leftover_processes()  # ... and is gone now
 
 
+# A worker that holds 300 MB, also in a child in a session of its own: the kernel takes a
+# while to free it once the sandbox is killed. Three sandboxes in turn; after each one's close,
+# what is still running under the sandbox's uid (as root: FIRST_UID + this process's pid; as an
+# ordinary user: that user, but this process).
+GONE_SCRIPT = r"""
+import json, os, sys
+from autograder.run.isolation import FIRST_UID, Limits
+from autograder.run.sandbox import Sandbox
+
+HOLD = '''
+import os, time
+
+def hold():
+    block = bytearray(300 << 20)
+    for at in range(0, len(block), 4096):
+        block[at] = 1
+    if os.fork() == 0:
+        os.setsid()
+        time.sleep(60)
+    return len(block) >> 20
+'''
+
+def running(uid):
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            status = open(f"/proc/{pid}/status").read()
+        except OSError:
+            continue
+        fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+        if int(fields["Uid"].split()[0]) == uid and int(pid) != os.getpid() \
+                and not fields["State"].startswith("Z"):
+            found.append(f"{pid} {fields['Name'].strip()} {fields['State'].strip()}")
+    return found
+
+uid = FIRST_UID + os.getpid() if os.geteuid() == 0 else os.getuid()
+limits = Limits(call_seconds=60, call_cpu_seconds=30, setup_seconds=30)
+left = []
+for _ in range(3):
+    with Sandbox([HOLD], limits) as box:
+        held = box.call("hold", []).value
+    left += running(uid)
+print(json.dumps({"held": held, "left": left}))
+"""
+
+
+@pytest.mark.parametrize("who", ["invoking user", "ordinary user"])
+def test_a_sandbox_is_gone_when_its_close_returns(who):
+    """The grader's close of a sandbox waits for every process in it to be gone, not only for
+    bubblewrap: a check right after grading (as test_attacks.py's) finds nothing left."""
+    if who == "ordinary user":
+        done = run_as_user(GONE_SCRIPT)
+    else:
+        done = subprocess.run([sys.executable, "-c", GONE_SCRIPT], capture_output=True,
+                              text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = json.loads(done.stdout.splitlines()[-1])
+    assert found == {"held": 300, "left": []}, found
+
+
 def test_grading_refuses_without_bubblewrap_and_names_the_fix(tmp_path):
     env = no_bwrap_env()
     submitted = tmp_path / "submitted"

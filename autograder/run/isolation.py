@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import select
 import shutil
 import signal
 import struct
@@ -41,6 +42,8 @@ from pathlib import Path
 
 from autograder.run import footprint
 from packlab.manifest import ROOT
+
+GONE_SECONDS = 10.0  # the most a killed sandbox may take to be gone (freeing its memory)
 
 CLONE_NEWNS = 0x00020000
 MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 1 << 18
@@ -364,11 +367,28 @@ def sandbox_works() -> bool:
     return sandbox_problem() is None
 
 
-def kill(process: subprocess.Popen) -> None:
-    """End a worker: its bubblewrap, and with it the sandbox's whole PID namespace."""
+def kill(process: subprocess.Popen, sandboxed: bool) -> None:
+    """End a worker: its bubblewrap, and with it the sandbox's whole PID namespace, and return
+    once every process of the sandbox is gone (``sandboxed``; a bare worker's own are ended)."""
+    first = _first_child(process) if sandboxed else None
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)  # the bare worker and what it forked, too
     process.wait()
+    if first is not None:
+        try:
+            select.select([first], [], [], GONE_SECONDS)
+        finally:
+            os.close(first)
+
+
+def _first_child(process: subprocess.Popen) -> int | None:
+    """A pidfd of bubblewrap's child, the sandbox's PID 1, or None when there is none (any more).
+    The kernel ends every other process of a PID namespace before its PID 1 has ended, while
+    bubblewrap itself may end first: waiting for that child is waiting for the whole sandbox."""
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        return os.pidfd_open(int(children.read_text().split()[0]))
+    return None
 
 
 def scratch_folder() -> str:

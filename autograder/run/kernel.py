@@ -149,7 +149,7 @@ def _run(request: bytes, seconds: float, limits: Limits, sandboxed: bool,
                 os.close(request_write)
             os.close(response_read)
             guard.stop()
-            isolation.kill(process)
+            isolation.kill(process, plan.sandboxed)
             guard.release()
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)

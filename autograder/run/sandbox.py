@@ -167,7 +167,7 @@ class Sandbox:
         self._ahead.clear()
         if self._process is not None:
             self._guard.stop()
-            isolation.kill(self._process)
+            isolation.kill(self._process, self.plan.sandboxed)
             self._guard.release()
             self._replies.close()
             for fd in (self._request, self._response):
