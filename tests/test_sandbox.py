@@ -258,6 +258,45 @@ def test_a_sandbox_is_gone_when_its_close_returns(who):
     assert found == {"held": 300, "left": []}, found
 
 
+# Stands in for bubblewrap: its child (the sandbox's PID 1) sits in a session of its own and
+# has no parent-death signal, so ending this process does not end it.
+def _state(pid: int) -> str | None:
+    """A process's state letter (Z: ended, not yet reaped), or None when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+LONE_PARENT = r"""
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    time.sleep(120)
+    sys.exit()
+print("ready", flush=True)
+time.sleep(120)
+"""
+
+
+def test_close_ends_the_sandboxs_first_process_even_when_bubblewraps_end_does_not():
+    """kill() ends bubblewrap's child itself rather than trusting bubblewrap's end to take it
+    along (a CI run found one still running after the next sandbox had come and gone)."""
+    process = subprocess.Popen([sys.executable, "-c", LONE_PARENT], stdout=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    assert process.stdout.readline() == "ready\n"
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+    child = int(children[0])
+    try:
+        isolation.kill(process, sandboxed=True)
+        left = _state(child)
+        assert left in (None, "Z"), f"bubblewrap's child outlived the close (state {left})"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+        process.stdout.close()
+
+
 def test_grading_refuses_without_bubblewrap_and_names_the_fix(tmp_path):
     env = no_bwrap_env()
     submitted = tmp_path / "submitted"

@@ -369,8 +369,14 @@ def sandbox_works() -> bool:
 
 def kill(process: subprocess.Popen, sandboxed: bool) -> None:
     """End a worker: its bubblewrap, and with it the sandbox's whole PID namespace, and return
-    once every process of the sandbox is gone (``sandboxed``; a bare worker's own are ended)."""
+    once every process of the sandbox is gone (``sandboxed``; a bare worker's own are ended).
+    The sandbox's PID 1 is killed outright: bubblewrap's end takes it along only through its
+    parent-death signal, and a CI run found one still running after the next sandbox had
+    come and gone."""
     first = _first_child(process) if sandboxed else None
+    if first is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            signal.pidfd_send_signal(first, signal.SIGKILL)  # the kernel ends the rest with it
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)  # the bare worker and what it forked, too
     process.wait()
