@@ -424,6 +424,12 @@ def case_named(graded, name: str) -> Case:
     return next(c for c in graded[0] if c.student == name)
 
 
+def words_of(page: str) -> str:
+    """A feedback page's words, without its markup and style (for a failure's message)."""
+    body = re.sub(r"<style>.*?</style>", "", page, flags=re.S)
+    return " ".join(re.sub(r"<[^>]+>", " ", body).split())[:1500]
+
+
 def check(graded, case: Case) -> None:
     _, rows, out, _ = graded
     row = row_of(graded, case)
@@ -443,7 +449,8 @@ def check(graded, case: Case) -> None:
         assert (row["score"], row["max_score"]) == (case.score, case.exercise.max_score), row
         assert results["score"] == case.score
     for phrase in case.says:
-        assert phrase in page or phrase in coded, f"{case.student}: {phrase!r} not in its feedback"
+        assert phrase in page or phrase in coded, \
+            f"{case.student}: {phrase!r} not in its feedback, which says: {words_of(page)}"
     assert "Traceback" not in page and "Traceback" not in results_text
     for text in case.never + HOST_DETAILS:
         for told in (page, results_text, row["reason"]):

@@ -160,8 +160,12 @@ class Guard:
         return footprint(pids, self.sandboxed) > self.limit
 
     def _end(self) -> None:
-        """End the whole sandbox: its bubblewrap (the PID namespace goes with it) and, with a
-        cgroup, every process in it (those waiting for memory too)."""
+        """End the whole sandbox: its PID 1 (the kernel ends the PID namespace with it) and its
+        bubblewrap, and, with a cgroup, every process in it (those waiting for memory too)."""
+        if self.sandboxed and self._process.returncode is None:
+            for first in tree(self._process.pid)[1:2]:  # bubblewrap's child: the sandbox's PID 1
+                with contextlib.suppress(OSError):
+                    os.kill(first, signal.SIGKILL)
         with contextlib.suppress(OSError):
             self._process.send_signal(signal.SIGKILL)
         if self._cgroup is not None:

@@ -367,13 +367,15 @@ def sandbox_works() -> bool:
     return sandbox_problem() is None
 
 
-def kill(process: subprocess.Popen, sandboxed: bool) -> None:
+def kill(process: subprocess.Popen, sandboxed: bool, first: int | None = None) -> None:
     """End a worker: its bubblewrap, and with it the sandbox's whole PID namespace, and return
     once every process of the sandbox is gone (``sandboxed``; a bare worker's own are ended).
     The sandbox's PID 1 is killed outright: bubblewrap's end takes it along only through its
     parent-death signal, and a CI run found one still running after the next sandbox had
-    come and gone."""
-    first = _first_child(process) if sandboxed else None
+    come and gone. ``first``: a pidfd of that PID 1 (`first_child`), taken before bubblewrap
+    was reaped; it is closed here."""
+    if first is None and sandboxed and process.returncode is None:
+        first = first_child(process)
     if first is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             signal.pidfd_send_signal(first, signal.SIGKILL)  # the kernel ends the rest with it
@@ -387,8 +389,9 @@ def kill(process: subprocess.Popen, sandboxed: bool) -> None:
             os.close(first)
 
 
-def _first_child(process: subprocess.Popen) -> int | None:
-    """A pidfd of bubblewrap's child, the sandbox's PID 1, or None when there is none (any more).
+def first_child(process: subprocess.Popen) -> int | None:
+    """A pidfd of bubblewrap's child, the sandbox's PID 1, or None when there is none (any more;
+    bubblewrap not yet reaped, so that its pid is still its own).
     The kernel ends every other process of a PID namespace before its PID 1 has ended, while
     bubblewrap itself may end first: waiting for that child is waiting for the whole sandbox."""
     children = Path(f"/proc/{process.pid}/task/{process.pid}/children")

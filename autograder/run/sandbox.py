@@ -100,6 +100,7 @@ class Sandbox:
         self.problems: list[str] = []
         self.over_memory = False  # a sandbox of this submission reached `Limits.footprint_bytes`
         self._process: subprocess.Popen | None = None
+        self._first: int | None = None  # the sandbox's PID 1 (a pidfd), taken as bubblewrap ended
         self._replies: selectors.BaseSelector | None = None  # waits for the worker's replies
         self._guard: footprint.Guard | None = None
         self._folder: str | None = None
@@ -167,7 +168,8 @@ class Sandbox:
         self._ahead.clear()
         if self._process is not None:
             self._guard.stop()
-            isolation.kill(self._process, self.plan.sandboxed)
+            isolation.kill(self._process, self.plan.sandboxed, self._first)
+            self._first = None
             self._guard.release()
             self._replies.close()
             for fd in (self._request, self._response):
@@ -266,6 +268,8 @@ class Sandbox:
     def _ended(self) -> StudentError:
         """The worker closed one of its pipes: its crash, or its interference (then it is
         stopped) when it goes on running without them."""
+        if self.plan.sandboxed and self._first is None:  # while bubblewrap's pid is its own
+            self._first = isolation.first_child(self._process)
         try:
             code = self._process.wait(timeout=EXIT_SECONDS)
         except subprocess.TimeoutExpired:
