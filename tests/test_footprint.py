@@ -7,6 +7,8 @@ where it could count nothing.
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from autograder.run import footprint, isolation
@@ -49,6 +51,26 @@ def test_the_watchdog_counts_every_process_of_the_sandbox(watchdog):
     # bubblewrap, its init, the worker and three children holding 100 MiB each
     assert len(pids) == 6, pids
     assert 300 * MIB <= counted < 400 * MIB, counted / MIB
+
+
+def test_a_sandbox_being_set_up_holds_nothing_of_the_machines_disk():
+    """While bubblewrap sets a sandbox up, its init's root is still this machine's, whose /tmp
+    and /work are the machine's disk (gigabytes in use): the watchdog counted them as the
+    sandbox's scratch and ended a student's sandbox for "more than 1024 MiB" it never held.
+    Five sandboxes, each watched as fast as the watchdog can look, from start to end."""
+    plan = isolation.plan(True, LIMITS)
+    looks, worst = 0, 0
+    for _ in range(5):
+        with isolation.seccomp_pipe(plan) as seccomp:
+            process = subprocess.Popen([*plan.argv(seccomp), *isolation.PYTHON_FLAGS, "-c",
+                                        "pass"], pass_fds=(seccomp,) if seccomp else (),
+                                       preexec_fn=plan.preexec, start_new_session=True)
+        while process.poll() is None:
+            pids = footprint.tree(process.pid)
+            looks += len(pids) > 1
+            worst = max(worst, footprint.footprint(pids))
+    assert looks > 0  # the sandboxes were seen with their init
+    assert worst < 64 * MIB, f"{worst // MIB} MiB counted for a sandbox running `pass`"
 
 
 def test_files_in_the_private_folders_count(watchdog):

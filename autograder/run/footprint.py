@@ -250,7 +250,14 @@ def pss(pid: int) -> int:
 
 def scratch_used(pid: int) -> int:
     """The bytes in use in the sandbox's private folders, seen through the root of ``pid``, a
-    process inside it."""
+    process inside it; none while that root is still this machine's (bubblewrap setting the
+    sandbox up), whose /tmp and /work are the machine's disk."""
+    try:
+        root, own = os.stat(f"/proc/{pid}/root"), os.stat("/")
+    except OSError:
+        return 0
+    if (root.st_dev, root.st_ino) == (own.st_dev, own.st_ino):
+        return 0
     used = 0
     for folder in SCRATCH:
         with contextlib.suppress(OSError):
