@@ -258,8 +258,6 @@ def test_a_sandbox_is_gone_when_its_close_returns(who):
     assert found == {"held": 300, "left": []}, found
 
 
-# Stands in for bubblewrap: its child (the sandbox's PID 1) sits in a session of its own and
-# has no parent-death signal, so ending this process does not end it.
 def _state(pid: int) -> str | None:
     """A process's state letter (Z: ended, not yet reaped), or None when it is gone."""
     try:
@@ -268,6 +266,8 @@ def _state(pid: int) -> str | None:
         return None
 
 
+# Stands in for bubblewrap: its child (the sandbox's PID 1) sits in a session of its own and
+# has no parent-death signal, so ending this process does not end it.
 LONE_PARENT = r"""
 import os, sys, time
 if os.fork() == 0:

@@ -162,10 +162,11 @@ class Guard:
     def _end(self) -> None:
         """End the whole sandbox: its PID 1 (the kernel ends the PID namespace with it) and its
         bubblewrap, and, with a cgroup, every process in it (those waiting for memory too)."""
-        if self.sandboxed and self._process.returncode is None:
-            for first in tree(self._process.pid)[1:2]:  # bubblewrap's child: the sandbox's PID 1
-                with contextlib.suppress(OSError):
-                    os.kill(first, signal.SIGKILL)
+        first = init_of(self._process) if self.sandboxed else None
+        if first is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(first, signal.SIGKILL)
+            os.close(first)
         with contextlib.suppress(OSError):
             self._process.send_signal(signal.SIGKILL)
         if self._cgroup is not None:
@@ -216,6 +217,17 @@ def _cgroup_full(folder: Path) -> bool:
 
 
 # --- the watchdog: the sandbox's processes, and what they hold ---------------------------------
+
+def init_of(bubblewrap: subprocess.Popen) -> int | None:
+    """A pidfd of bubblewrap's child, the sandbox's PID 1, or None when there is none (any more;
+    or bubblewrap was reaped, and its pid may be another process's)."""
+    if bubblewrap.returncode is not None:
+        return None
+    children = Path(f"/proc/{bubblewrap.pid}/task/{bubblewrap.pid}/children")
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        return os.pidfd_open(int(children.read_text().split()[0]))
+    return None
+
 
 def tree(pid: int) -> list[int]:
     """``pid`` and every process below it (from /proc; a process that has ended is left out).

@@ -372,10 +372,12 @@ def kill(process: subprocess.Popen, sandboxed: bool, first: int | None = None) -
     once every process of the sandbox is gone (``sandboxed``; a bare worker's own are ended).
     The sandbox's PID 1 is killed outright: bubblewrap's end takes it along only through its
     parent-death signal, and a CI run found one still running after the next sandbox had
-    come and gone. ``first``: a pidfd of that PID 1 (`first_child`), taken before bubblewrap
-    was reaped; it is closed here."""
-    if first is None and sandboxed and process.returncode is None:
-        first = first_child(process)
+    come and gone. The kernel ends every other process of a PID namespace before its PID 1,
+    while bubblewrap may end first: waiting for PID 1 is waiting for the whole sandbox.
+    ``first``: a pidfd of that PID 1 (`footprint.init_of`), taken before bubblewrap was reaped;
+    it is closed here."""
+    if first is None and sandboxed:
+        first = footprint.init_of(process)
     if first is not None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             signal.pidfd_send_signal(first, signal.SIGKILL)  # the kernel ends the rest with it
@@ -387,17 +389,6 @@ def kill(process: subprocess.Popen, sandboxed: bool, first: int | None = None) -
             select.select([first], [], [], GONE_SECONDS)
         finally:
             os.close(first)
-
-
-def first_child(process: subprocess.Popen) -> int | None:
-    """A pidfd of bubblewrap's child, the sandbox's PID 1, or None when there is none (any more;
-    bubblewrap not yet reaped, so that its pid is still its own).
-    The kernel ends every other process of a PID namespace before its PID 1 has ended, while
-    bubblewrap itself may end first: waiting for that child is waiting for the whole sandbox."""
-    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        return os.pidfd_open(int(children.read_text().split()[0]))
-    return None
 
 
 def scratch_folder() -> str:

@@ -269,7 +269,7 @@ class Sandbox:
         """The worker closed one of its pipes: its crash, or its interference (then it is
         stopped) when it goes on running without them."""
         if self.plan.sandboxed and self._first is None:  # while bubblewrap's pid is its own
-            self._first = isolation.first_child(self._process)
+            self._first = footprint.init_of(self._process)
         try:
             code = self._process.wait(timeout=EXIT_SECONDS)
         except subprocess.TimeoutExpired:
