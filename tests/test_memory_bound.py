@@ -80,8 +80,10 @@ class Peaks:
         status = Path(f"/proc/{process.pid}/status").read_text()
         peak = next((int(line.split()[1]) for line in status.splitlines()
                      if line.startswith("VmHWM:")), 0)  # none for a zombie
-        if process.pid not in self.command:  # both read before either is kept: it may end
-            parent, command = process.ppid(), tuple(process.cmdline())
+        parent, command = process.ppid(), tuple(process.cmdline())  # both, then either kept
+        # Named again at each look: a look between a fork and its exec sees the test's own
+        # command line (the grading process was then missed once); a zombie's line is empty.
+        if command or process.pid not in self.command:
             self.parent[process.pid], self.command[process.pid] = parent, command
         self.kib[process.pid] = max(peak, self.kib.get(process.pid, 0))
 

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from nbgrader.utils import determine_grade, is_locked
 
 from autograder.checks.suite import Failure, Misconception, StudentError
 from autograder.run import kernel, machine, nbgrader_course, submission
@@ -125,6 +124,20 @@ def _released(assignment: PlainAssignment, notebook: str) -> dict[str, nbformat.
     return {c.metadata["nbgrader"]["grade_id"]: c
             for c in nbformat.read(path, as_version=4).cells
             if c.metadata.get("nbgrader", {}).get("grade_id")}
+
+
+# nbgrader's own rules, imported when a plain assignment is graded: importing nbgrader loads its
+# server extensions (1.6 CPU-s), which a class of the course's exercises alone never needs.
+def is_locked(cell) -> bool:
+    from nbgrader.utils import is_locked as locked
+
+    return locked(cell)
+
+
+def determine_grade(cell) -> tuple[float | None, float | None]:
+    from nbgrader.utils import determine_grade as grade
+
+    return grade(cell)
 
 
 def plan(cells: list[submission.Cell], source: dict,

@@ -66,8 +66,6 @@ def submitted_at(folder: Path, now: datetime | None = None,
     """The time in the folder's timestamp.txt (UTC), or None and why it cannot be told (a
     missing file: `NO_TIMESTAMP`). A time after ``now`` (the grader's clock) is refused.
     ``below``: SUBMITTED, when the folder is a submission's (no link followed under it)."""
-    from nbgrader.utils import parse_utc
-
     try:  # a regular file only: a FIFO would block the grader, a link read another's
         raw = handed_in.read(folder / TIMESTAMP, TIMESTAMP_BYTES, TIMESTAMP, below)
     except FileNotFoundError:
@@ -79,6 +77,8 @@ def submitted_at(folder: Path, now: datetime | None = None,
     text = raw.decode("utf-8", "replace").strip()
     if not text:
         return None, f"{TIMESTAMP} is empty"
+    from nbgrader.utils import parse_utc  # here: importing nbgrader costs a second of CPU
+
     try:
         when = parse_utc(text).replace(tzinfo=UTC)
     except (ValueError, OverflowError, TypeError, AttributeError):

@@ -22,7 +22,9 @@ from packlab.manifest import ROOT, Course, Lesson, load
 
 START = "START.ipynb"
 # Jupyter config read by the course's JupyterLab only (added to JUPYTER_CONFIG_PATH): its
-# labconfig/page_config.json turns off nbgrader's instructor tools and the Jupyter news prompt.
+# labconfig/page_config.json turns off nbgrader's instructor tools, the Jupyter news prompt and
+# JupyterLab's build check (each page load ran `node yarn.js config` twice, 0.6 CPU-s, to offer
+# a rebuild that the course's prebuilt JupyterLab never needs).
 LAB_CONFIG = Path(__file__).with_name("lab_config")
 # On the class's JupyterHub, read before it: nbgrader's Assignments tab (fetch, submit, feedback)
 # is back, its instructor tools stay off.
