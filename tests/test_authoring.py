@@ -151,6 +151,14 @@ def _stale_release(course: Path) -> None:
     nbformat.write(notebook, path)
 
 
+def _release_edited(course: Path) -> None:
+    """The release changed after `packlab release` made it (its record no longer matches)."""
+    path = course / "exercises" / NAME / f"{NAME}.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells[1].source += "\n\nEdited by hand."
+    nbformat.write(notebook, path)
+
+
 def _notebook_not_course_toml(course: Path) -> None:
     _edit(course / "course.toml", 'teaches = "Trimming a conversation to a budget',
           'teaches = "Cutting a conversation down to a budget')
@@ -195,6 +203,8 @@ BROKEN = {
                             "the mutant trim_history/looks_wrong is not caught"),
     "stale recorded answers": (_stale_recording, "recorded answers"),
     "a stale release": (_stale_release, f"the release exercises/{NAME}/{NAME}.ipynb is stale"),
+    "a release edited by hand": (_release_edited,
+                                 f"the release exercises/{NAME}/{NAME}.ipynb is stale"),
     "notebook text not matching course.toml": (
         _notebook_not_course_toml, "does not say course.toml's teaches word for word"),
 }

@@ -262,11 +262,13 @@ class Check:
                      f"visible checks or the gallery changed since): run `{command}`")
 
     def _release(self) -> None:
-        from packlab.course.release import release
+        from packlab.course.release import recorded_current, release
 
         command = f"packlab release {self.exercise.name}"
         if not self.exercise.release.is_file():
             self.say(f"the exercise is not released: run `{command}`")
+            return
+        if recorded_current(self.exercise.name, self.root):
             return
         with tempfile.TemporaryDirectory(prefix="packlab-author-") as folder:
             course = Path(folder)
