@@ -129,12 +129,34 @@ def give(path: Path) -> None:
     os.chown(path, uid, gid)
 
 
+def _bootstrap(args: list[str]) -> str:
+    """The first line of the user's Python: the venv's packages importable, ``args`` its argv."""
+    return f"import site, sys; site.addsitedir({PURELIB!r}); sys.argv[1:] = {args!r}\n"
+
+
+@cache
+def _examples_stored() -> None:
+    """The property checks' examples stored for the ordinary user's interpreter, owned by that
+    user (mode 0600), as its first `packlab grade` leaves them on an instructor's own checkout.
+    Root's store is root's alone, and its key holds the Python version (the user's interpreter
+    is Debian's, not the venv's), so without this every grading process of the user drew them
+    again: 25 CPU-s more for one test module than the same test as root."""
+    uid, gid = ordinary_user()
+    code = ("from autograder.checks import example_cache\n"
+            "example_cache.prepare()\nprint(example_cache.path())")
+    done = subprocess.run([python(), "-c", _bootstrap([]) + code], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    os.chown(done.stdout.strip().splitlines()[-1], uid, gid)
+
+
 def run_as_user(code: str, *args: str, cwd: Path | None = None,
                 timeout: float = 600) -> subprocess.CompletedProcess:
     """Run Python ``code`` (with ``sys.argv[1:] = args``) as the ordinary user, the course
     importable as in its venv."""
     uid, gid = ordinary_user()
-    bootstrap = f"import site, sys; site.addsitedir({PURELIB!r}); sys.argv[1:] = {list(args)!r}\n"
+    _examples_stored()
+    bootstrap = _bootstrap(list(args))
     home = Path(tempfile.mkdtemp(prefix="packlab-home-"))
     os.chown(home, uid, gid)
     try:

@@ -90,6 +90,8 @@ def _made(name: str, course_dir: Path) -> str:
 def _record(name: str, course_dir: Path) -> None:
     """Note what the release of ``name`` was made from and what it made; quietly not, when
     the course folder cannot be written to (the release stands without it)."""
+    if not (course_dir / "exercises" / name).is_dir():  # nbgrader's glob, "*": nothing named
+        return
     path = course_dir / RECORDS / f"{name}.json"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
