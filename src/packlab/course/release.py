@@ -69,17 +69,17 @@ def _digest(named: Iterator[tuple[str, Path]], *also: str) -> str:
 
 def made_from(name: str, course_dir: Path) -> str:
     """A digest of what the release of ``name`` is made from: its solution folder, the course's
-    nbgrader_config.py and course.toml, the code of the grader (its release preprocessor and the
-    starters it puts in) and the versions of Python, nbgrader, nbconvert and nbformat."""
-    import autograder
+    nbgrader_config.py and course.toml, the code that grades (`example_cache.sources`: the
+    release preprocessor and the starters it puts in among it) and the versions of Python,
+    nbgrader, nbconvert and nbformat."""
+    from autograder.checks.example_cache import sources
 
     course = course_dir.resolve()
-    grader = Path(autograder.__file__).parent
     return _digest(
         (*((f"solutions/{n}", p) for n, p in _files(course / "solutions" / name)),
          *((n, course / n) for n in ("nbgrader_config.py", "course.toml")
            if (course / n).is_file()),
-         *((f"autograder/{n}", p) for n, p in _files(grader) if p.suffix == ".py")),
+         *((str(n), p) for n, p in sources())),
         platform.python_version(), *(version(p) for p in ("nbgrader", "nbconvert", "nbformat")))
 
 
