@@ -445,8 +445,8 @@ def grade_class(submitted: Path, out: Path, jobs: int | None = None, force: bool
     class of hundreds they take a while, with nothing else to show).
     """
     limits = limits or Limits()
-    with _grader(jobs, scheduler, sandboxed) as start:
-        return _grade_class(start, submitted, out, force, limits, progress, sandboxed, regrade,
+    with _grader(jobs, scheduler, sandboxed) as grader:
+        return _grade_class(grader, submitted, out, force, limits, progress, sandboxed, regrade,
                             overrides, gradebook, course_id, book, said or (lambda _: None))
 
 
@@ -454,22 +454,38 @@ Start = Callable[..., Future]  # start grading (task, limits, sandboxed, groups)
 Book = Callable[[list[dict]], dict[Key, Marks] | None]  # grades.csv rows -> the gradebook's
 
 
+@dataclass(frozen=True)
+class _Grader:
+    """Where submissions are graded: ``start`` grades one; ``prepare`` is given the check suites
+    of everything about to be graded, before the first ``start``."""
+    start: Start
+    prepare: Callable[[list[str]], object] = lambda suites: None
+
+
 @contextmanager
-def _grader(jobs: int | None, scheduler: str | None, sandboxed: bool) -> Iterator[Start]:
+def _grader(jobs: int | None, scheduler: str | None, sandboxed: bool) -> Iterator[_Grader]:
     """Where submissions are graded: ``jobs`` processes here, or the Dask cluster at
-    ``scheduler``; fails closed when it has no working sandbox (unless not ``sandboxed``)."""
+    ``scheduler`` (whose workers read their own examples); fails closed when it has no working
+    sandbox (unless not ``sandboxed``)."""
     if scheduler:
         with cluster.connected(scheduler, sandboxed) as start:
-            yield start
+            yield _Grader(start)
         return
     if sandboxed:
         isolation.require_sandbox()  # fail closed: no sandbox, no grading
-    example_cache.prepare()  # drawn or read once here, not in every process
     # Each grading process dies with this one (killed outright, say), and its sandboxes with
-    # it: the sandboxes die with their own grading process only.
+    # it: the sandboxes die with their own grading process only. The property checks'
+    # examples of the suites to be graded are read (or drawn) once here, before the processes
+    # fork at the first submit, not in every process; the other suites' are never read.
     with ProcessPoolExecutor(max_workers=max(1, jobs or os.cpu_count() or 1),
                              initializer=isolation.die_with, initargs=(os.getpid(),)) as pool:
-        yield partial(pool.submit, grade_one)
+        yield _Grader(partial(pool.submit, grade_one), example_cache.prepare)
+
+
+def _suites(tasks: list[Task]) -> list[str]:
+    """The check suites of the course's exercises among ``tasks``."""
+    suites = {e.name: e.suite for e in load().exercises}
+    return sorted({suites[t.assignment] for t in tasks if t.assignment in suites})
 
 
 def _stopped(future: Future) -> BaseException | None:
@@ -546,7 +562,7 @@ def _digest(task: Task) -> str | None:
     return hashlib.sha256(each.encode()).hexdigest()
 
 
-def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: Limits,
+def _grade_class(grader: _Grader, submitted: Path, out: Path, force: bool, limits: Limits,
                  progress: Callable[[Iterator, int], Iterator] | None, sandboxed: bool,
                  regrade: Regrade, overrides: dict[Key, Override] | None,
                  gradebook: str | None, course_id: str, book: Book | None,
@@ -567,7 +583,9 @@ def _grade_class(start: Start, submitted: Path, out: Path, force: bool, limits: 
         return regrade.groups if regrade.groups and why[task] == ASKED and old \
             and not old.result.error else None
 
-    futures = {start(task, limits, sandboxed, groups(task)): task for task in todo}
+    if todo:
+        grader.prepare(_suites(todo))
+    futures = {grader.start(task, limits, sandboxed, groups(task)): task for task in todo}
     # Only now, with every grading process started (forked): none inherits a half-done import.
     threading.Thread(target=summary.prepare_picture, daemon=True).start()
     finished = as_completed(futures)

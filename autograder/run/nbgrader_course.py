@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
-
 CONFIG = "nbgrader_config.py"
 
 
@@ -49,6 +47,8 @@ def settings(course: Path):
 
 def in_folder(url: str, folder: Path) -> str:
     """A relative SQLite path is relative to the course folder (as for nbgrader run there)."""
+    from sqlalchemy.engine import make_url
+
     parsed = make_url(url)
     if parsed.drivername.startswith("sqlite") and parsed.database \
             and parsed.database != ":memory:" and not os.path.isabs(parsed.database):

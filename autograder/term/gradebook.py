@@ -34,11 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-
-from sqlalchemy import event
-from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import SAWarning, SQLAlchemyError
-from sqlalchemy.orm import scoped_session, sessionmaker
+from typing import TYPE_CHECKING
 
 from autograder import names, outfolder
 from autograder.escape import for_csv
@@ -53,6 +49,12 @@ from autograder.term.corrections import (
     number,
 )
 from packlab.manifest import Exercise, PlainAssignment, load, plain_assignments
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+# SQLAlchemy (0.2 CPU-s to import) is imported where the gradebook is opened: `packlab grade`
+# of a class outside any nbgrader course asks `find` and never needs it.
 
 
 class NoGradebook(Exception):
@@ -70,6 +72,8 @@ class Target:
 
     def describe(self) -> str:
         """The gradebook in words: its file for SQLite, else its URL without a password."""
+        from sqlalchemy.engine import make_url
+
         url = make_url(self.url)
         if url.drivername.startswith("sqlite") and url.database:
             return str(url.database)
@@ -109,6 +113,8 @@ def in_course(course: Path | None, url: str | None = None) -> Target | None:
     if url is None and settings is None:
         return None
     url = nbgrader_course.in_folder(url or settings.db_url, Path.cwd() if url else course)
+    from sqlalchemy.engine import make_url
+
     target = Target(url, settings.course_id if settings else "", course)
     parsed = make_url(target.url)
     if parsed.drivername.startswith("sqlite") and not Path(parsed.database or "").is_file():
@@ -362,6 +368,8 @@ def _sqlite_savepoints(engine: Engine) -> None:
     """Let SQLite's driver nest savepoints in a transaction SQLAlchemy began (SQLAlchemy's
     documented recipe): left to itself, pysqlite begins no transaction until a write, so
     releasing a row's savepoint would commit everything."""
+    from sqlalchemy import event
+
     for name, listener in (("connect", _no_implicit_begin), ("begin", _begin)):
         if not event.contains(engine, name, listener):
             event.listen(engine, name, listener)
@@ -373,6 +381,8 @@ def one_transaction(gb) -> Iterator[None]:
     committed once at the end: each of its own commits only releases a savepoint and each
     rollback returns to the last one, so one row's error still loses no other. A commit per
     row cost a disk flush and reloading every object nbgrader had read (about 19 ms a row)."""
+    from sqlalchemy.orm import scoped_session, sessionmaker
+
     gb.db.remove()
     if gb.engine.dialect.name == "sqlite":
         _sqlite_savepoints(gb.engine)
@@ -393,6 +403,7 @@ def record(target: Target, submitted: Path, out: Path, rows: list[dict]) -> Writ
     """Write every submission of grades.csv's ``rows`` (graded or not) into the gradebook, in
     one transaction (`one_transaction`)."""
     from nbgrader.api import Gradebook
+    from sqlalchemy.exc import SAWarning, SQLAlchemyError
 
     exercises = {**plain_assignments(), **{e.name: e for e in load().exercises}}
     written = Written()
@@ -485,6 +496,7 @@ def roster(target: Target, entries: list[dict]) -> Rostered:
     """Put each roster entry (`lms.read_roster`: id, name or first_name and last_name, email)
     into the gradebook as nbgrader's student record: formgrader lists them by name."""
     from nbgrader.api import Gradebook, MissingEntry
+    from sqlalchemy.exc import SAWarning
 
     done = Rostered()
     with warnings.catch_warnings(), Gradebook(target.url, target.course_id) as gb:
@@ -539,6 +551,7 @@ def extend(target: Target, exercise: Exercise, student: str, until: datetime,
     (`known_students`) is refused, the close ids named, unless ``new``. Returns the
     extension."""
     from nbgrader.api import Gradebook, MissingEntry
+    from sqlalchemy.exc import SAWarning
 
     with warnings.catch_warnings(), Gradebook(target.url, target.course_id) as gb:
         warnings.simplefilter("ignore", SAWarning)
