@@ -1,6 +1,7 @@
 """Where `make test`'s CPU goes: each process the suite starts, charged to the test that began it.
 
     sudo .venv/bin/python benchmarks/suite_cpu.py [pytest arguments]   # default: the whole suite
+    sudo .venv/bin/python benchmarks/suite_cpu.py --report FOLDER      # an earlier run's records
 
 The suite runs as `make test` runs it (three workers, `--dist loadgroup`, the longest units
 first). The kernel's process accounting (`accton`, Debian's acct package; root only) records
@@ -42,13 +43,19 @@ def _note(kind: str, nodeid: str) -> None:
                               used.ru_utime + used.ru_stime]) + "\n")
 
 
+def _in_worker() -> bool:
+    """In a test worker: xdist's controller gets every worker's test events too, and its own
+    notes would make the workers look like processes a test started."""
+    return LOG in os.environ and "PYTEST_XDIST_WORKER" in os.environ
+
+
 def pytest_runtest_logstart(nodeid: str, location) -> None:
-    if LOG in os.environ:
+    if _in_worker():
         _note("start", nodeid)
 
 
 def pytest_runtest_logfinish(nodeid: str, location) -> None:
-    if LOG in os.environ:
+    if _in_worker():
         _note("end", nodeid)
 
 
@@ -105,6 +112,7 @@ def _unit(nodeid: str) -> str:
 
 def report(rows: list[dict], logs: Path, commands: dict[int, list[tuple[float, str]]]) -> None:
     spans, starts, own = collections.defaultdict(list), {}, collections.Counter()
+    ends: dict[int, float] = {}
     for file in logs.glob("*.jsonl"):
         for line in file.read_text(encoding="utf-8").splitlines():
             kind, pid, when, nodeid, cpu = json.loads(line)
@@ -114,18 +122,36 @@ def report(rows: list[dict], logs: Path, commands: dict[int, list[tuple[float, s
                 began, before = starts.pop((pid, nodeid), (when, cpu))
                 spans[pid].append((began, nodeid))
                 own[nodeid] += cpu - before
+                ends[pid] = max(ends.get(pid, when), when)
     for pid in spans:
         spans[pid].sort()
+    # Pids are reused (pid_max is 32,768 here, and the suite starts more processes than that):
+    # a process is a worker's child only if it began while that worker was running tests.
+    lives = {pid: (tests[0][0] - 1.5, ends[pid] + 1.5) for pid, tests in spans.items()}
+
+    def worker_of(row: dict) -> int | None:
+        life = lives.get(row["ppid"])
+        return row["ppid"] if life and life[0] <= row["began"] <= life[1] else None
+
+    def is_worker(row: dict) -> bool:
+        life = lives.get(row["pid"])
+        return bool(life) and row["began"] <= life[0] + 1.5 \
+            and row["began"] + row["life"] >= life[1] - 1.5
+
     rows_of = collections.defaultdict(list)
     for row in rows:
         rows_of[row["pid"]].append(row)
     by_test, kinds, apart = collections.Counter(own), collections.Counter(), collections.Counter()
     for row in rows:
+        if is_worker(row):  # its CPU in its tests is theirs (``own``), the rest apart
+            apart["(the workers outside their tests)"] += row["cpu"] - sum(
+                own[nodeid] for _, nodeid in spans[row["pid"]])
+            continue
         branch, hops = row, 0
-        while branch and branch["ppid"] not in spans and hops < 40:
+        while branch and worker_of(branch) is None and hops < 40:
             branch, hops = _alive_at(rows_of, branch["ppid"], branch["began"]), hops + 1
-        if branch is None or branch["ppid"] not in spans:
-            apart[row["name"]] += row["cpu"] if row["pid"] not in spans else 0
+        if branch is None or worker_of(branch) is None:
+            apart[row["name"]] += row["cpu"]
             continue
         tests = spans[branch["ppid"]]
         at = bisect.bisect_right([began for began, _ in tests], branch["began"]) - 1
@@ -137,7 +163,7 @@ def report(rows: list[dict], logs: Path, commands: dict[int, list[tuple[float, s
     by_unit = collections.Counter()
     for nodeid, cpu in by_test.items():
         by_unit[_unit(nodeid)] += cpu
-    total = sum(row["cpu"] for row in rows if row["pid"] not in spans) + sum(own.values())
+    total = sum(by_test.values()) + sum(apart.values())
     print(f"CPU-s of every process the run started: {total:,.0f} "
           f"({sum(apart.values()):,.0f} of them in processes whose parent ended first)")
     for title, counts, many in (("By unit of work", by_unit, 30), ("By program", kinds, 15),
@@ -171,10 +197,22 @@ def main(argv: list[str]) -> int:
         subprocess.run(["accton", "off"], capture_output=True)
         done.set()
         watcher.join()
+    (logs / "commands.json").write_text(json.dumps(commands), encoding="utf-8")
     report(_accounted(accounting), logs, commands)
-    shutil.rmtree(logs, ignore_errors=True)
+    print(f"\nThe records are kept in {logs} (`suite_cpu.py --report {logs}` reads them again).")
     return ran.returncode
 
 
+def report_again(logs: Path) -> int:
+    """The report of an earlier run, from the records it kept."""
+    commands = json.loads((logs / "commands.json").read_text(encoding="utf-8")) \
+        if (logs / "commands.json").is_file() else {}
+    report(_accounted(logs / "pacct"), logs,
+           {int(pid): [tuple(seen) for seen in lines] for pid, lines in commands.items()})
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--report"]:
+        raise SystemExit(report_again(Path(sys.argv[2])))
     raise SystemExit(main(sys.argv[1:]))
