@@ -13,18 +13,26 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import leaks
 import nbformat
 import pytest
-from leaks import pytest_configure, pytest_sessionfinish  # noqa: F401 - no process left running
+import scratch
+from leaks import pytest_sessionfinish  # noqa: F401 - no process left running
 from scheduling import (  # noqa: F401 - the longest work first; the ordinary user's tests in turn
     pytest_collection_modifyitems,
     pytest_runtest_setup,
 )
+from scratch import pytest_report_header, pytest_unconfigure  # noqa: F401 - scratch in memory
 
 from packlab.manifest import ROOT, Exercise, load
 
 COURSE = load()
 EXERCISES = COURSE.exercises
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    leaks.pytest_configure(config)
+    scratch.configure(config)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
