@@ -22,6 +22,7 @@ import pytest
 MEMORY = Path("/dev/shm")
 ROOM = 2 << 30  # bytes free it needs there (a whole run peaked at 795 MiB)
 OWN = "PACKLAB_TEST_SCRATCH"  # the folder this session made (and removes)
+_said = pytest.StashKey[str]()  # the header's line: where the scratch files are, and why
 
 
 def _tmpfs(folder: Path) -> bool:
@@ -56,8 +57,6 @@ def configure(config: pytest.Config) -> None:
     config.stash[_said] = (f"scratch files: {tempfile.gettempdir()}"
                            + (f" (not in memory: {why})" if why else " (in memory)"))
 
-
-_said = pytest.StashKey[str]()
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

@@ -47,16 +47,21 @@ def sources() -> Iterator[tuple[Path, Path]]:
             yield path.relative_to(root.parent), path
 
 
+def digest(head: str, files: Iterable[tuple[object, Path]]) -> str:
+    """A SHA-256 of ``head`` and of each (name, path) in ``files``: the name, then the bytes."""
+    hashed = hashlib.sha256(head.encode())
+    for name, path in files:
+        hashed.update(f"\0{name}\0".encode())
+        hashed.update(path.read_bytes())
+    return hashed.hexdigest()
+
+
 @cache
 def key() -> str:
     """A digest of what the examples depend on: the grader's code, Hypothesis and Python."""
-    digest = hashlib.sha256(f"{FORMAT}\0{version('hypothesis')}\0"
-                            f"{platform.python_implementation()} {platform.python_version()}"
-                            .encode())
-    for name, path in sources():
-        digest.update(f"\0{name}\0".encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:32]
+    return digest(f"{FORMAT}\0{version('hypothesis')}\0"
+                  f"{platform.python_implementation()} {platform.python_version()}",
+                  sources())[:32]
 
 
 def property_checks(name: str, suite: Suite) -> Iterator[tuple[str, Examples]]:

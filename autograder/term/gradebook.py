@@ -111,10 +111,10 @@ def in_course(course: Path | None, url: str | None = None) -> Target | None:
     """The gradebook ``url``, else that of the nbgrader course folder ``course`` (or None)."""
     settings = nbgrader_course.settings(course) if course else None
     if url is None and settings is None:
-        return None
-    url = nbgrader_course.in_folder(url or settings.db_url, Path.cwd() if url else course)
+        return None  # before SQLAlchemy is imported: the usual `packlab grade` stops here
     from sqlalchemy.engine import make_url
 
+    url = nbgrader_course.in_folder(url or settings.db_url, Path.cwd() if url else course)
     target = Target(url, settings.course_id if settings else "", course)
     parsed = make_url(target.url)
     if parsed.drivername.startswith("sqlite") and not Path(parsed.database or "").is_file():

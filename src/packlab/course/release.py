@@ -13,7 +13,6 @@ again and compared byte for byte, as before.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import platform
@@ -59,32 +58,27 @@ def _files(folder: Path) -> Iterator[tuple[str, Path]]:
             yield str(path.relative_to(folder)), path
 
 
-def _digest(named: Iterator[tuple[str, Path]], *also: str) -> str:
-    digest = hashlib.sha256("\0".join(also).encode())
-    for name, path in named:
-        digest.update(f"\0{name}\0".encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def made_from(name: str, course_dir: Path) -> str:
     """A digest of what the release of ``name`` is made from: its solution folder, the course's
     nbgrader_config.py and course.toml, the code that grades (`example_cache.sources`: the
     release preprocessor and the starters it puts in among it) and the versions of Python,
     nbgrader, nbconvert and nbformat."""
-    from autograder.checks.example_cache import sources
+    from autograder.checks.example_cache import digest, sources
 
     course = course_dir.resolve()
-    return _digest(
-        (*((f"solutions/{n}", p) for n, p in _files(course / "solutions" / name)),
+    return digest(
+        "\0".join([platform.python_version(),
+                   *(version(p) for p in ("nbgrader", "nbconvert", "nbformat"))]),
+        [*((f"solutions/{n}", p) for n, p in _files(course / "solutions" / name)),
          *((n, course / n) for n in ("nbgrader_config.py", "course.toml")
            if (course / n).is_file()),
-         *((str(n), p) for n, p in sources())),
-        platform.python_version(), *(version(p) for p in ("nbgrader", "nbconvert", "nbformat")))
+         *sources()])
 
 
 def _made(name: str, course_dir: Path) -> str:
-    return _digest(_files(course_dir.resolve() / "exercises" / name))
+    from autograder.checks.example_cache import digest
+
+    return digest("", _files(course_dir.resolve() / "exercises" / name))
 
 
 def _record(name: str, course_dir: Path) -> None:
