@@ -92,9 +92,11 @@ def context(lab):
 
 @pytest.fixture(scope="module")
 def lab_page(context, lab):
-    """One JupyterLab page, in a workspace of its own, for the tests that open one notebook
-    after another in it (`opened`), as a learner does from the file browser: JupyterLab is
-    loaded once instead of once per notebook (issue 38)."""
+    """One JupyterLab page, in a workspace of its own, in which the tests open one notebook
+    after another (`opened`), as a learner does from the file browser: JupyterLab is loaded
+    once for the module instead of once per notebook (issue 38: a page load cost Chromium
+    several CPU-seconds here). Only the news prompt's test loads a page of its own, since the
+    prompt would show on a page's first load."""
     page = context.new_page()
     page.goto(lab.url(f"/lab/workspaces/page-{secrets.token_hex(6)}"))
     page.wait_for_function("() => window.jupyterapp !== undefined")
@@ -126,12 +128,22 @@ def opened(page, notebook: str):
         page.wait_for_function(ALL_CLOSED)
 
 
-def open_and_run_all(context, lab, notebook: str, before=None):
-    """Open ``notebook`` in a JupyterLab page of its own and `run_all` of it."""
-    page = context.new_page()
-    page.goto(lab.notebook(notebook))
-    run_all(page, lab, notebook, before)
-    return page
+@contextlib.contextmanager
+def ready(page, lab, notebook: str):
+    """``notebook`` `opened` in ``page`` (lab_page), once all its cells show and its kernel is
+    idle."""
+    with opened(page, notebook):
+        cells = len(nbformat.read(lab.folder / notebook, as_version=4).cells)
+        page.wait_for_function(NOTEBOOK_READY, arg=cells)
+        yield page
+
+
+@contextlib.contextmanager
+def opened_and_run_all(page, lab, notebook: str, before=None):
+    """``notebook`` `opened` in ``page`` (lab_page), after `run_all` of it."""
+    with opened(page, notebook):
+        run_all(page, lab, notebook, before)
+        yield page
 
 
 def run_all(page, lab, notebook: str, before=None) -> None:
@@ -301,7 +313,7 @@ def check_held_key(view, expected, name: str, presses: int = 12) -> None:
     assert readout == start, f"{presses} presses down and up should end where they began"
 
 
-def test_lesson_02_budget_slider_follows_the_budget(context, lab):
+def test_lesson_02_budget_slider_follows_the_budget(lab_page, lab):
     from packlab.packing.examples import chat_parts
     from packlab.views.widgets import budget_slider
 
@@ -318,32 +330,33 @@ def test_lesson_02_budget_slider_follows_the_budget(context, lab):
         return list(expected.state.taken) != initial_taken
 
     notebook = "lessons/02-priority-then-greedy.ipynb"
-    page = open_and_run_all(context, lab, notebook, before=folded_before_run_all(lab, notebook))
-    check_folded(page, lab, notebook, ran=True)  # issue 29, sharing this lesson's Run All
-    cell, view = view_in(page, "budget_slider(chat_parts())")
-    check_view_follows_slider(cell, view, expected_for, changed, "lesson02-budget-slider")
-    page.screenshot(path=screenshot_path("lesson02-jupyterlab"))
+    with opened_and_run_all(lab_page, lab, notebook,
+                            before=folded_before_run_all(lab, notebook)) as page:
+        check_folded(page, lab, notebook, ran=True)  # issue 29, sharing this lesson's Run All
+        cell, view = view_in(page, "budget_slider(chat_parts())")
+        check_view_follows_slider(cell, view, expected_for, changed, "lesson02-budget-slider")
+        page.screenshot(path=screenshot_path("lesson02-jupyterlab"))
 
-    def drawn(readout: str) -> tuple[str, bytes]:
-        expected.slider.value = int(readout)
-        return plain(expected.summary.value), bytes(expected.image.value)
+        def drawn(readout: str) -> tuple[str, bytes]:
+            expected.slider.value = int(readout)
+            return plain(expected.summary.value), bytes(expected.image.value)
 
-    check_held_key(view, drawn, "lesson02-budget-slider")
-    # Issue 20: the slider is named by its visible label, the plot has an alt saying what it
-    # shows, and axe-core finds nothing serious in the lesson: its text and every output. (The
-    # code editors and the notebook's scrolling list are JupyterLab's own, and have two
-    # upstream violations: CodeMirror's unnamed textbox, the windowed list's missing children.)
-    handle = view.locator(".widget-slider .noUi-handle")
-    assert handle.evaluate("h => document.getElementById(h.getAttribute('aria-labelledby'))"
-                           ".textContent.trim()") == "budget"
-    assert "taken or skipped" in view.locator("img.widget-image").get_attribute("alt")
-    lesson = ".jp-NotebookPanel:not(.lm-mod-hidden)"
-    problems = serious_violations(page, f"{lesson} .jp-OutputArea", f"{lesson} .jp-MarkdownOutput")
-    assert not problems, "axe-core in JupyterLab, lesson 02:\n" + "\n".join(problems)
-    page.close()
+        check_held_key(view, drawn, "lesson02-budget-slider")
+        # Issue 20: the slider is named by its visible label, the plot has an alt saying what it
+        # shows, and axe-core finds nothing serious in the lesson: its text and every output. (The
+        # code editors and the notebook's scrolling list are JupyterLab's own, and have two
+        # upstream violations: CodeMirror's unnamed textbox, the windowed list's missing children.)
+        handle = view.locator(".widget-slider .noUi-handle")
+        assert handle.evaluate("h => document.getElementById(h.getAttribute('aria-labelledby'))"
+                               ".textContent.trim()") == "budget"
+        assert "taken or skipped" in view.locator("img.widget-image").get_attribute("alt")
+        lesson = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+        problems = serious_violations(page, f"{lesson} .jp-OutputArea",
+                                      f"{lesson} .jp-MarkdownOutput")
+        assert not problems, "axe-core in JupyterLab, lesson 02:\n" + "\n".join(problems)
 
 
-def test_lesson_04_drop_curve_follows_the_budget(context, lab):
+def test_lesson_04_drop_curve_follows_the_budget(lab_page, lab):
     from packlab.packing.examples import docs_corpus
     from packlab.views.widgets import drop_curve_view
 
@@ -359,17 +372,17 @@ def test_lesson_04_drop_curve_follows_the_budget(context, lab):
         return list(expected.state.lost) != initial_lost
 
     notebook = "lessons/04-honest-accounting.ipynb"
-    page = open_and_run_all(context, lab, notebook, before=folded_before_run_all(lab, notebook))
-    check_folded(page, lab, notebook, ran=True)  # issue 29, sharing this lesson's Run All
-    cell, view = view_in(page, "drop_curve_view(docs_corpus(30))")
-    check_view_follows_slider(cell, view, expected_for, changed, "lesson04-drop-curve")
+    with opened_and_run_all(lab_page, lab, notebook,
+                            before=folded_before_run_all(lab, notebook)) as page:
+        check_folded(page, lab, notebook, ran=True)  # issue 29, sharing this lesson's Run All
+        cell, view = view_in(page, "drop_curve_view(docs_corpus(30))")
+        check_view_follows_slider(cell, view, expected_for, changed, "lesson04-drop-curve")
 
-    def drawn(readout: str) -> tuple[str, bytes]:
-        expected.slider.value = int(readout)
-        return plain(expected.summary.value), bytes(expected.image.value)
+        def drawn(readout: str) -> tuple[str, bytes]:
+            expected.slider.value = int(readout)
+            return plain(expected.summary.value), bytes(expected.image.value)
 
-    check_held_key(view, drawn, "lesson04-drop-curve", presses=6)
-    page.close()
+        check_held_key(view, drawn, "lesson04-drop-curve", presses=6)
 
 
 # What the learner's screen shows: menus, side-bar tabs, the notebook's toolbar and pop-ups.
@@ -408,7 +421,7 @@ def test_learners_see_no_instructor_tools_and_no_news_prompt(context, lab):
         shown["disabled"]), shown["disabled"]
 
 
-def test_the_visible_check_says_the_starter_is_not_written_yet(context, lab):
+def test_the_visible_check_says_the_starter_is_not_written_yet(lab_page, lab):
     """A learner who runs exercise 02 as handed out reads, in the visible test cell's output,
     that the function is not written yet. (The handed-out copy is put back first: another test
     of this module writes a wrong answer into it.)"""
@@ -416,18 +429,14 @@ def test_the_visible_check_says_the_starter_is_not_written_yet(context, lab):
 
     copy = workspace.fresh_copy(lab.folder, COURSE.exercise("02").release)
     notebook = str(copy.relative_to(lab.folder))
-    page = context.new_page()
-    page.goto(lab.notebook(notebook))
-    page.wait_for_function(NOTEBOOK_READY,
-                           arg=len(nbformat.read(lab.folder / notebook, as_version=4).cells))
-    run_all_cells(page, page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"))
-    cell = page.locator(".jp-CodeCell").filter(has_text='"visible")')
-    output = cell.locator(".jp-OutputArea-output")
-    output.first.wait_for(timeout=2 * WAIT_MS)
-    cell.scroll_into_view_if_needed()
-    text = " ".join(output.all_inner_texts())
-    cell.screenshot(path=screenshot_path("issue10-after-not-written-yet"))
-    page.close()
+    with ready(lab_page, lab, notebook) as page:
+        run_all_cells(page, page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"))
+        cell = page.locator(".jp-CodeCell").filter(has_text='"visible")')
+        output = cell.locator(".jp-OutputArea-output")
+        output.first.wait_for(timeout=2 * WAIT_MS)
+        cell.scroll_into_view_if_needed()
+        text = " ".join(output.all_inner_texts())
+        cell.screenshot(path=screenshot_path("issue10-after-not-written-yet"))
     # The report shows its `code` spans as code: no backtick is left for the learner to decode.
     assert "pack is not written yet: replace raise NotImplementedError with your code." in text
     assert "`" not in text
@@ -436,7 +445,7 @@ def test_the_visible_check_says_the_starter_is_not_written_yet(context, lab):
     assert "Traceback" not in text
 
 
-def test_a_quiz_explains_nothing_before_check_and_says_right_once(context, lab):
+def test_a_quiz_explains_nothing_before_check_and_says_right_once(lab_page, lab):
     """Issue 10: the learner commits first; Check then explains the pick, with "Right" once."""
     from test_quiz import leaked, plain
 
@@ -444,38 +453,34 @@ def test_a_quiz_explains_nothing_before_check_and_says_right_once(context, lab):
 
     question = questions()["03-one-line-fix"]
     notebook = "lessons/03-the-early-stop-trap.ipynb"
-    page = context.new_page()
-    page.goto(lab.notebook(notebook))
-    cells = len(nbformat.read(lab.folder / notebook, as_version=4).cells)
-    page.wait_for_function(NOTEBOOK_READY, arg=cells)
-    # Run only the cell that imports quiz, then the quiz's own cell (Ctrl+Enter in each).
-    for source in ("from packlab.course.quiz import quiz", f'quiz("{question.id}")'):
-        # Only the open lesson's cells: tabs restored from earlier tests hide theirs.
-        cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").filter(
-            has_text=source)
-        assert cell.count() == 1, f"no single cell with {source!r} in lesson 03"
-        cell.scroll_into_view_if_needed()
-        cell.locator(".jp-InputArea-editor").click()
-        page.keyboard.press("Control+Enter")
-    view = cell.locator(".jp-OutputArea-output .packlab-quiz").first
-    view.locator("button", has_text="Check").wait_for()
-    cell.screenshot(path=screenshot_path("issue10-lab-quiz-unchecked"))
-    before = page.content()
-    assert not leaked(before) and "answer=" not in before, "the page explains before Check"
-    feedback = view.locator(".packlab-quiz-verdict")
-    for option in sorted(question.options, key=lambda o: o.right):  # a wrong pick, then right
-        view.locator("label", has_text=option.text.replace("`", "")).click()
-        view.locator("button", has_text="Check").click()
-        verdict = "Right." if option.right else "Not quite."
-        # Wait for this pick's explanation: the previous pick's verdict may still be shown.
-        feedback.filter(has_text=plain(option.why)[:20]).wait_for()
-        assert verdict in feedback.inner_text()
-        assert plain(option.why) in plain(feedback.inner_text())
-        assert leaked(page.content()) == [option.why], "Check explains the pick, nothing else"
-        shown = feedback.inner_text()
-        assert shown.count("Right") == option.right + option.why.count("Right"), shown
-    cell.screenshot(path=screenshot_path("issue10-lab-quiz-checked"))
-    page.close()
+    with ready(lab_page, lab, notebook) as page:
+        # Run only the cell that imports quiz, then the quiz's own cell (Ctrl+Enter in each).
+        for source in ("from packlab.course.quiz import quiz", f'quiz("{question.id}")'):
+            # Only the open lesson's cells: tabs restored from earlier tests hide theirs.
+            cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").filter(
+                has_text=source)
+            assert cell.count() == 1, f"no single cell with {source!r} in lesson 03"
+            cell.scroll_into_view_if_needed()
+            cell.locator(".jp-InputArea-editor").click()
+            page.keyboard.press("Control+Enter")
+        view = cell.locator(".jp-OutputArea-output .packlab-quiz").first
+        view.locator("button", has_text="Check").wait_for()
+        cell.screenshot(path=screenshot_path("issue10-lab-quiz-unchecked"))
+        before = page.content()
+        assert not leaked(before) and "answer=" not in before, "the page explains before Check"
+        feedback = view.locator(".packlab-quiz-verdict")
+        for option in sorted(question.options, key=lambda o: o.right):  # a wrong pick, then right
+            view.locator("label", has_text=option.text.replace("`", "")).click()
+            view.locator("button", has_text="Check").click()
+            verdict = "Right." if option.right else "Not quite."
+            # Wait for this pick's explanation: the previous pick's verdict may still be shown.
+            feedback.filter(has_text=plain(option.why)[:20]).wait_for()
+            assert verdict in feedback.inner_text()
+            assert plain(option.why) in plain(feedback.inner_text())
+            assert leaked(page.content()) == [option.why], "Check explains the pick, nothing else"
+            shown = feedback.inner_text()
+            assert shown.count("Right") == option.right + option.why.count("Right"), shown
+        cell.screenshot(path=screenshot_path("issue10-lab-quiz-checked"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -553,46 +558,49 @@ def executed_elsewhere(lab, name: str) -> str:
     return name
 
 
-def open_saved(context, lab, notebook: str):
-    page = context.new_page()
-    page.goto(lab.notebook(notebook))
-    cells = len(nbformat.read(lab.folder / notebook, as_version=4).cells)
-    page.wait_for_function(NOTEBOOK_READY, arg=cells)
-    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden):visible details summary").first.wait_for()
-    page.wait_for_function(BOXES_SHOWN, arg=2, timeout=WAIT_MS)  # every output rendered
-    return page
+@contextlib.contextmanager
+def reopened(page, lab, notebook: str):
+    """The saved ``notebook`` `ready` in ``page`` (lab_page) with its two outputs rendered."""
+    with ready(page, lab, notebook):
+        page.locator(".jp-NotebookPanel:not(.lm-mod-hidden):visible details summary"
+                     ).first.wait_for()
+        page.wait_for_function(BOXES_SHOWN, arg=2, timeout=WAIT_MS)  # every output rendered
+        yield page
 
 
-def test_a_predict_cells_answer_stays_folded_after_run_all_and_reopening(context, lab):
-    """Run All shows each %%reveal cell's answer folded; saved and reopened (trusted, from
-    JupyterLab's own save) it is still folded, and so it is in an untrusted notebook (executed
-    elsewhere: JupyterLab sanitizes its HTML)."""
+def test_a_predict_cells_answer_stays_folded_after_run_all_and_reopening(lab_page, lab):
+    """Run All shows each %%reveal cell's answer folded; saved, closed and reopened (trusted,
+    from JupyterLab's own save) it is still folded, and so it is in an untrusted notebook
+    (executed elsewhere: JupyterLab sanitizes its HTML)."""
     nbformat.write(reveal_notebook(), lab.folder / "reveal-check.ipynb")
-    page = open_and_run_all(context, lab, "reveal-check.ipynb")
-    assert_all_folded(page, "after Run All")
-    page.screenshot(path=screenshot_path("issue20-lab-reveal-after-run-all"))
-    page.keyboard.press("Control+s")
-    saved = lab.folder / "reveal-check.ipynb"
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while not has_outputs(saved):
-        assert time.monotonic() < deadline, "JupyterLab did not save the notebook"
-        time.sleep(0.2)
-    page.close()
+    with opened_and_run_all(lab_page, lab, "reveal-check.ipynb") as page:
+        assert_all_folded(page, "after Run All")
+        page.screenshot(path=screenshot_path("issue20-lab-reveal-after-run-all"))
+        page.keyboard.press("Control+s")
+        saved = lab.folder / "reveal-check.ipynb"
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while not has_outputs(saved):
+            assert time.monotonic() < deadline, "JupyterLab did not save the notebook"
+            time.sleep(0.2)
 
-    page = open_saved(context, lab, "reveal-check.ipynb")
-    assert_all_folded(page, "reopened")
-    page.close()
+    with reopened(lab_page, lab, "reveal-check.ipynb") as page:
+        assert_all_folded(page, "reopened")
 
-    page = open_saved(context, lab, executed_elsewhere(lab, "reveal-untrusted.ipynb"))
-    assert_all_folded(page, "untrusted")
-    page.screenshot(path=screenshot_path("issue20-lab-reveal-untrusted"))
-    page.close()
+    with reopened(lab_page, lab, executed_elsewhere(lab, "reveal-untrusted.ipynb")) as page:
+        assert_all_folded(page, "untrusted")
+        page.screenshot(path=screenshot_path("issue20-lab-reveal-untrusted"))
 
 
-def test_a_folded_answer_opens_on_click_and_by_keyboard(context, lab):
+def test_a_folded_answer_opens_on_click_and_by_keyboard(lab_page, lab):
     """The summary is the button: a click opens and closes it; so do Enter and Space on it,
     without JupyterLab taking the key (Enter would otherwise edit the cell)."""
-    page = open_saved(context, lab, executed_elsewhere(lab, "reveal-keys.ipynb"))
+    with reopened(lab_page, lab, executed_elsewhere(lab, "reveal-keys.ipynb")) as page:
+        click_and_keys(page)
+
+
+def click_and_keys(page) -> None:
+    """The first folded answer of the notebook in front opened and closed by a click, then by
+    Enter and by Space on its summary."""
     # The notebook on screen: a tab JupyterLab restores from an earlier test can still lack
     # lm-mod-hidden for a while, though it is not shown (its summary then is "not visible").
     panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden):visible")
@@ -616,7 +624,6 @@ def test_a_folded_answer_opens_on_click_and_by_keyboard(context, lab):
             f"{key} on the summary put JupyterLab in edit mode"
         summary.press(key)
         answer.wait_for(state="hidden")
-    page.close()
 
 
 # Issue 20: the quiz is a radio group named by its question, run by the keyboard, read out.
@@ -637,45 +644,41 @@ ACTIVE_CELL = """() => [...document.querySelectorAll(
     .findIndex(c => c.classList.contains('jp-mod-active'))"""
 
 
-def test_the_quiz_is_a_named_radio_group_run_by_the_keyboard(context, lab):
+def test_the_quiz_is_a_named_radio_group_run_by_the_keyboard(lab_page, lab):
     """Issue 20: the radios had no group, no name, no legend; ArrowDown on an option moved to the
     next notebook cell; the verdict was never read out; backticks showed as typed."""
     from packlab.course.quiz import questions
 
     question = questions()["03-one-line-fix"]  # its options hold code in backticks
     notebook = "lessons/03-the-early-stop-trap.ipynb"
-    page = context.new_page()
-    page.goto(lab.notebook(notebook))
-    cells = len(nbformat.read(lab.folder / notebook, as_version=4).cells)
-    page.wait_for_function(NOTEBOOK_READY, arg=cells)
-    for source in ("from packlab.course.quiz import quiz", f'quiz("{question.id}")'):
-        cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").filter(
-            has_text=source)
-        cell.scroll_into_view_if_needed()
-        cell.locator(".jp-InputArea-editor").click()
-        page.keyboard.press("Control+Enter")
-    quiz = cell.locator(".jp-OutputArea-output .packlab-quiz").first
-    quiz.locator("button", has_text="Check").wait_for()
-    roles = quiz.evaluate(QUIZ_ROLES)
-    assert roles["question"] and roles["question"].startswith(question.question[:30]), roles
-    assert roles["radios"] == len(question.options) and len(roles["names"]) == 1, roles
-    assert roles["names"][0] and roles["labelled"] and roles["live"] == "polite", roles
-    assert roles["code"] >= 1 and not roles["backticks"], roles
+    with ready(lab_page, lab, notebook) as page:
+        for source in ("from packlab.course.quiz import quiz", f'quiz("{question.id}")'):
+            cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").filter(
+                has_text=source)
+            cell.scroll_into_view_if_needed()
+            cell.locator(".jp-InputArea-editor").click()
+            page.keyboard.press("Control+Enter")
+        quiz = cell.locator(".jp-OutputArea-output .packlab-quiz").first
+        quiz.locator("button", has_text="Check").wait_for()
+        roles = quiz.evaluate(QUIZ_ROLES)
+        assert roles["question"] and roles["question"].startswith(question.question[:30]), roles
+        assert roles["radios"] == len(question.options) and len(roles["names"]) == 1, roles
+        assert roles["names"][0] and roles["labelled"] and roles["live"] == "polite", roles
+        assert roles["code"] >= 1 and not roles["backticks"], roles
 
-    first = quiz.locator("input[type=radio]").first
-    first.click()
-    active = page.evaluate(ACTIVE_CELL)
-    for expected in (1, 2):
-        page.keyboard.press("ArrowDown")
-        assert quiz.evaluate(CHECKED) == expected, "ArrowDown did not move to the next option"
-        assert page.evaluate(ACTIVE_CELL) == active, "ArrowDown moved to another notebook cell"
-    page.keyboard.press("ArrowUp")
-    assert quiz.evaluate(CHECKED) == 1
-    page.keyboard.press("Tab")  # to Check
-    page.keyboard.press("Enter")
-    quiz.locator(".packlab-quiz-verdict", has_text=re.compile("Right|Not quite")).wait_for()
-    cell.screenshot(path=screenshot_path("issue20-lab-quiz-keyboard"))
-    page.close()
+        first = quiz.locator("input[type=radio]").first
+        first.click()
+        active = page.evaluate(ACTIVE_CELL)
+        for expected in (1, 2):
+            page.keyboard.press("ArrowDown")
+            assert quiz.evaluate(CHECKED) == expected, "ArrowDown did not move to the next option"
+            assert page.evaluate(ACTIVE_CELL) == active, "ArrowDown moved to another notebook cell"
+        page.keyboard.press("ArrowUp")
+        assert quiz.evaluate(CHECKED) == 1
+        page.keyboard.press("Tab")  # to Check
+        page.keyboard.press("Enter")
+        quiz.locator(".packlab-quiz-verdict", has_text=re.compile("Right|Not quite")).wait_for()
+        cell.screenshot(path=screenshot_path("issue20-lab-quiz-keyboard"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -864,7 +867,7 @@ def test_every_lesson_and_exercise_opens_without_unsaved_changes(lab_page, lab):
     assert not dirty, f"opened with unsaved changes: {dirty}"
 
 
-def test_a_wrong_answer_run_all_reaches_the_slider_with_the_learners_bar(context, lab):
+def test_a_wrong_answer_run_all_reaches_the_slider_with_the_learners_bar(lab_page, lab):
     """Issue 29: a failing test cell raised, so Run All stopped there and the slider under it
     never ran. Now the check says why (its code spans set as code), Run All goes on, and the
     slider shows the learner's own (wrong) packer: the break bug's summary, not greedy's."""
@@ -886,26 +889,25 @@ def test_a_wrong_answer_run_all_reaches_the_slider_with_the_learners_bar(context
     mine, right = pack_beside(chat_parts(), packer=scope["pack"]), pack_beside(chat_parts(), greedy)
     assert plain(mine.summary.value) != plain(right.summary.value)
 
-    page = open_and_run_all(context, lab, str(copy.relative_to(lab.folder)))
-    check = page.locator(".jp-CodeCell").filter(has_text='run_tests("02-greedy-pack"')
-    report = check.locator(".jp-OutputArea-output .packlab-report")
-    report.wait_for()
-    assert "checks failed" in report.inner_text()
-    assert report.locator("code").count() and "`" not in report.inner_text()
-    note = check.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
-    assert " ".join(note.inner_text().split()) == FAILED_NOTE
-    assert not check.locator(".jp-OutputArea-output[data-mime-type*='error']").count()
+    with opened_and_run_all(lab_page, lab, str(copy.relative_to(lab.folder))) as page:
+        check = page.locator(".jp-CodeCell").filter(has_text='run_tests("02-greedy-pack"')
+        report = check.locator(".jp-OutputArea-output .packlab-report")
+        report.wait_for()
+        assert "checks failed" in report.inner_text()
+        assert report.locator("code").count() and "`" not in report.inner_text()
+        note = check.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
+        assert " ".join(note.inner_text().split()) == FAILED_NOTE
+        assert not check.locator(".jp-OutputArea-output[data-mime-type*='error']").count()
 
-    cell, view = view_in(page, "pack_beside(chat_parts()")
-    view.scroll_into_view_if_needed()
-    cell.screenshot(path=screenshot_path("issue29-wrong-answer-slider"))
-    assert budget_of(view) == mine.slider.value
-    wait_for_text(view.locator(".widget-html-content"), plain(mine.summary.value))
-    assert image_bytes(view)["png"]
-    page.close()
+        cell, view = view_in(page, "pack_beside(chat_parts()")
+        view.scroll_into_view_if_needed()
+        cell.screenshot(path=screenshot_path("issue29-wrong-answer-slider"))
+        assert budget_of(view) == mine.slider.value
+        wait_for_text(view.locator(".widget-html-content"), plain(mine.summary.value))
+        assert image_bytes(view)["png"]
 
 
-def test_exercise_03s_slider_names_what_the_break_loses_beside_the_lesson(context, lab):
+def test_exercise_03s_slider_names_what_the_break_loses_beside_the_lesson(lab_page, lab):
     """Issue 36 item 4: exercise 03, as handed out (the packer that breaks instead of
     continuing), ends with the learner's packer beside the lesson's. Moved by the keyboard, the
     view names the difference at each budget in words (a live region), marks it ≠ in the
@@ -931,28 +933,27 @@ def test_exercise_03s_slider_names_what_the_break_loses_beside_the_lesson(contex
         return expected.difference not in (None, first)
 
     copy = workspace.learner_copy(lab.folder, exercise.release)
-    page = open_and_run_all(context, lab, str(copy.relative_to(lab.folder)))
-    cell, view = view_in(page, "pack_beside(chat_parts()")
-    summary = view.locator(".widget-html-content").first
-    live = summary.locator('[role="status"][aria-live="polite"]')
-    wait_for_text(summary, expected_for(budget_of(view)))
-    assert "only the lesson's keeps" in live.inner_text()
-    assert "Yours differs from the lesson's at" in shown(summary)
-    before = image_bytes(view)
-    budget, wanted = slide_until(view, expected_for, changed)
-    wait_for_text(summary, wanted)
-    after = wait_for_new_image(view, before)
-    cell.screenshot(path=screenshot_path("issue36-exercise03-beside"))
-    expected.slider.value = budget
-    said = expected.difference
-    assert said.startswith(f"At budget {budget}, only the lesson's keeps")
-    assert " ".join(live.inner_text().split()) == said
-    assert after["hash"] != before["hash"] and after["hash"] == fnv(expected.image.value)
-    handle = view.locator(".widget-slider .noUi-handle")
-    assert handle.evaluate("h => document.getElementById(h.getAttribute('aria-labelledby'))"
-                           ".textContent.trim()") == "budget"
-    assert "marked ≠" in view.locator("img.widget-image").get_attribute("alt")
-    page.close()
+    with opened_and_run_all(lab_page, lab, str(copy.relative_to(lab.folder))) as page:
+        cell, view = view_in(page, "pack_beside(chat_parts()")
+        summary = view.locator(".widget-html-content").first
+        live = summary.locator('[role="status"][aria-live="polite"]')
+        wait_for_text(summary, expected_for(budget_of(view)))
+        assert "only the lesson's keeps" in live.inner_text()
+        assert "Yours differs from the lesson's at" in shown(summary)
+        before = image_bytes(view)
+        budget, wanted = slide_until(view, expected_for, changed)
+        wait_for_text(summary, wanted)
+        after = wait_for_new_image(view, before)
+        cell.screenshot(path=screenshot_path("issue36-exercise03-beside"))
+        expected.slider.value = budget
+        said = expected.difference
+        assert said.startswith(f"At budget {budget}, only the lesson's keeps")
+        assert " ".join(live.inner_text().split()) == said
+        assert after["hash"] != before["hash"] and after["hash"] == fnv(expected.image.value)
+        handle = view.locator(".widget-slider .noUi-handle")
+        assert handle.evaluate("h => document.getElementById(h.getAttribute('aria-labelledby'))"
+                               ".textContent.trim()") == "budget"
+        assert "marked ≠" in view.locator("img.widget-image").get_attribute("alt")
     shut_down_kernels(lab)
 
 
@@ -973,7 +974,7 @@ def run_cells(page, sources: list[str]):
     return cell
 
 
-def test_a_predict_answer_opens_only_after_a_prediction_with_a_verdict(context, lab):
+def test_a_predict_answer_opens_only_after_a_prediction_with_a_verdict(lab_page, lab):
     """Lesson 01's coding-assistant question: its answer cannot be opened before the learner
     commits; an incomplete prediction is refused; typed and committed by keyboard (labelled
     fields, Enter), it says which part matched and why, in a live region, locks, opens the
@@ -982,59 +983,55 @@ def test_a_predict_answer_opens_only_after_a_prediction_with_a_verdict(context, 
 
     question = find("01-coding-assistant")
     notebook = "lessons/01-the-window-is-finite.ipynb"
-    page = context.new_page()
-    page.goto(lab.notebook(notebook))
-    page.wait_for_function(NOTEBOOK_READY,
-                           arg=len(nbformat.read(lab.folder / notebook, as_version=4).cells))
-    cell = run_cells(page, ["%load_ext packlab.course.reveal", "%%reveal 01-coding-assistant"])
-    view = cell.locator(".jp-OutputArea-output .packlab-predict").first
-    commit = view.locator("button", has_text="Commit my prediction")
-    commit.wait_for()
-    assert view.locator("button", has_text="Presenter").count() == 0  # a learner's session
-    answer = view.locator(".packlab-predict-answer")
-    text = cell.locator(".jp-OutputArea").inner_text()
-    assert answer.is_hidden() and "575" not in text and "1425 575" not in page.content()
-    assert "If you said 1,425" not in page.content()
-    cell.screenshot(path=screenshot_path(f"{WALK}-1-asked"))
+    with ready(lab_page, lab, notebook) as page:
+        cell = run_cells(page, ["%load_ext packlab.course.reveal", "%%reveal 01-coding-assistant"])
+        view = cell.locator(".jp-OutputArea-output .packlab-predict").first
+        commit = view.locator("button", has_text="Commit my prediction")
+        commit.wait_for()
+        assert view.locator("button", has_text="Presenter").count() == 0  # a learner's session
+        answer = view.locator(".packlab-predict-answer")
+        text = cell.locator(".jp-OutputArea").inner_text()
+        assert answer.is_hidden() and "575" not in text and "1425 575" not in page.content()
+        assert "If you said 1,425" not in page.content()
+        cell.screenshot(path=screenshot_path(f"{WALK}-1-asked"))
 
-    commit.click()  # nothing given yet
-    verdict = view.locator(".packlab-predict-verdict")
-    verdict.filter(has_text="Answer every part first").wait_for()
-    assert verdict.get_attribute("aria-live") == "polite" and answer.is_hidden()
+        commit.click()  # nothing given yet
+        verdict = view.locator(".packlab-predict-verdict")
+        verdict.filter(has_text="Answer every part first").wait_for()
+        assert verdict.get_attribute("aria-live") == "polite" and answer.is_hidden()
 
-    fields = view.locator("input[type=text]")
-    assert fields.count() == len(question.asks)
-    labels = fields.evaluate_all("fields => fields.map(f => f.labels[0].innerText.trim())")
-    assert labels == ["The first number printed (used):", "The second number printed (remaining):"]
-    fields.first.focus()
-    page.keyboard.type("1,425")
-    page.keyboard.press("Tab")
-    page.keyboard.type("600")
-    cell.screenshot(path=screenshot_path(f"{WALK}-2-typed"))
-    page.keyboard.press("Enter")
-    verdict.filter(has_text="Does not match").wait_for()
-    said = " ".join(verdict.inner_text().split())
-    assert "✓ Matches. The first number printed (used): You said 1,425" in said, said
-    assert "✗ Does not match. The second number printed (remaining): You said 600; the " \
-           "answer is 575. The budget minus what was used." in said, said
-    answer.wait_for()
-    opened = " ".join(answer.inner_text().split())
-    assert "If you said 1,425" in opened and "1425 575" in opened, opened
-    assert fields.evaluate_all("fields => fields.every(f => f.disabled)") and commit.is_disabled()
-    cell.screenshot(path=screenshot_path(f"{WALK}-3-verdict"))
-    page.close()
+        fields = view.locator("input[type=text]")
+        assert fields.count() == len(question.asks)
+        labels = fields.evaluate_all("fields => fields.map(f => f.labels[0].innerText.trim())")
+        assert labels == ["The first number printed (used):",
+                          "The second number printed (remaining):"]
+        fields.first.focus()
+        page.keyboard.type("1,425")
+        page.keyboard.press("Tab")
+        page.keyboard.type("600")
+        cell.screenshot(path=screenshot_path(f"{WALK}-2-typed"))
+        page.keyboard.press("Enter")
+        verdict.filter(has_text="Does not match").wait_for()
+        said = " ".join(verdict.inner_text().split())
+        assert "✓ Matches. The first number printed (used): You said 1,425" in said, said
+        assert "✗ Does not match. The second number printed (remaining): You said 600; the " \
+               "answer is 575. The budget minus what was used." in said, said
+        answer.wait_for()
+        unfolded = " ".join(answer.inner_text().split())
+        assert "If you said 1,425" in unfolded and "1425 575" in unfolded, unfolded
+        assert fields.evaluate_all("fields => fields.every(f => f.disabled)")
+        assert commit.is_disabled()
+        cell.screenshot(path=screenshot_path(f"{WALK}-3-verdict"))
 
-    start = context.new_page()
-    start.goto(lab.notebook("START.ipynb"))
-    start.wait_for_function(NOTEBOOK_READY, arg=2)
-    progress = run_cells(start, ["progress()"])
-    table = progress.locator(".jp-OutputArea-output").filter(has_text="Your predictions")
-    table.wait_for(timeout=3 * WAIT_MS)
-    rows = " ".join(table.inner_text().split())
-    # (other tests of this module's lab commit predictions too: the row counts this one)
-    assert re.search(r"01 │ [12] of 2 │ [01] ", rows), rows
-    kept = json.loads((lab.folder.parent / "state" / "packlab" / "predictions.json").read_text())
-    assert kept["01-coding-assistant"] == {"right": False, "given": ["1,425", "600"]}
-    progress.screenshot(path=screenshot_path(f"{WALK}-4-start"))
-    start.close()
+    with ready(lab_page, lab, "START.ipynb") as start:
+        progress = run_cells(start, ["progress()"])
+        table = progress.locator(".jp-OutputArea-output").filter(has_text="Your predictions")
+        table.wait_for(timeout=3 * WAIT_MS)
+        rows = " ".join(table.inner_text().split())
+        # (other tests of this module's lab commit predictions too: the row counts this one)
+        assert re.search(r"01 │ [12] of 2 │ [01] ", rows), rows
+        kept = json.loads(
+            (lab.folder.parent / "state" / "packlab" / "predictions.json").read_text())
+        assert kept["01-coding-assistant"] == {"right": False, "given": ["1,425", "600"]}
+        progress.screenshot(path=screenshot_path(f"{WALK}-4-start"))
     shut_down_kernels(lab)

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 import as_user
 import pytest
+import scheduling
 from scheduling import LONGEST
 
 from packlab.manifest import ROOT
@@ -63,18 +64,28 @@ def pytest_collection_finish(session):
 """
 
 
-def test_the_longest_units_of_work_come_first(tmp_path):
-    """`make test` hands out the units of work in collection order (--no-loadscope-reorder):
-    every unit scheduling.LONGEST names is one the suite has, and they come first, in its order."""
+def collected_units(request, tmp_path) -> list[str]:
+    """The unit of each test of the suite, in collection order: this session's own, when it
+    collected every unit scheduling.LONGEST names (`make test` does: every worker collects the
+    whole suite), else a collection of the whole tests/ folder in a pytest of its own."""
+    units = [scheduling.unit(item) for item in request.session.items]
+    if all(name in units for name in LONGEST):
+        return units
     (tmp_path / "print_units.py").write_text(UNITS)
     done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
                            "no:cacheprovider", "-p", "print_units", "tests"], cwd=ROOT,
                           capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": f"{tmp_path}:{ROOT / 'tests'}"})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return next(line.split()[1:] for line in done.stdout.splitlines()
+                if line.startswith("UNITS "))
+
+
+def test_the_longest_units_of_work_come_first(request, tmp_path):
+    """`make test` hands out the units of work in collection order (--no-loadscope-reorder):
+    every unit scheduling.LONGEST names is one the suite has, and they come first, in its order."""
     assert "--dist loadgroup --no-loadscope-reorder" in (ROOT / "Makefile").read_text()
-    units = next(line.split()[1:] for line in done.stdout.splitlines()
-                 if line.startswith("UNITS "))
+    units = collected_units(request, tmp_path)
     assert [name for name in LONGEST if name not in units] == []
     rank = {name: place for place, name in enumerate(LONGEST)}
     ranks = [rank.get(name, len(rank)) for name in units]
