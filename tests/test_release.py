@@ -63,3 +63,21 @@ def test_a_release_that_fails_names_its_assignment_and_keeps_those_before(tmp_pa
     made = tmp_path / "exercises" / first.name / f"{first.name}.ipynb"
     assert made.read_bytes() == first.release.read_bytes()
     assert not (tmp_path / "exercises" / EXERCISES[1].name).exists()
+
+
+def test_the_gradebook_a_release_makes_is_stamped_as_nbgrader_stamps_it(released_course):
+    """`packlab release` reads the revision nbgrader stamps a new gradebook with in its own
+    process (alembic's API) instead of running `alembic heads`, as nbgrader does: the revision
+    is the one nbgrader's own way gives, and the released course's gradebook holds it."""
+    import sqlite3
+
+    from nbgrader.api import get_alembic_version
+
+    from packlab.course.release import alembic_head, nbgrader_env
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", nbgrader_env()["PATH"])  # nbgrader runs `alembic` by name
+        assert alembic_head() == get_alembic_version()
+    with sqlite3.connect(released_course / "gradebook.db") as db:
+        stamped = db.execute("SELECT version_num FROM alembic_version").fetchall()
+    assert stamped == [(alembic_head(),)]
