@@ -253,11 +253,25 @@ def files_below(folder: Path):
             yield path
 
 
+def string_constants(source: str) -> str:
+    """Every string a Python module's code holds, as the running module holds it (a string
+    literal writes its quotes escaped: the text is not in the file as written)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    return "\n".join(node.value for node in ast.walk(tree)
+                     if isinstance(node, ast.Constant) and isinstance(node.value, str))
+
+
 def leaks(paths, texts: dict[str, str]) -> list[str]:
-    """Each file that holds one of ``texts``, and what it holds."""
+    """Each file that holds one of ``texts``, in its bytes or (a Python module) in the strings
+    its code holds, and what it holds."""
     found = []
     for path in paths:
         content = path.read_bytes().decode("utf-8", "replace")
+        if path.suffix == ".py":
+            content += "\n" + string_constants(content)
         found += [f"{path}: {what}" for text, what in texts.items() if text in content]
     return found
 
@@ -283,10 +297,22 @@ def test_nothing_hidden_is_readable(built, venv):
     assert grep.returncode == 1, grep.stdout  # 1: no file matched
 
 
+def compiled_since(built: Path, path: Path) -> bool:
+    """Is ``path`` a module of the install compiled by Python since the build wrote it (the
+    learner's processes import the install and keep its modules compiled, as any checkout
+    does), rather than a compiled file the build copied (it would keep its old time)?"""
+    if path.parent.name != "__pycache__" or path.suffix != ".pyc":
+        return False
+    source = path.parent.parent / f"{path.name.split('.')[0]}.py"
+    written = (built / "course.toml").stat().st_mtime  # the build writes it, never copies it
+    return source.is_file() and path.stat().st_mtime >= written
+
+
 def test_it_holds_only_what_the_build_lists(built):
     """No folder the build never copies, nothing .gitignore lists; the marker in course.toml."""
     names = {p.relative_to(built) for p in files_below(built)
-             if "packlab.egg-info" not in p.parts}  # written there by `pip install -e`
+             if "packlab.egg-info" not in p.parts  # written there by `pip install -e`
+             and not compiled_since(built, p)}
     assert names == set(student.plan().paths)
     assert not {p.parts[0] for p in names} & {"solutions", "tests", "benchmarks", ".git",
                                                 "workshop"}

@@ -105,10 +105,11 @@ SAMPLES = {
         "Unused items can be returned within 30 days for a full refund. Used items are refunded "
         "only when they arrive faulty, and we answer every claim within three working days."
     ),
-    "Python code": (
-        "def total_tokens(parts):\n"
-        "    return sum(part[\"tokens\"] for part in parts)\n\n"
-        "print(total_tokens([{\"id\": \"sys\", \"tokens\": 100}]))\n"
+    "Python code": (  # not an exercise's answer: the student install holds this module
+        "def left_over(budget, used):\n"
+        "    \"\"\"What the window still holds.\"\"\"\n"
+        "    return budget - used\n\n"
+        "print(left_over(2000, 1425))\n"
     ),
     "numbers": "2 + 2 = 4; 17 * 23 = 391; 3.14159, 2.71828, 1.41421; 2024-04-02 09:41:07",
     "JSON": (
