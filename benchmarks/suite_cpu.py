@@ -185,6 +185,7 @@ def main(argv: list[str]) -> int:
     done = threading.Event()
     watcher = threading.Thread(target=_watch_commands, args=(commands, done), daemon=True)
     env = {**os.environ, LOG: str(logs), "CI": os.environ.get("CI", "true"),
+           "PYTHONDONTWRITEBYTECODE": "",  # as the Makefile says
            "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parent),
                                                        os.environ.get("PYTHONPATH")]))}
     subprocess.run(["accton", str(accounting)], check=True, capture_output=True)
