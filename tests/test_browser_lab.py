@@ -455,14 +455,7 @@ def test_a_quiz_explains_nothing_before_check_and_says_right_once(lab_page, lab)
     notebook = "lessons/03-the-early-stop-trap.ipynb"
     with ready(lab_page, lab, notebook) as page:
         # Run only the cell that imports quiz, then the quiz's own cell (Ctrl+Enter in each).
-        for source in ("from packlab.course.quiz import quiz", f'quiz("{question.id}")'):
-            # Only the open lesson's cells: tabs restored from earlier tests hide theirs.
-            cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").filter(
-                has_text=source)
-            assert cell.count() == 1, f"no single cell with {source!r} in lesson 03"
-            cell.scroll_into_view_if_needed()
-            cell.locator(".jp-InputArea-editor").click()
-            page.keyboard.press("Control+Enter")
+        cell = run_cells(page, ["from packlab.course.quiz import quiz", f'quiz("{question.id}")'])
         view = cell.locator(".jp-OutputArea-output .packlab-quiz").first
         view.locator("button", has_text="Check").wait_for()
         cell.screenshot(path=screenshot_path("issue10-lab-quiz-unchecked"))
@@ -652,12 +645,7 @@ def test_the_quiz_is_a_named_radio_group_run_by_the_keyboard(lab_page, lab):
     question = questions()["03-one-line-fix"]  # its options hold code in backticks
     notebook = "lessons/03-the-early-stop-trap.ipynb"
     with ready(lab_page, lab, notebook) as page:
-        for source in ("from packlab.course.quiz import quiz", f'quiz("{question.id}")'):
-            cell = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell").filter(
-                has_text=source)
-            cell.scroll_into_view_if_needed()
-            cell.locator(".jp-InputArea-editor").click()
-            page.keyboard.press("Control+Enter")
+        cell = run_cells(page, ["from packlab.course.quiz import quiz", f'quiz("{question.id}")'])
         quiz = cell.locator(".jp-OutputArea-output .packlab-quiz").first
         quiz.locator("button", has_text="Check").wait_for()
         roles = quiz.evaluate(QUIZ_ROLES)
