@@ -40,6 +40,8 @@ from folds import expected as fold_counts
 from folds import folds, problems
 from traitlets import TraitError
 
+from packlab.course.kernels import notebook_client
+
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser-lab")]
 
 MAX_PRESSES = 40  # keyboard steps tried before giving up on a visible change
@@ -543,10 +545,8 @@ def has_outputs(path) -> bool:
 
 def executed_elsewhere(lab, name: str) -> str:
     """The notebook run by nbclient, not by JupyterLab: unsigned, so JupyterLab distrusts it."""
-    from nbclient import NotebookClient
-
     notebook = reveal_notebook()
-    NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+    notebook_client(notebook, timeout=120, kernel_name="python3").execute()
     nbformat.write(notebook, lab.folder / name)
     return name
 

@@ -17,6 +17,7 @@ from conftest import COURSE, EXERCISES, with_answer
 
 from packlab.course import cli, workspace
 from packlab.course.cli import learner, terminal
+from packlab.course.kernels import notebook_client
 from packlab.manifest import ROOT
 
 PACKLAB = Path(sys.executable).with_name("packlab")
@@ -498,16 +499,14 @@ def test_a_copy_from_before_the_record_is_compared_by_date(tmp_path):
 
 def test_the_start_page_shows_progress_in_a_cell(tmp_path):
     """The start page's own cell, run in a real kernel, shows `packlab progress`'s table."""
-    from nbclient import NotebookClient
-
     workspace.prepare(tmp_path)
     exercise = BY_NUMBER["01"]
     nbformat.write(with_answer(exercise, answer_of(exercise)),
                    workspace.learner_copy(tmp_path, exercise.release))
     start = nbformat.read(tmp_path / workspace.START, as_version=4)
     assert start.cells[-1].source == workspace.PROGRESS_CELL
-    NotebookClient(start, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute(
+    notebook_client(start, timeout=120, kernel_name="python3",
+                    resources={"metadata": {"path": str(tmp_path)}}).execute(
         env={**os.environ, "PACKLAB_WORKSPACE": str(tmp_path)})
     shown = "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
                       for o in start.cells[-1].outputs)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 from conftest import COURSE, EXERCISES, executed
-from nbclient import NotebookClient
+
+from packlab.course.kernels import notebook_client
 
 pytestmark = pytest.mark.slow
 
@@ -32,8 +33,8 @@ def test_a_failing_test_cell_says_why_and_run_all_goes_on():
 
     exercise = EXERCISES[1]
     notebook = nbformat.read(exercise.release, as_version=4)
-    NotebookClient(notebook, timeout=120, kernel_name="python3",  # no allow_errors
-                   resources={"metadata": {"path": str(exercise.release.parent)}}).execute()
+    notebook_client(notebook, timeout=120, kernel_name="python3",  # no allow_errors
+                    resources={"metadata": {"path": str(exercise.release.parent)}}).execute()
     grade_id = exercise.grade_id("visible")
     visible = next(c for c in notebook.cells
                    if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)

@@ -11,6 +11,7 @@ import nbformat
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.testing.globalipapp import start_ipython
 
+from packlab.course.kernels import notebook_client
 from packlab.course.reveal import FOLDED, SUMMARY, Answer, run
 
 
@@ -56,13 +57,11 @@ def test_rich_outputs_and_stderr_are_folded_too():
 def test_the_cell_shows_one_folded_output_and_nothing_else():
     """Run as a notebook (nbclient, a real kernel): the cell's outputs are one display_data whose
     HTML is a closed <details> box and whose plain text is the placeholder."""
-    from nbclient import NotebookClient
-
     notebook = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("%load_ext packlab.course.reveal"),
         nbformat.v4.new_code_cell("%%reveal\nprint(6 * 7)\n'the end'"),
     ])
-    NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+    notebook_client(notebook, timeout=120, kernel_name="python3").execute()
     outputs = notebook.cells[1].outputs
     assert [o.output_type for o in outputs] == ["display_data"], outputs
     data = outputs[0].data
@@ -81,8 +80,6 @@ PNG = bytes.fromhex(
 def test_the_slides_keep_the_answer_folded(tmp_path):
     """`make slides` exports executed lessons with nbconvert's reveal template: each %%reveal
     output reaches the deck as its closed <details> box, the answer only inside it."""
-    from nbclient import NotebookClient
-
     from packlab.course import slides
 
     notebook = nbformat.v4.new_notebook(cells=[
@@ -92,7 +89,7 @@ def test_the_slides_keep_the_answer_folded(tmp_path):
     ])
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                        "language": "python"}
-    NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+    notebook_client(notebook, timeout=120, kernel_name="python3").execute()
     deck = slides.export(notebook, "reveal", tmp_path, slides.write_template(tmp_path / "t"))
     page = deck.read_text(encoding="utf-8")
     boxes = re.findall(r"<details[^>]*>.*?</details>", page, re.S)

@@ -11,7 +11,6 @@ import tomllib
 import nbformat
 import pytest
 from conftest import COURSE, submit, with_answer
-from nbclient import NotebookClient
 
 from autograder.checks import gallery
 from autograder.checks.suite import Group, in_process_caller, run_group, seed_key
@@ -20,6 +19,7 @@ from autograder.cohort.report import feedback_html, gradescope
 from autograder.run.engine import grade_notebook
 from autograder.run.isolation import Limits
 from packlab.course import check
+from packlab.course.kernels import notebook_client
 from packlab.manifest import ROOT
 
 MUTANTS = gallery.every()
@@ -81,8 +81,8 @@ def test_the_hidden_edge_cases_call_with_inputs_of_their_own(suite):
 
 def run_top_to_bottom(notebook, folder) -> str:
     """Execute a notebook as "Restart and run all" does; the text of its outputs, in order."""
-    client = NotebookClient(notebook, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(folder)}})
+    client = notebook_client(notebook, timeout=120, kernel_name="python3",
+                             resources={"metadata": {"path": str(folder)}})
     client.execute()  # a failing test cell does not stop the run (CellExecutionError)
     texts = []
     for cell in notebook.cells:

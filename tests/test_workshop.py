@@ -27,11 +27,11 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser import AT_REST, Lab, _shut_down_kernels, exposing_app
-from nbclient import NotebookClient
 
 from packlab.course import notes, slides, workshop, workspace
 from packlab.course.cli import parser
 from packlab.course.cli.presenter import cmd_demo
+from packlab.course.kernels import notebook_client
 from packlab.manifest import load
 
 NOTES = "**Speaker notes"
@@ -97,8 +97,8 @@ def test_every_section_has_timed_speaker_notes_with_a_question():
 @pytest.mark.slow
 def test_presenter_notebook_runs_top_to_bottom_with_live_widgets(tmp_path):
     notebook = presenter()
-    NotebookClient(notebook, timeout=120, kernel_name="python3", store_widget_state=True,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    notebook_client(notebook, timeout=120, kernel_name="python3", store_widget_state=True,
+                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     views = [o for o in outputs if slides.WIDGET_VIEW in o.get("data", {})]

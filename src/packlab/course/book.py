@@ -243,14 +243,15 @@ def execute_notebook(path: str, out: str | None = None) -> float:
 
     Widget state is not saved: the book shows each view's static rendering instead.
     """
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
+
+    from packlab.course.kernels import notebook_client
 
     start = time.perf_counter()
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3",
-                            store_widget_state=False,
-                            resources={"metadata": {"path": str(Path(path).parent)}})
+    client = notebook_client(notebook, timeout=EXECUTION_TIMEOUT, kernel_name="python3",
+                             store_widget_state=False,
+                             resources={"metadata": {"path": str(Path(path).parent)}})
     try:
         client.execute()
     except CellExecutionError as exc:

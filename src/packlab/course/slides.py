@@ -615,14 +615,14 @@ def write_template(folder: Path) -> Path:
 
 def execute(path: Path, workdir: Path) -> nbformat.NotebookNode:
     """An executed copy of the notebook at ``path``, run with ``workdir`` as its folder."""
-    from nbclient import NotebookClient
+    from packlab.course.kernels import notebook_client
 
     notebook = nbformat.read(path, as_version=4)
     # Drawn for a slide: as wide as its content, no text under 24 px (plots.SLIDES).
     env = {**os.environ, **SLIDES.environment()}
-    NotebookClient(notebook, timeout=CELL_SECONDS, kernel_name="python3",
-                   store_widget_state=True,
-                   resources={"metadata": {"path": str(workdir)}}).execute(env=env)
+    notebook_client(notebook, timeout=CELL_SECONDS, kernel_name="python3",
+                    store_widget_state=True,
+                    resources={"metadata": {"path": str(workdir)}}).execute(env=env)
     return notebook
 
 
