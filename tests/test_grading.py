@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 
 import pytest
 from conftest import EXERCISES, submit, with_answer
@@ -16,6 +18,7 @@ from autograder.run.engine import grade_notebook
 from autograder.run.isolation import Limits
 from autograder.term import bundle, lms
 from packlab.course.cli import main
+from packlab.manifest import ROOT
 
 FAST = Limits(call_seconds=1.0, setup_seconds=5.0)
 
@@ -118,6 +121,21 @@ def test_rerun_resumes_and_force_regrades(tmp_path):
     assert [row.pop("regraded") for row in again] == ["asked to regrade"]
     assert [row.pop("regraded") for row in first] == [""]
     assert again == first
+
+
+def test_grading_a_class_of_packlabs_exercises_loads_no_nbgrader(tmp_path):
+    """nbgrader costs `packlab grade` a second of CPU to import: a class of packlab's own
+    exercises, handed in without an exchange or timestamps, is graded without it (nbgrader's
+    settings read for an exchange included)."""
+    exercise = EXERCISES[0]
+    submit(tmp_path / "sub", "ada", exercise, with_answer(exercise, None))
+    argv = ["grade", str(tmp_path / "sub"), "--out", str(tmp_path / "out")]
+    code = ("import sys\nfrom packlab.course.cli import main\n"
+            f"code = main({argv!r})\n"
+            "print(code, sorted(m for m in sys.modules if m.split('.')[0] == 'nbgrader'))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout[-2000:]
 
 
 def test_grade_command_reports_and_exits(tmp_path, capsys):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import html
 import re
-from pathlib import Path
+import subprocess
+import sys
 
 import pytest
 from conftest import COURSE
@@ -93,17 +94,39 @@ def test_feedback_hides_hidden_tests_and_keeps_messages(parity):
     assert "NameError: name 'pack' is not defined" in pages["renamer"]
 
 
-def test_feedback_preprocessor_is_registered():
-    """nbgrader_config.py puts HideHiddenTests into GenerateFeedback, after GetGrades."""
-    from nbgrader.converters.generate_feedback import GenerateFeedback
-    from nbgrader.preprocessors import GetGrades
-    from traitlets.config import Config
+def course_config():
+    """The course's nbgrader_config.py as nbgrader loads it."""
+    from traitlets.config.loader import PyFileConfigLoader
 
-    namespace = {"get_config": Config}
-    exec(compile((ROOT / "nbgrader_config.py").read_text(), "nbgrader_config.py", "exec"),
-         namespace)
-    chain = namespace["c"].GenerateFeedback.preprocessors
-    defaults = list(GenerateFeedback.class_traits()["preprocessors"].default())
-    assert chain[:1] == [GetGrades] and chain[1] == "autograder.glue.feedback.HideHiddenTests"
-    assert [p for p in chain if p != "autograder.glue.feedback.HideHiddenTests"] == defaults
-    assert Path(ROOT / "autograder" / "glue" / "feedback.py").is_file()
+    return PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config()
+
+
+@pytest.mark.parametrize(("converter", "after", "added"), [
+    ("generate_assignment.GenerateAssignment", "ClearSolutions",
+     "autograder.glue.release.UseStarterCode"),
+    ("generate_feedback.GenerateFeedback", "GetGrades",
+     "autograder.glue.feedback.HideHiddenTests"),
+])
+def test_each_chain_is_nbgraders_default_with_one_step_of_packlab(converter, after, added):
+    """nbgrader_config.py writes GenerateAssignment's and GenerateFeedback's preprocessors out by
+    name (so reading it imports nothing): nbgrader's installed default, in its order, with
+    packlab's one step right after ``after``."""
+    from traitlets.utils.importstring import import_item
+
+    converter_class = import_item(f"nbgrader.converters.{converter}")
+    defaults = list(converter_class.class_traits()["preprocessors"].default())
+    chain = course_config()[converter_class.__name__].preprocessors
+    assert [import_item(name) for name in chain if name != added] == defaults, chain
+    assert chain[chain.index(added) - 1].endswith(f".{after}"), chain
+    assert import_item(added)  # packlab's step is where the name says
+
+
+def test_reading_the_course_config_loads_no_nbgrader():
+    """`packlab grade` reads nbgrader_config.py for the exchange it may name: a second of CPU
+    when the file imported nbgrader's converters."""
+    code = ("import sys; from traitlets.config.loader import PyFileConfigLoader; "
+            f"PyFileConfigLoader('nbgrader_config.py', path={str(ROOT)!r}).load_config(); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nbgrader', 'nbconvert')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True).stdout
+    assert loaded.strip() == "[]", loaded
