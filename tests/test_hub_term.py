@@ -507,9 +507,25 @@ def test_a_crashed_server_comes_back_from_the_learners_page(hub):
             page.goto(f"{hub.base}/user/{bo.name}/lab", wait_until="commit")
             page.wait_for_url(lambda url: urlsplit(url).path.startswith("/hub/spawn"),
                               timeout=SPAWN_MS)
-            page.locator(".jp-LauncherCard, .jp-NotebookPanel").first.wait_for(timeout=SPAWN_MS)
+            jupyterlab_shown(page, hub, "after the hub saw the crash" if hub_saw_it else
+                             "before the hub saw the crash")
             assert urlsplit(page.url).path.startswith(f"/user/{bo.name}/lab"), page.url
             assert server_pid(hub, bo.name) not in (crashed, None)
+
+
+def jupyterlab_shown(page, hub: ClassHub, when: str) -> None:
+    """Until ``page`` shows JupyterLab's launcher or a notebook; else fail with where the page
+    is, what it shows (and a screenshot), and what the hub and its log say."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.locator(".jp-LauncherCard, .jp-NotebookPanel").first.wait_for(timeout=SPAWN_MS)
+    except PlaywrightTimeout:
+        shot = screenshot_path("hub-crashed-server-not-back")
+        page.screenshot(path=shot)
+        shown = " ".join(page.locator("body").inner_text(timeout=10_000).split())[:1500]
+        pytest.fail(f"{when}, JupyterLab did not show in {SPAWN_MS // 1000} s: the page is at "
+                    f"{page.url} ({shot}) and shows:\n{shown}\n{hub.doing()}", pytrace=False)
 
 
 def wait_until_stopped(hub: ClassHub, name: str, seconds: float = 120) -> None:
