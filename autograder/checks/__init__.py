@@ -6,3 +6,11 @@ returned value is judged; `suites/` the visible groups of every exercise (shippe
 galleries of wrong answers and attacks. Imports only `autograder.worker` (the plain-data rules
 the sandbox speaks) and the course's algorithms.
 """
+
+from importlib.util import find_spec
+
+
+def hidden_installed() -> bool:
+    """Are the hidden tests installed here (the instructor's install), or not (the student's)?
+    Asked without importing any suite, so without hypothesis (a fifth of a CPU-second)."""
+    return find_spec("autograder.checks.hidden") is not None

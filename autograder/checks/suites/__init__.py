@@ -11,6 +11,7 @@ from dataclasses import replace
 from functools import cache
 from importlib import import_module
 
+from autograder.checks import hidden_installed
 from autograder.checks.suite import Group, Suite
 from autograder.checks.unwritten import explain
 from packlab.manifest import load as load_course
@@ -31,17 +32,6 @@ def load(name: str) -> Suite:
     return replace(suite, missing=missing, groups=tuple(
         replace(group, checks=tuple(explain(check, suite.function) for check in group.checks))
         for group in groups))
-
-
-def hidden_installed() -> bool:
-    """Are the hidden tests installed here (the instructor's install), or not (the student's)?"""
-    try:
-        import_module("autograder.checks.hidden")
-    except ModuleNotFoundError as exc:
-        if exc.name != "autograder.checks.hidden":
-            raise
-        return False
-    return True
 
 
 def _hidden_groups(name: str) -> tuple[Group, ...]:
