@@ -9,8 +9,15 @@ the sandbox speaks) and the course's algorithms.
 
 from importlib.util import find_spec
 
+HIDDEN = "autograder.checks.hidden"
+
 
 def hidden_installed() -> bool:
     """Are the hidden tests installed here (the instructor's install), or not (the student's)?
     Asked without importing any suite, so without hypothesis (a fifth of a CPU-second)."""
-    return find_spec("autograder.checks.hidden") is not None
+    try:
+        return find_spec(HIDDEN) is not None
+    except ModuleNotFoundError as exc:  # a finder that refuses it, as the hidden-split tests' does
+        if exc.name != HIDDEN:
+            raise
+        return False
