@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 from jupyter_core.paths import jupyter_runtime_dir
 
-from packlab.course.kernels import notebook_client
+from packlab.course.kernels import SOCKET_PATH_MAX, notebook_client, on_unix_sockets
 
 
 def test_a_notebook_runs_on_unix_sockets_and_leaves_nothing_behind(tmp_path):
@@ -32,3 +32,12 @@ def test_a_notebook_runs_on_unix_sockets_and_leaves_nothing_behind(tmp_path):
 def test_every_run_gets_its_own_connection_file():
     first, second = (notebook_client(nbformat.v4.new_notebook()) for _ in range(2))
     assert first.config.KernelManager.connection_file != second.config.KernelManager.connection_file
+
+
+def test_a_runtime_folder_too_deep_for_a_socket_keeps_tcp(tmp_path, monkeypatch):
+    """A unix socket's path has a length limit; past it the kernel keeps nbclient's TCP ports
+    (and nothing is made in that folder) rather than failing to start."""
+    deep = tmp_path / ("d" * SOCKET_PATH_MAX)
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(deep))
+    assert "KernelManager" not in on_unix_sockets()
+    assert not deep.exists()
