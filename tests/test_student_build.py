@@ -23,7 +23,7 @@ import pytest
 
 from autograder.checks import gallery
 from autograder.checks.suites import load as load_suite
-from packlab.course import notes, student
+from packlab.course import kernels, notes, student
 from packlab.course.quiz import questions
 from packlab.course.workshop import PRESENTER
 from packlab.manifest import ROOT, STUDENT_MARKER, load
@@ -341,29 +341,19 @@ def test_its_pyproject_lists_its_packages_and_not_the_instructors_dependencies(b
 # --- every lesson and exercise runs in the student venv's kernel --------------------------------
 
 # Each notebook runs in a kernel of its own, as Run All does; a last cell, added here after the
-# notebook's own, says which Python that kernel was (no kernel started only to ask that).
-RUNNER = """
-import json, sys, tempfile, uuid
+# notebook's own, says which Python that kernel was (no kernel started only to ask that). The
+# runner starts with packlab.course.kernels' own source (kernels on unix sockets): the learners'
+# install leaves that module out.
+RUNNER = Path(kernels.__file__).read_text(encoding="utf-8") + """
+import json, sys, tempfile
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-import nbformat
-from jupyter_core.paths import jupyter_runtime_dir
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
-from traitlets.config import Config
-
-def on_unix_sockets():  # as packlab.course.kernels, which the learners' install leaves out
-    runtime = Path(jupyter_runtime_dir())
-    runtime.mkdir(mode=0o700, parents=True, exist_ok=True)
-    connection = str(runtime / f"kernel-{uuid.uuid4()}.json")
-    return Config({"KernelManager": {"transport": "ipc", "connection_file": connection}})
 
 def execute(path):
     notebook = nbformat.read(path, as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell("import sys; print(sys.prefix)"))
-    client = NotebookClient(notebook, timeout=300, kernel_name="python3",
-                            config=on_unix_sockets(),
-                            resources={"metadata": {"path": tempfile.mkdtemp()}})
+    client = notebook_client(notebook, timeout=300, kernel_name="python3",
+                             resources={"metadata": {"path": tempfile.mkdtemp()}})
     try:
         client.execute()
     except CellExecutionError as exc:
@@ -389,7 +379,9 @@ def test_every_lesson_and_exercise_runs_in_the_student_kernel(built, venv, outsi
     exercises = {str(built / e.release.relative_to(ROOT)): e for e in COURSE.exercises}
     done = run([venv["python"], "-c", RUNNER, *lessons, *exercises], cwd=outside,
                env=venv["env"])
-    assert done.returncode == 0, done.stderr[:3000] + "\n[...]\n" + done.stderr[-2000:]
+    errors = done.stderr  # its start (a kernel's own error) and its end (the runner's)
+    assert done.returncode == 0, \
+        errors if len(errors) <= 5000 else f"{errors[:3000]}\n[...]\n{errors[-2000:]}"
     results = json.loads(done.stdout.strip().splitlines()[-1])
     assert len(results) == len(lessons) + len(exercises)
     for result in results:
