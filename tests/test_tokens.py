@@ -134,6 +134,30 @@ def test_measure_reports_every_sample_and_prose_is_the_only_overestimate():
     assert "chars/3" in measure_table(measure(ratio=3))
 
 
+def test_lesson_05_states_the_errors_measure_gives():
+    """Lesson 05's prose says how far chars/4 is off for each sample; its figures are the ones
+    `measure()` (the lesson's own table) gives, so a changed sample shows here."""
+    import nbformat
+
+    from packlab.manifest import load
+
+    lesson = next(item for item in load().lessons if item.path.name.startswith("05-"))
+    prose = " ".join(" ".join(cell.source for cell in nbformat.read(lesson.path, 4).cells
+                              if cell.cell_type == "markdown").split())
+    rows = {row["kind"]: row for row in measure()}
+    off = {kind: round(abs(row["error_pct"])) for kind, row in rows.items()}
+    english = rows["English prose"]
+    stated = [f"*over*, by {off['English prose']} % ({english['estimate']} estimated, "
+              f"{english['tokens']} real)",
+              f"**Python code** is {off['Python code']} % short",
+              f"**JSON** is {off['JSON']} % short and **numbers** {off['numbers']} % short",
+              f"**Japanese** ({off['Japanese']} % short), **Greek** ({off['Greek']} %) and "
+              f"**emoji** ({off['emoji']} %)",
+              f"{rows['Japanese']['estimate']} tokens estimated for a Japanese sentence that "
+              f"costs {rows['Japanese']['tokens']}"]
+    assert [line for line in stated if line not in prose] == []
+
+
 def test_token_view_follows_the_text_box():
     view = token_view("2 + 2 = 4")
     assert (view.counts.chars, view.counts.tokens, view.counts.estimate) == (9, 7, 3)
