@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import struct
+import subprocess
+import sys
 
-from conftest import EXERCISES, submit, with_answer
+from conftest import EXERCISES, ROOT, submit, with_answer
 
 from autograder.checks import gallery
 from autograder.checks.suite import Failure, Misconception
@@ -52,6 +54,48 @@ def test_class_picture_summary_and_data(tmp_path):
     assert "break-at-first-miss: 2 students" in markdown
     assert f"{EXERCISE.name} · visible: 33% (1 of 3)" in markdown
     assert not list(out.glob(".*")), "temp files left in OUT"
+
+
+def test_an_unchanged_class_keeps_its_picture_and_a_changed_one_is_drawn_again(tmp_path):
+    """A regrade with nothing new keeps class.png as it is (the same bytes, not even
+    rewritten); another student, or a picture not drawn from this class, gets a new one."""
+    submitted, out = tmp_path / "submitted", tmp_path / "out"
+    submit(submitted, "ada", EXERCISE, with_answer(EXERCISE, None))
+    grade_class(submitted, out, jobs=1, limits=FAST)
+    picture = out / "class.png"
+    first, stat = picture.read_bytes(), picture.stat()
+    assert summary.drawn_from(picture) == summary.picture_stamp(
+        json.loads((out / "class.json").read_text()))
+
+    grade_class(submitted, out, jobs=1, limits=FAST)
+    assert picture.read_bytes() == first and picture.stat().st_mtime_ns == stat.st_mtime_ns
+
+    submit(submitted, "bo", EXERCISE, with_answer(EXERCISE, BREAK.code))
+    grade_class(submitted, out, jobs=1, limits=FAST)
+    second = picture.read_bytes()
+    assert second != first and png_size(picture)[1] >= 300
+    assert summary.drawn_from(picture) == summary.picture_stamp(
+        json.loads((out / "class.json").read_text()))
+
+    for foreign in (b"not a picture", first):  # damaged; drawn from another class
+        picture.write_bytes(foreign)
+        grade_class(submitted, out, jobs=1, limits=FAST)
+        assert picture.read_bytes() == second
+    assert not list(out.glob(".*")), "temp files left in OUT"
+
+
+def test_a_regrade_with_nothing_new_does_not_import_matplotlib(tmp_path):
+    """matplotlib is most of the CPU of `packlab grade` on a class that did not change (its
+    import and the drawing: 1.1-1.2 CPU-s in all, 0.6 without): not paid when the picture is
+    kept."""
+    submit(tmp_path / "sub", "ada", EXERCISE, with_answer(EXERCISE, None))
+    argv = ["grade", str(tmp_path / "sub"), "--out", str(tmp_path / "out")]
+    code = ("import sys\nfrom packlab.course.cli import main\n"
+            f"code = main({argv!r})\n"
+            "print(code, 'matplotlib' in sys.modules)\n")
+    said = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           cwd=ROOT, check=True).stdout.splitlines()[-1] for _ in range(2)]
+    assert said == ["0 True", "0 False"]
 
 
 def test_summary_counts_missing_submissions_without_listing_them():

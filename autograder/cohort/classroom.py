@@ -587,7 +587,9 @@ def _grade_class(grader: _Grader, submitted: Path, out: Path, force: bool, limit
         grader.prepare(_suites(todo))
     futures = {grader.start(task, limits, sandboxed, groups(task)): task for task in todo}
     # Only now, with every grading process started (forked): none inherits a half-done import.
-    threading.Thread(target=summary.prepare_picture, daemon=True).start()
+    # Nothing to grade: the class picture is most likely kept as it is (summary.write_class).
+    if todo:
+        threading.Thread(target=summary.prepare_picture, daemon=True).start()
     finished = as_completed(futures)
     shown = progress(finished, len(futures)) if progress and futures else finished
     for future in shown:

@@ -6,10 +6,12 @@ files are `autograder.cohort.report`'s.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
 from collections import Counter
+from importlib.metadata import version
 from pathlib import Path
 
 from autograder import names
@@ -20,6 +22,7 @@ from autograder.term import late
 from packlab.manifest import load, plain_assignments
 
 GROUP_SHORT = {"visible": "visible", "edge-cases": "edge cases", "properties": "properties"}
+PICTURE_KEY = "packlab-class"  # class.png's text chunk: the stamp of what it was drawn from
 
 
 def _one_line(text: object) -> str:
@@ -198,7 +201,27 @@ def prepare_picture() -> None:
     import matplotlib.figure  # noqa: F401 - imported for later
 
 
-def class_picture(data: dict, path: Path) -> None:
+def picture_stamp(data: dict) -> str:
+    """A digest of what class.png shows and of what draws it: the class data, this module's
+    and `misconceptions`' code, and matplotlib's version."""
+    hashed = hashlib.sha256(json.dumps([data, version("matplotlib")], sort_keys=True).encode())
+    for module in (__file__, misconceptions.__file__):
+        hashed.update(Path(module).read_bytes())
+    return hashed.hexdigest()
+
+
+def drawn_from(path: Path) -> str | None:
+    """The stamp of the class picture at ``path``; None when there is no such PNG or stamp."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path, formats=["PNG"]) as picture:
+            return picture.text.get(PICTURE_KEY)
+    except (OSError, UnidentifiedImageError, ValueError, SyntaxError):
+        return None
+
+
+def class_picture(data: dict, path: Path, stamp: str | None = None) -> None:
     """Top left: how the scores spread, per assignment. Top right: pass rate per test group.
     Below: students per misconception, per assignment, with the lesson to re-teach."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -262,7 +285,7 @@ def class_picture(data: dict, path: Path) -> None:
     right.set_title("Pass rate per test group (of graded submissions)", fontsize=11, loc="left")
     right.grid(axis="x", alpha=0.3)
 
-    fig.savefig(path, format="png")
+    fig.savefig(path, format="png", metadata={PICTURE_KEY: stamp or picture_stamp(data)})
 
 
 def write_class(out: Path, rows: list[dict], results: list[dict]) -> dict:
@@ -273,9 +296,12 @@ def write_class(out: Path, rows: list[dict], results: list[dict]) -> dict:
     order = [e.name for e in load().exercises] + list(plain_assignments())
     write_atomically(out / misconceptions.CSV_NAME, misconceptions.csv_text(results, order))
     write_atomically(out / "class.json", json.dumps(data, indent=2) + "\n")
-    if data:
+    stamp = picture_stamp(data) if data else None
+    # A class.png already drawn from the same data by the same code is kept as it is: the
+    # same bytes, without matplotlib (most of an unchanged class's regrade).
+    if data and drawn_from(out / "class.png") != stamp:
         fd, tmp = tempfile.mkstemp(dir=out, prefix=".class.png.")
         os.close(fd)
-        class_picture(data, Path(tmp))
+        class_picture(data, Path(tmp), stamp)
         os.replace(tmp, out / "class.png")
     return data
