@@ -147,3 +147,22 @@ def test_a_notebooks_test_cell_uses_the_store(store, capsys):
     assert set(stored) == set(checks())
     for place, examples in checks().items():
         assert same(examples(), stored[place]), place
+
+
+def test_releasing_one_exercise_draws_its_own_suites_examples_only(store, monkeypatch, capsys):
+    """`packlab release NAME` (a new exercise, say) stores the examples of NAME's suite, not
+    every suite's: the others are drawn when first graded, as a changed grader's are."""
+    import packlab.course.release
+    from packlab.course import cli
+    from packlab.manifest import load as load_course
+
+    exercise = next(e for e in load_course().exercises if e.suite == SUITE)
+    released = []
+    monkeypatch.setattr(packlab.course.release, "release",
+                        lambda names, root: released.extend(names))
+    assert cli.main(["release", exercise.name]) == 0
+    assert released == [exercise.name]
+    stored = example_cache.read(example_cache.path())
+    assert stored and {place.split("/")[0] for place in stored} == {SUITE}
+    printed = " ".join(capsys.readouterr().out.split())
+    assert f"property examples: {len(checks())} checks drawn" in printed

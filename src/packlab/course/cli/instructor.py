@@ -360,15 +360,17 @@ def cmd_release(args: argparse.Namespace) -> int:
     release([exercise.name for exercise in chosen], ROOT)
     for exercise in chosen:
         console.print(f"released {exercise.release.relative_to(ROOT)}")
-    _store_examples()
+    _store_examples(list(dict.fromkeys(exercise.suite for exercise in chosen)))
     return 0
 
 
-def _store_examples() -> None:
-    """Draw the property checks' examples once for this version of the grader, for grading."""
+def _store_examples(suites: list[str]) -> None:
+    """Draw the property checks' examples of the released exercises' suites once for this
+    version of the grader, for grading (another exercise's are drawn when it is first graded:
+    a new exercise, released alone, does not wait for every other exercise's)."""
     from autograder.checks import example_cache
 
-    drawn = example_cache.prepare()
+    drawn = example_cache.prepare(suites)
     where = example_cache.path().relative_to(ROOT) if example_cache.path().is_relative_to(
         ROOT) else example_cache.path()
     console.print(f"property examples: {drawn} checks drawn and stored in {where}" if drawn
