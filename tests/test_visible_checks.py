@@ -5,6 +5,7 @@ their names or the code's output reaching the student."""
 
 from __future__ import annotations
 
+import functools
 import json
 import tomllib
 
@@ -187,19 +188,26 @@ def test_every_hidden_edge_case_calls_with_inputs_of_the_student_s_own(suite, ch
     assert ann != calls_of(check, reference, "")
 
 
+@functools.cache
+def edge_case_failures(key: str, seed: str = "") -> tuple[set[str], list[str]]:
+    """The misconceptions found and the checks failed when the gallery mutant ``key`` meets
+    its suite's hidden edge cases under ``seed``: the written ones (no seed) and ann's are
+    worked out once per test process, for every student's test to compare with."""
+    mutant = gallery.load(key)
+    failures = run_group(edge_cases(mutant.suite), in_process_caller(function_of(mutant)),
+                         seed).failures
+    return {f.misconception.key for f in failures}, [f.check for f in failures]
+
+
 @pytest.mark.parametrize("student", [f"student-{number}" for number in range(20)])
 def test_every_seed_keeps_the_misconceptions_each_hidden_edge_case_finds(student):
     """Each student's edge cases find what the written ones find, and fail a wrong answer on
     the same checks as another student's (the same points, with proportional credit too)."""
     seed = seed_key(student, "02-greedy-pack")
     for mutant in MUTANTS:
-        group = edge_cases(mutant.suite)
-        call = in_process_caller(function_of(mutant))
-        written, varied = run_group(group, call), run_group(group, call, seed)
-        assert ({f.misconception.key for f in written.failures}
-                == {f.misconception.key for f in varied.failures}), mutant.key
-        other = run_group(group, call, seed_key("ann", "02-greedy-pack"))
-        assert [f.check for f in varied.failures] == [f.check for f in other.failures], \
+        found, failed = edge_case_failures(mutant.key, seed)
+        assert found == edge_case_failures(mutant.key)[0], mutant.key
+        assert failed == edge_case_failures(mutant.key, seed_key("ann", "02-greedy-pack"))[1], \
             mutant.key
     for suite in {m.suite for m in MUTANTS}:
         reference = in_process_caller(load(suite).reference)
