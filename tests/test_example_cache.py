@@ -8,6 +8,8 @@ and a damaged or foreign file is ignored and drawn again.
 from __future__ import annotations
 
 import math
+import os
+import time
 
 import pytest
 
@@ -166,3 +168,20 @@ def test_releasing_one_exercise_draws_its_own_suites_examples_only(store, monkey
     assert stored and {place.split("/")[0] for place in stored} == {SUITE}
     printed = " ".join(capsys.readouterr().out.split())
     assert f"property examples: {len(checks())} checks drawn" in printed
+
+
+def test_stores_of_other_versions_unwritten_for_a_month_are_removed(store):
+    """Each version of the grader leaves a store behind (1.1 MB for this course): writing one
+    removes the others nothing has written for STALE_DAYS, and keeps recent ones and files
+    that are not stores."""
+    month = example_cache.STALE_DAYS * 86400
+    old, recent = store / f"{'a' * 32}.json", store / f"{'b' * 32}.json"
+    mine = store / "notes.json"
+    for path in (old, recent, mine):
+        path.write_text("{}")
+    os.utime(old, (time.time() - month - 60,) * 2)
+    os.utime(mine, (time.time() - month - 60,) * 2)
+    os.utime(recent, (time.time() - month + 3600,) * 2)
+    example_cache.prepare([SUITE])
+    assert sorted(p.name for p in store.iterdir()) == sorted(
+        [example_cache.path().name, recent.name, mine.name])

@@ -20,7 +20,9 @@ import hashlib
 import json
 import os
 import platform
+import re
 import tempfile
+import time
 from collections.abc import Iterable, Iterator
 from functools import cache
 from importlib.metadata import version
@@ -34,6 +36,7 @@ from packlab.manifest import ROOT, load
 
 FOLDER = ROOT / ".cache" / "packlab" / "examples"
 FORMAT = 1
+STALE_DAYS = 30  # another version's store (1.1 MB for this course) unwritten this long goes
 
 
 def sources() -> Iterator[tuple[Path, Path]]:
@@ -113,6 +116,20 @@ def write(file: Path, examples: dict[str, list]) -> None:
         if part is not None:
             with contextlib.suppress(OSError):
                 os.unlink(part)
+        return
+    forget_stale(file)
+
+
+def forget_stale(kept: Path) -> None:
+    """Remove the stores beside ``kept`` (other versions of the grader, other Pythons) that
+    nothing has written for STALE_DAYS: each version of the grader leaves one behind, never read
+    again. One still read by another interpreter is drawn again the next time it is needed."""
+    old = time.time() - STALE_DAYS * 86400
+    for other in kept.parent.glob("*.json"):
+        with contextlib.suppress(OSError):
+            if other != kept and re.fullmatch(r"[0-9a-f]{32}\.json", other.name) \
+                    and other.stat().st_mtime < old:
+                other.unlink()
 
 
 def suite_names() -> list[str]:
