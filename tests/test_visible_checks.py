@@ -189,14 +189,14 @@ def test_every_hidden_edge_case_calls_with_inputs_of_the_student_s_own(suite, ch
 
 
 @functools.cache
-def edge_case_failures(key: str, seed: str = "") -> tuple[set[str], list[str]]:
+def edge_case_failures(key: str, seed: str = "") -> tuple[frozenset[str], tuple[str, ...]]:
     """The misconceptions found and the checks failed when the gallery mutant ``key`` meets
     its suite's hidden edge cases under ``seed``: the written ones (no seed) and ann's are
     worked out once per test process, for every student's test to compare with."""
     mutant = gallery.load(key)
     failures = run_group(edge_cases(mutant.suite), in_process_caller(function_of(mutant)),
                          seed).failures
-    return {f.misconception.key for f in failures}, [f.check for f in failures]
+    return frozenset(f.misconception.key for f in failures), tuple(f.check for f in failures)
 
 
 @pytest.mark.parametrize("student", [f"student-{number}" for number in range(20)])
