@@ -17,6 +17,7 @@ one of whom left problem2 out.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -32,6 +33,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("plain-parity")]
 FIXTURES = Path(__file__).parent / "fixtures" / "plain_parity"
 ASSIGNMENTS = ("science", "loops", "zero", "essay", "auto", "ps1")
 TIMEOUT = 5  # the course's per-cell timeout, in its nbgrader_config.py
+# How long nbgrader's Execute waits for a cell's last output after its reply, then fails the whole
+# notebook (raise_on_iopub_timeout is nbgrader's default): its default 4 s failed the 'right' class
+# on a busy CI machine (nbgrader #1230; nbconvert made it configurable for nbgrader's own CI). Both
+# graders read it from this same config.
+IOPUB_WAIT = 60
 
 SCIENCE_RIGHT = ("import numpy as np\n\ndef mean_of(path):\n"
                  "    return float(np.mean([float(x) for x in open(path).read().split()]))")
@@ -102,13 +108,21 @@ def course_folder(folder: Path) -> Path:
     for name in ASSIGNMENTS:
         shutil.copytree(FIXTURES / name, folder / "solutions" / name)
     config = (ROOT / "nbgrader_config.py").read_text(encoding="utf-8")
-    (folder / "nbgrader_config.py").write_text(config + f"\nc.Execute.timeout = {TIMEOUT}\n",
-                                               encoding="utf-8")
+    (folder / "nbgrader_config.py").write_text(
+        config + f"\nc.Execute.timeout = {TIMEOUT}\nc.Execute.iopub_timeout = {IOPUB_WAIT}\n",
+        encoding="utf-8")
     shutil.copy(ROOT / "course.toml", folder)
     release("*", folder)  # one nbgrader process releases every assignment of solutions/
     for (assignment, student), changes in HANDED_IN.items():
         hand_in(folder, assignment, student, changes)
     return folder
+
+
+def tracebacks(log: str) -> list[str]:
+    """Each traceback nbgrader logged (the cause of a failed assignment: its last lines only
+    say there was an error), up to its next log line."""
+    return re.findall(r"Traceback \(most recent call last\).*?(?=\n\[\w+ *\||\Z)", log,
+                      flags=re.DOTALL)
 
 
 def run(course: Path, *argv: str) -> subprocess.CompletedProcess:
@@ -154,7 +168,7 @@ def graded(tmp_path_factory):
     log = course.parent / "autograde.log"  # every assignment's: its tail may not hold the cause
     log.write_text(done.stdout + done.stderr, encoding="utf-8")
     assert done.returncode == 0, f"nbgrader autograde failed (whole log: {log}):\n" + \
-        done.stderr[-3000:]
+        "\n".join(tracebacks(done.stderr)) + "\n...\n" + done.stderr[-1500:]
     theirs, most = nbgrader_scores(course)
     (course / "autograded").rename(course / "autograded-by-nbgrader")  # packlab writes its own
     done = run(course, str(BIN / "packlab"), "grade", "submitted", "--out", "out")
