@@ -7,6 +7,12 @@ c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "exercises"
 c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 
+# After a cell's reply, nbgrader waits this long for its last output, then fails the whole
+# notebook ("There was an error processing assignment"). Its default, 4 s, fails sound notebooks
+# on a busy machine (nbgrader #1230): it did on a two-core CI run. packlab's plain grading reads
+# the same setting.
+c.Execute.iopub_timeout = 60
+
 # The two chains below are nbgrader's own defaults (nbgrader 0.9), written out by name with one
 # step of packlab's added to each. By name, this file imports nothing: `packlab grade` reads it
 # (does the course name an exchange?) without loading nbgrader, a second of CPU. A test holds
