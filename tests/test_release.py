@@ -81,3 +81,61 @@ def test_the_gradebook_a_release_makes_is_stamped_as_nbgrader_stamps_it(released
     with sqlite3.connect(released_course / "gradebook.db") as db:
         stamped = db.execute("SELECT version_num FROM alembic_version").fetchall()
     assert stamped == [(alembic_head(),)]
+
+
+# --- what a release is made from (`packlab author check` believes a recorded one current) -----
+
+def test_the_release_code_is_every_module_of_the_course_that_its_step_loads():
+    """RELEASE_CODE lists the modules of packlab's own release step in nbgrader_config.py and
+    all that importing it loads from the course's packages: a module left out could change a
+    release while `packlab author check` still believed the recorded one current."""
+    import json
+    import subprocess
+    import sys
+
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from packlab.course.release import RELEASE_CODE
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config()
+    ours = [step.rpartition(".")[0] for step in config.GenerateAssignment.preprocessors
+            if not step.startswith(("nbgrader.", "nbconvert."))]
+    assert ours == ["autograder.glue.release"]
+    probe = ("import json, sys\nbefore = set(sys.modules)\n"
+             f"import {', '.join(ours)}\n"
+             "print(json.dumps(sorted(m for m in set(sys.modules) - before\n"
+             "                        if m.split('.')[0] in ('autograder', 'packlab'))))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
+                          text=True, check=True)
+    assert json.loads(done.stdout) == sorted(RELEASE_CODE)
+
+
+def test_a_release_is_made_from_its_solution_the_courses_files_and_its_starter(tmp_path):
+    """The record's digest changes with the solution, nbgrader_config.py or course.toml; a
+    bug-fix exercise's also holds its starter, and no exercise's holds the grader's suites or
+    other mutants (editing a suite does not make every release look stale)."""
+    from packlab.course.release import made_from, release_code
+
+    fix = next(e for e in EXERCISES if e.starter is not None)
+    plain = next(e for e in EXERCISES if e.starter is None)
+    course = tmp_path / "course"
+    for exercise in (fix, plain):
+        shutil.copytree(exercise.source.parent, course / "solutions" / exercise.name)
+    for name in ("nbgrader_config.py", "course.toml"):
+        shutil.copy(ROOT / name, course)
+    code = {exercise.name: [path for _, path in release_code(exercise.name, course)]
+            for exercise in (fix, plain)}
+    assert gallery.GALLERY / f"{fix.starter}.py" in code[fix.name]
+    assert code[plain.name] == code[fix.name][:-1]
+    assert not [path for path in code[fix.name] if "suites" in path.parts]
+
+    first = made_from(fix.name, course)
+    assert made_from(fix.name, course) == first
+    for path in (fix.source.relative_to(fix.source.parent.parent.parent), "nbgrader_config.py",
+                 "course.toml"):
+        changed = course / path
+        kept = changed.read_bytes()
+        changed.write_bytes(kept + b"\n")
+        assert made_from(fix.name, course) != first, path
+        changed.write_bytes(kept)
+    assert made_from(fix.name, course) == first

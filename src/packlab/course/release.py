@@ -58,12 +58,35 @@ def _files(folder: Path) -> Iterator[tuple[str, Path]]:
             yield str(path.relative_to(folder)), path
 
 
+# The course's own code that a release runs: nbgrader_config.py's step of packlab's
+# (UseStarterCode) and every module of the course's that importing it loads (a test holds this to
+# what Python loads). The grader's suites and its other mutants play no part in a release.
+RELEASE_CODE = ("autograder", "autograder.checks", "autograder.checks.gallery", "autograder.glue",
+                "autograder.glue.release", "packlab", "packlab.manifest")
+
+
+def release_code(name: str, course_dir: Path) -> list[tuple[str, Path]]:
+    """The code the release of ``name`` runs, as (name, path): `RELEASE_CODE`'s modules and the
+    starter course.toml names for it (a bug-fix exercise's), if any."""
+    import importlib.util
+
+    from autograder.checks import gallery
+    from packlab.manifest import load
+
+    files = [(module, Path(importlib.util.find_spec(module).origin)) for module in RELEASE_CODE]
+    toml = course_dir / "course.toml"
+    exercise = next((e for e in load(toml).exercises if e.name == name), None) \
+        if toml.is_file() else None
+    if exercise is not None and exercise.starter is not None:
+        files.append((f"starter {exercise.starter}", gallery.GALLERY / f"{exercise.starter}.py"))
+    return files
+
+
 def made_from(name: str, course_dir: Path) -> str:
     """A digest of what the release of ``name`` is made from: its solution folder, the course's
-    nbgrader_config.py and course.toml, the code that grades (`example_cache.sources`: the
-    release preprocessor and the starters it puts in among it) and the versions of Python,
-    nbgrader, nbconvert and nbformat."""
-    from autograder.checks.example_cache import digest, sources
+    nbgrader_config.py and course.toml, the code the release runs (`release_code`) and the
+    versions of Python, nbgrader, nbconvert and nbformat."""
+    from autograder.checks.example_cache import digest
 
     course = course_dir.resolve()
     return digest(
@@ -72,7 +95,7 @@ def made_from(name: str, course_dir: Path) -> str:
         [*((f"solutions/{n}", p) for n, p in _files(course / "solutions" / name)),
          *((n, course / n) for n in ("nbgrader_config.py", "course.toml")
            if (course / n).is_file()),
-         *sources()])
+         *release_code(name, course)])
 
 
 def _made(name: str, course_dir: Path) -> str:
