@@ -231,3 +231,16 @@ def test_an_ordinary_user_grades_a_quiz_that_imports_numpy():
         assert done.stdout.split() == ["5", "None", "bubblewrap"], done.stdout + done.stderr
     finally:
         shutil.rmtree(course, ignore_errors=True)
+
+
+def test_both_graders_wait_as_long_for_a_cells_last_output():
+    """The course's nbgrader_config.py waits 60 s, not nbgrader's 4, for a cell's last output
+    (nbgrader fails a whole notebook past it: a sound one did on a busy CI machine), and
+    packlab's plain grading sends the sandbox's nbgrader that same setting."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from autograder.run.plain import execute_settings
+
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(manifest.ROOT)).load_config()
+    assert config.Execute.iopub_timeout == 60
+    assert execute_settings(manifest.ROOT)["iopub_timeout"] == 60
