@@ -185,3 +185,19 @@ def test_stores_of_other_versions_unwritten_for_a_month_are_removed(store):
     example_cache.prepare([SUITE])
     assert sorted(p.name for p in store.iterdir()) == sorted(
         [example_cache.path().name, recent.name, mine.name])
+
+
+def test_author_check_uses_the_store(store, monkeypatch):
+    """`packlab author check` judges the reference, the starter and the mutants on the stored
+    examples, as `packlab grade` does (drawing and storing them when missing), instead of
+    drawing them again at every run."""
+    from packlab.course.authoring.author_check import Check
+    from packlab.manifest import load as load_course
+
+    exercise = load_course().exercise("04")  # one whose author check says "ready"
+    monkeypatch.setattr(Check, "_release", lambda self: None)  # not what this test is about
+    assert not example_cache.read(example_cache.path())
+    assert Check(exercise).problems() == []
+    stored = example_cache.read(example_cache.path())
+    assert set(stored) == {place for place, _ in
+                           example_cache.property_checks(exercise.suite, load(exercise.suite))}

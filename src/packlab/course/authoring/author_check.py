@@ -98,6 +98,11 @@ class Check:
         self._fill_ins()
         self._groups(suite)
         try:
+            # The property checks' stored examples, as `packlab grade` uses them: drawn again only
+            # when the grader changed since they were stored (then stored for the next run).
+            from autograder.checks import example_cache
+
+            example_cache.prepare([self.exercise.suite])
             self._passes(suite, suite.reference.real(), "the reference answer")
             self._solution(suite)
             self._starter(suite)
