@@ -174,6 +174,11 @@ def _diagnose_returns_a_key(course: Path) -> None:
           'return MISCONCEPTIONS["newest-first"]', 'return "newest-first"')
 
 
+def _strategy_raises(course: Path) -> None:
+    _edit(course / "autograder/checks/hidden/trim_history.py", "    st.integers(60, 200),",
+          "    st.integers(60, 200).map(lambda budget: budget // 0),")
+
+
 def _mutant_named_for_two_ideas(course: Path) -> None:
     (course / "autograder/checks/mutants/trim_history/two_ideas.py").write_text(
         "# misconception: keeps-oldest\n# keeps the oldest of a long history, and returns a "
@@ -197,6 +202,9 @@ BROKEN = {
         "'newest-first' (visible: ✗"),
     "a diagnosis naming a key the table lacks": (
         _diagnose_names_an_unknown_key, "the suite's own code raised KeyError: 'kept-oldest'"),
+    "a strategy that raises": (
+        _strategy_raises, "the suite's own code raised ZeroDivisionError: integer division or "
+        "modulo by zero while judging the reference answer in the properties group"),
     "a missing misconception key": (_no_mutates_input, "no 'mutates-input' entry"),
     "a starter that passes": (_starter_passes, "the released starter passes every group"),
     "a mutant not caught": (_mutant_not_caught,
