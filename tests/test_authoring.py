@@ -196,10 +196,10 @@ def _mutant_named_for_two_ideas(course: Path) -> None:
 BROKEN = {
     "a diagnosis returning a key, not a misconception": (
         _diagnose_returns_a_key, "raised AttributeError"),
-    "a mutant named for two ideas": (
+    "a mutant named for another idea more than its own": (
         _mutant_named_for_two_ideas,
-        "the mutant trim_history/two_ideas is named for 2 ideas: 'keeps-oldest' and "
-        "'newest-first' (visible: ✗"),
+        "so this mistake would count as 'newest-first': make diagnose name 'keeps-oldest' for "
+        "more of the answers this mistake gives"),
     "a diagnosis naming a key the table lacks": (
         _diagnose_names_an_unknown_key, "the suite's own code raised KeyError: 'kept-oldest'"),
     "a strategy that raises": (

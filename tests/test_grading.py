@@ -12,7 +12,7 @@ import pytest
 from conftest import EXERCISES, submit, with_answer
 
 from autograder.checks import gallery
-from autograder.cohort import report
+from autograder.cohort import misconceptions, report
 from autograder.cohort.classroom import grade_class
 from autograder.run.engine import grade_notebook
 from autograder.run.isolation import Limits
@@ -51,6 +51,9 @@ def test_mutant_loses_marks_with_its_misconception(tmp_path, exercise, mutant):
     assert result.score < exercise.max_score, f"{mutant.key} got full marks"
     keys = {f.misconception.key for g in result.groups for f in g.failures}
     assert mutant.misconception in keys, f"{mutant.key}: feedback named {keys}"
+    # The class summary counts this learner under the mistake's own idea alone.
+    counted = {entry["key"] for entry in misconceptions.found(result)} - misconceptions.GENERIC
+    assert counted == {mutant.misconception}, f"{mutant.key}: counted under {counted}"
 
 
 def test_a_class_with_broken_submissions_is_graded_in_full(tmp_path):

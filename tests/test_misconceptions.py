@@ -44,6 +44,9 @@ CLASS = {PACK.name: {
     MARKUP: "pack/strict_less_than",
     "s11": "pack/returns_parts", "s12": "pack/returns_parts",
     "s13": "pack/forgets_return", "s14": "pack/mutates_input",
+    # Its answers look like a strict `<` with a budget of 0 and like another walk once: it
+    # counts under its own idea alone (`misconceptions.leading`).
+    "s20": "pack/splits_part",
     "s15": SOLUTION, "s16": SOLUTION, "s17": STARTER, "s18": STARTER, "s19": CRASH,
 }, REPORT.name: {
     "s01": "pack_report/break_at_first_miss", "s02": "pack_report/break_at_first_miss",
@@ -139,7 +142,7 @@ def test_counts_lessons_and_examples_per_exercise(graded):
     # Generic keys are counted apart, not in the table of ideas to re-teach.
     assert "| not-written |" not in markdown and "| crash |" not in markdown
     assert "crash 1 (5%)." in markdown and "not-written" not in markdown
-    assert "Nothing of theirs to count: not started 2 (10%)" in markdown
+    assert "Nothing of theirs to count: not started 2 (9%)" in markdown
 
 
 def test_summary_names_no_student_and_escapes_the_ungraded(graded):
@@ -213,7 +216,7 @@ def test_older_results_json_without_the_details_still_count(graded, tmp_path):
         listed = list(csv.DictReader(handle))
     assert listed and {r["example_call"] for r in listed} == {""}
     assert Counter(r["misconception"] for r in listed)["break-at-first-miss"] == 8
-    assert "| break-at-first-miss | 5 (24%) |" in (old / "summary.md").read_text()
+    assert "| break-at-first-miss | 5 (23%) |" in (old / "summary.md").read_text()
 
 
 def test_an_older_results_json_is_described_by_the_suite():
@@ -246,3 +249,14 @@ def test_an_example_call_with_nothing_in_it_is_a_poor_warm_up():
                             "pack([{'id': 'a', 'tokens': 5}], 0)")]
     assert misconceptions.tally([entries])["k"]["example"] == \
         "pack([{'id': 'a', 'tokens': 5}], 3)"
+
+
+def test_a_submission_counts_under_the_idea_most_of_its_checks_name():
+    """A learner holds one idea: the few checks where their mistake looks like another do not
+    count them under it too; a tie counts under each, and crashes and the like always count."""
+    assert misconceptions.leading({"splits-part": 9, "strict-less-than": 2,
+                                   "not-greedy": 1}) == {"splits-part"}
+    assert misconceptions.leading({"a": 2, "b": 2, "c": 1}) == {"a", "b"}
+    assert misconceptions.leading({"crash": 1, "a": 3, "b": 1}) == {"crash", "a"}
+    assert misconceptions.leading({misconceptions.TIMEOUT: 4}) == {misconceptions.TIMEOUT}
+    assert misconceptions.leading({}) == set()

@@ -1,6 +1,8 @@
 """What the class needs to hear: how many students hold each misconception, per exercise.
 
-Per submission, `found` lists the misconceptions its failing checks point to, each with what it
+Per submission, `found` lists the misconception its failing checks name most (a mistake often
+looks like another idea on an input or two: a budget of 0, a check the mistake skips) and every
+generic key, each with what it
 means, the lesson that puts it right and one call that shows it; results.json keeps that list
 (``extra_data.misconceptions``), so a rerun that grades nothing rebuilds everything here from
 the results.json files alone. An older results.json without the list still counts: its keys
@@ -17,6 +19,7 @@ from __future__ import annotations
 import ast
 import csv
 import io
+from collections import Counter
 from collections.abc import Iterable
 from functools import cache
 from importlib import import_module
@@ -83,8 +86,19 @@ def _key(failure: Failure, timed_out: bool) -> str:
     return "crash"
 
 
+def leading(named: dict[str, int]) -> set[str]:
+    """Of the keys ``named`` (key -> how many failing checks name it), those a submission is
+    counted under: every generic one, and the idea to re-teach that the most checks name (each,
+    on a tie). A learner holds one idea; the few checks where that mistake's answer looks like
+    another (``pack(parts, 0)``, where taking parts while ``used < budget`` is also a strict
+    ``<``) would otherwise count them under ideas they do not hold."""
+    most = max((n for key, n in named.items() if key not in GENERIC), default=0)
+    return {key for key, n in named.items() if key in GENERIC or n == most}
+
+
 def found(result: Result) -> list[dict]:
-    """Each misconception ``result``'s failing checks point to: key, text, lesson, example call.
+    """The misconceptions ``result`` is counted under (`leading`): key, text, lesson, example
+    call.
 
     From the whole result (cutting texts for the feedback must not change what is counted); the
     example is the shortest failing call with that misconception that passes no empty or zero
@@ -95,8 +109,9 @@ def found(result: Result) -> list[dict]:
     by_key: dict[str, list[Failure]] = {}
     for failure in failures:
         by_key.setdefault(_key(failure, timed_out), []).append(failure)
+    counted = leading({key: len(named) for key, named in by_key.items()})
     listed = []
-    for key in sorted(by_key):
+    for key in sorted(counted):
         example = _shortest(by_key[key])
         text = RAN_OUT if key == TIMEOUT else example.misconception.text
         listed.append({"key": key, "text": cut(text, TEXT_CHARS),
@@ -139,14 +154,15 @@ def held(data: dict) -> list[dict]:
     """The misconceptions one results.json says its submission holds, bounded.
 
     An older results.json (or one whose list is not ours) gives its groups' keys, described by
-    the exercise's suite, with a blank example.
+    the exercise's suite, with a blank example: each group names a key once, so the idea named
+    in the most groups leads (`leading`).
     """
     extra = data["extra_data"]
     listed = extra.get("misconceptions")
     if not _well_formed(listed):
-        keys = sorted({key for group in extra.get("groups", [])
-                       for key in group.get("misconceptions", [])})
-        listed = [from_suite(extra["assignment"], key) for key in keys]
+        named = Counter(key for group in extra.get("groups", [])
+                        for key in dict.fromkeys(group.get("misconceptions", [])))
+        listed = [from_suite(extra["assignment"], key) for key in sorted(leading(named))]
     return [{"key": cut(e["key"], EXAMPLE_CHARS), "text": cut(e["text"], TEXT_CHARS),
              "lesson": cut(e["lesson"], EXAMPLE_CHARS),
              "example": cut(e["example"], EXAMPLE_CHARS)} for e in listed]
@@ -208,7 +224,8 @@ def markdown(data: dict) -> list[str]:
     """summary.md's section: per exercise a table of its misconceptions, most students first."""
     lines = ["## What the class needs to hear: misconceptions per exercise", "",
              "Each row is a wrong idea that failing checks point to: how many graded students "
-             "hold it (a student counts once per exercise), what it means, the lesson to "
+             "hold it (a student counts once per exercise, under the idea most of their failing "
+             "checks name), what it means, the lesson to "
              "re-teach, and one call that shows it (the shortest failing call; no student is "
              "named). Code that " + GENERIC_WORDS + " is counted apart: that is no idea to "
              f"re-teach. Who holds which: `{CSV_NAME}` (one row per student, assignment and "

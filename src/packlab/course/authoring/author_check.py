@@ -4,9 +4,10 @@ It checks what grading and the release rely on without saying so: the suite's fi
 hold every misconception key the grader names; each test group has checks; the reference passes
 every group and so does the solution notebook's answer; the released starter fails ("not
 started", or for a bug-fix exercise its bug is caught); every gallery mutant of the exercise is
-caught and named for its misconception alone; the recorded answers of the visible checks and the
-release are current; the notebook's text, grade_ids and points are course.toml's; no "FILL IN"
-is left. An error of the exercise's own code is said in words, never as a traceback.
+caught and counted under its own misconception (the one most of its failing checks name); the
+recorded answers of the visible checks and the release are current; the notebook's text,
+grade_ids and points are course.toml's; no "FILL IN" is left. An error of the exercise's own
+code is said in words, never as a traceback.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import tempfile
 import tomllib
 import traceback
 import warnings
+from collections import Counter
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
@@ -239,19 +241,22 @@ class Check:
         if isinstance(function, str):
             self.say(function)
             return
+        from autograder.cohort.misconceptions import GENERIC, leading
+
         failed = _failures(suite, function, f"the mutant {mutant.key}")
-        keys = {f.misconception.key for group in failed.values() for f in group}
-        if not keys:
+        named = Counter(f.misconception.key for group in failed.values() for f in group)
+        counted = " and ".join(map(repr, sorted(leading(named) - GENERIC)))
+        if not named:
             self.say(f"the mutant {mutant.key} is not caught: it passes every group (no check "
                      f"catches {mutant.misconception!r})")
-        elif mutant.misconception not in keys:
-            self.say(f"the mutant {mutant.key} is caught but named {', '.join(sorted(keys))}, "
+        elif mutant.misconception not in named:
+            self.say(f"the mutant {mutant.key} is caught but named {', '.join(sorted(named))}, "
                      f"not {mutant.misconception!r}: diagnose does not recognise it")
-        elif len(keys) > 1:
-            self.say(f"the mutant {mutant.key} is named for {len(keys)} ideas: "
-                     f"{_named_where(failed, mutant.misconception)}; a learner holds one, and "
-                     "the class summary would count them under each: make diagnose name "
-                     f"{mutant.misconception!r} for every answer this mistake gives")
+        elif counted != repr(mutant.misconception):
+            self.say(f"the mutant {mutant.key} is named {_named_where(failed, named, mutant)}; "
+                     "the class summary counts a learner under the idea most of their failing "
+                     f"checks name, so this mistake would count as {counted}: make diagnose "
+                     f"name {mutant.misconception!r} for more of the answers this mistake gives")
         elif not any(failed[g.name] for g in suite.groups if g.visible) and not hidden_only:
             self.say(f"the mutant {mutant.key} passes the visible checks: add a visible example "
                      "that catches it, or list it in course.toml's [left_to_hidden] with why")
@@ -320,14 +325,18 @@ def _where(exc: BaseException, root: Path) -> str:
     return f" at {Path(frames[-1].filename).relative_to(root)} line {frames[-1].lineno}"
 
 
-def _named_where(failed: dict[str, list], own: str) -> str:
-    """Each other idea a mutant's failures name, with the first check that names it."""
+def _named_where(failed: dict[str, list], named: Counter, mutant) -> str:
+    """How many failing checks name the mutant's own idea, then each other idea, with the first
+    check that names it: "'a' by 2 failing checks, 'b' by 3 (edge-cases: ✗ ...)"."""
+    own = mutant.misconception
     seen: dict[str, str] = {}
     for group, failures in failed.items():
         for failure in failures:
             if failure.misconception.key != own:
                 seen.setdefault(failure.misconception.key, f"{group}: ✗ {failure.check}")
-    return f"{own!r} and " + ", ".join(f"{key!r} ({where})" for key, where in seen.items())
+    checks = "failing check" if named[own] == 1 else "failing checks"
+    return f"{own!r} by {named[own]} {checks}, " + ", ".join(
+        f"{key!r} by {named[key]} ({where})" for key, where in seen.items())
 
 
 def _misconceptions(suite: str) -> dict:

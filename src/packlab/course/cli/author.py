@@ -112,9 +112,9 @@ def cmd_author_check(args: argparse.Namespace) -> int:
         return 1
     starter = "fails" if exercise.starter else "is \"not started\""
     console.print(f"{shown(exercise.name)}: ready. The reference passes every group, the released "
-                  f"starter {starter}, every gallery mutant is caught and named for its own idea "
-                  "alone, the recorded answers and the release are current, and the notebook "
-                  "says what course.toml says.")
+                  f"starter {starter}, every gallery mutant is caught and counted under its own "
+                  "idea (the one most of its failing checks name), the recorded answers and the "
+                  "release are current, and the notebook says what course.toml says.")
     return 0
 
 
@@ -169,9 +169,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         description="Check one exercise as grading and the release need it: the suite imports "
         "with every misconception key the grader names; each group has checks; the reference "
         "and the solution notebook's answer pass every group; the released starter fails (\"not "
-        "started\"); every gallery mutant is caught and named for its own idea alone; the "
-        "recorded answers and the release are current; the notebook's text, grade_ids and "
-        "points are course.toml's.")
+        "started\"); every gallery mutant is caught and counted under its own idea (the one "
+        "most of its failing checks name); the recorded answers and the release are current; "
+        "the notebook's text, grade_ids and points are course.toml's.")
     check.add_argument("exercise", help="name or number, e.g. 11-trim-history or 11")
     check.set_defaults(run=cmd_author_check)
     course_map = sub.add_parser(
