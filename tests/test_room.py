@@ -89,6 +89,24 @@ def test_a_learners_check_reaches_the_chart_with_the_misconception_it_named(hub,
     assert counts["misconceptions"]["strict-less-than"] >= 1
 
 
+def test_a_learner_counts_under_the_idea_most_of_their_failed_checks_name(tmp_path):
+    """As in the class summary: a splits-part answer whose budget-0 check looks like a strict
+    `<` is not counted under strict-less-than too; a tie counts under each."""
+    from packlab.course.room.store import Report, Store
+
+    store = Store(tmp_path / "room.sqlite")
+    try:
+        store.record(Report("ada", PACK.name, False,
+                            ("splits-part", "splits-part", "strict-less-than")))
+        store.record(Report("ben", PACK.name, False, ("strict-less-than", "not-greedy")))
+        counts = store.room(names=True)[PACK.name]
+    finally:
+        store.close()
+    assert counts["misconceptions"] == {"splits-part": 1, "strict-less-than": 1,
+                                        "not-greedy": 1}
+    assert counts["names"]["strict-less-than"] == ["ben"]
+
+
 def test_off_the_hub_nothing_is_sent_and_nothing_is_said(tmp_path, monkeypatch):
     for name in ("PACKLAB_ROOM_URL", "JUPYTERHUB_API_TOKEN", "JUPYTERHUB_API_URL"):
         monkeypatch.delenv(name, raising=False)

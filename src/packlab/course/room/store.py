@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,10 +60,15 @@ class Store:
         self.db.executescript(SCHEMA)
 
     def record(self, report: Report) -> None:
+        """Keep a learner's latest check, counted as the class summary counts a graded answer:
+        under the idea most of its failed checks name (`leading`)."""
+        from autograder.cohort.misconceptions import leading
+
+        counted = leading(Counter(report.misconceptions))
         self.db.execute(
             "INSERT OR REPLACE INTO latest VALUES (?, ?, ?, ?, ?)",
             (report.user, report.exercise, time.time(), int(report.passed),
-             json.dumps(sorted(set(report.misconceptions)))))
+             json.dumps(sorted(counted))))
 
     def predict(self, guess: Guess) -> None:
         """Count a prediction; a learner's first for a question stands, as on their page."""
