@@ -26,16 +26,17 @@ HUB_PORT ?= 8000
 # out all of them, `FORMAT_CHECKERS`; the `packlab` command skips rfc3987-syntax too.)
 FORMAT_EXTRAS := rfc3987-syntax isoduration arrow webcolors fqdn uri-template jsonpointer
 #
-# A new venv first gets a current pip: the pip that `venv` bundles (23.2 with Python 3.11) spends
-# two thirds of the install's CPU weighing each of the ~150,000 files the indexes list for these
-# packages; pip 26 installs the same packages (the same `pip freeze`) for a third less CPU. It
-# also repeats setuptools' warnings about the data folders (lab_config/, recorded/) that
-# pyproject.toml lists as package data: --quiet twice keeps to errors.
+# A new venv first gets a current pip and uv, and uv installs the course: the same packages as
+# pip (the same `pip freeze`, uv aside) in 29 s instead of 53 on two cores, compiled as pip
+# compiles them (`--compile-bytecode`), so the first `make lab` or `make test` waits half as long.
+# A current pip, not the 23.2 that `venv` bundles, is for the tests' student install, which
+# installs the learners' copy with pip, as a learner does.
+UV := $(BIN)/uv pip --quiet
 $(READY): pyproject.toml Makefile
-	test -x $(BIN)/python || { $(PYTHON) -m venv $(VENV) && \
-		$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip; }
-	$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check -e '.[dev]'
-	$(BIN)/python -m pip uninstall --quiet --yes $(FORMAT_EXTRAS)
+	test -x $(BIN)/uv || { $(PYTHON) -m venv $(VENV) && \
+		$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip uv; }
+	$(UV) install --python $(BIN)/python --compile-bytecode -e '.[dev]'
+	$(UV) uninstall --python $(BIN)/python $(FORMAT_EXTRAS)
 	$(BIN)/python -m pip check --quiet
 	touch $(READY)
 
