@@ -111,6 +111,29 @@ def test_the_test_cell_prints_each_mistakes_paragraph_once():
         assert shown.count(text) == 1
 
 
+def _checked(capsys, mutant: str) -> str:
+    from autograder.checks import gallery
+
+    scope: dict = {}
+    exec(gallery.load(mutant).code, scope)  # noqa: S102 - the course's own gallery
+    run_tests("02", scope["pack"])
+    said = capsys.readouterr()
+    return said.out + said.err
+
+
+def test_the_check_says_which_idea_to_fix_first_when_its_checks_name_several(capsys):
+    """Taking parts while some budget is left fails 12 checks: 9 name "a part is taken whole",
+    2 look like a strict `<` (a budget of 0) and 1 like another walk. The learner is pointed to
+    the first by its paragraph's opening words; an answer with one idea gets no such line."""
+    said = _checked(capsys, "pack/splits_part")
+    assert ('Start here: 9 of the 12 failing checks point to one idea, the paragraph that '
+            'begins "a part is taken whole or…". Fix that first') in said
+    line = next(line for line in said.splitlines() if line.startswith("Start here"))
+    assert "take it only" not in line  # the paragraph is pointed to, not printed again
+    assert said.index("Start here") < said.index("Stuck? Run `packlab hint 02`")
+    assert "Start here" not in _checked(capsys, "pack/strict_less_than")
+
+
 # --- a copy under another name is still its exercise ---------------------------------------------
 
 @pytest.mark.parametrize("number", ["02", "03", "06"])

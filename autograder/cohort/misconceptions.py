@@ -1,8 +1,8 @@
 """What the class needs to hear: how many students hold each misconception, per exercise.
 
-Per submission, `found` lists the misconception its failing checks name most (a mistake often
-looks like another idea on an input or two: a budget of 0, a check the mistake skips) and every
-generic key, each with what it
+Per submission, `found` lists the misconception its failing checks name most and every generic
+key (`autograder.checks.ideas.leading`: a mistake often looks like another idea on an input or
+two), each with what it
 means, the lesson that puts it right and one call that shows it; results.json keeps that list
 (``extra_data.misconceptions``), so a rerun that grades nothing rebuilds everything here from
 the results.json files alone. An older results.json without the list still counts: its keys
@@ -25,19 +25,15 @@ from functools import cache
 from importlib import import_module
 
 from autograder.checks import unwritten
+from autograder.checks.ideas import GENERIC, TIMEOUT, leading
 from autograder.checks.suite import NONDETERMINISTIC, SKIPPED, TIMED_OUT, Failure, Misconception
 from autograder.escape import NAME_CHARS, cut, for_csv, for_markdown
 from autograder.run.engine import RAN, Result
 from autograder.run.submission import UNTOUCHED
 
-# A "crash" whose call did not return in time: what happened is named, not "it stopped".
-TIMEOUT = "ran-out-of-time"
 RAN_OUT = ("a call ran out of time: it did not return within the time one call (or the notebook's "
            "cells) may take, an endless loop most likely. Run this very call in a cell and "
            "interrupt it to see where it loops.")
-# Every suite's "it stopped with an error" / "it ran out of time" / "it is not there" / "it is
-# still the starter".
-GENERIC = {"crash", TIMEOUT, "missing", unwritten.KEY}
 # `GENERIC` keys are no idea to re-teach: counted, but kept apart from the teachable ones.
 GENERIC_WORDS = ("crashed, ran out of time (an endless loop?), had no function by that name, or "
                  "was not written yet")
@@ -84,16 +80,6 @@ def _key(failure: Failure, timed_out: bool) -> str:
     if failure.got.startswith(TIMED_OUT) or (timed_out and failure.got.startswith(SKIPPED)):
         return TIMEOUT
     return "crash"
-
-
-def leading(named: dict[str, int]) -> set[str]:
-    """Of the keys ``named`` (key -> how many failing checks name it), those a submission is
-    counted under: every generic one, and the idea to re-teach that the most checks name (each,
-    on a tie). A learner holds one idea; the few checks where that mistake's answer looks like
-    another (``pack(parts, 0)``, where taking parts while ``used < budget`` is also a strict
-    ``<``) would otherwise count them under ideas they do not hold."""
-    most = max((n for key, n in named.items() if key not in GENERIC), default=0)
-    return {key for key, n in named.items() if key in GENERIC or n == most}
 
 
 def found(result: Result) -> list[dict]:

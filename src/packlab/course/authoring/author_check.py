@@ -241,7 +241,7 @@ class Check:
         if isinstance(function, str):
             self.say(function)
             return
-        from autograder.cohort.misconceptions import GENERIC, leading
+        from autograder.checks.ideas import GENERIC, leading
 
         failed = _failures(suite, function, f"the mutant {mutant.key}")
         named = Counter(f.misconception.key for group in failed.values() for f in group)

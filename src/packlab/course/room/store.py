@@ -62,7 +62,7 @@ class Store:
     def record(self, report: Report) -> None:
         """Keep a learner's latest check, counted as the class summary counts a graded answer:
         under the idea most of its failed checks name (`leading`)."""
-        from autograder.cohort.misconceptions import leading
+        from autograder.checks.ideas import leading
 
         counted = leading(Counter(report.misconceptions))
         self.db.execute(

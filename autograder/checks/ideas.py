@@ -1,0 +1,28 @@
+"""Which idea a wrong answer is counted under: the one most of its failing checks name.
+
+A learner holds one wrong idea, but on an input or two their answer can look like another (with
+a budget of 0, taking parts while ``used < budget`` is also a strict ``<``). The class summary,
+the room's chart and the learner's own check therefore take the idea most failing checks name
+(`leading`). The generic keys (`GENERIC`: it crashed, ran out of time, is missing or not written
+yet) are no idea to re-teach and always count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from autograder.checks import unwritten
+
+# A "crash" whose call did not return in time: what happened is named, not "it stopped".
+TIMEOUT = "ran-out-of-time"
+# Every suite's "it stopped with an error" / "it ran out of time" / "it is not there" / "it is
+# still the starter".
+GENERIC = frozenset({"crash", TIMEOUT, "missing", unwritten.KEY})
+
+
+def leading(named: Mapping[str, int]) -> set[str]:
+    """Of the keys ``named`` (key -> how many failing checks name it), those an answer is
+    counted under: every generic one, and the idea to re-teach that the most checks name (each,
+    on a tie)."""
+    most = max((n for key, n in named.items() if key not in GENERIC), default=0)
+    return {key for key, n in named.items() if key in GENERIC or n == most}
