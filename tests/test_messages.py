@@ -126,12 +126,31 @@ def test_the_check_says_which_idea_to_fix_first_when_its_checks_name_several(cap
     2 look like a strict `<` (a budget of 0) and 1 like another walk. The learner is pointed to
     the first by its paragraph's opening words; an answer with one idea gets no such line."""
     said = _checked(capsys, "pack/splits_part")
-    assert ('Start here: 9 of the 12 failing checks point to one idea, the paragraph that '
-            'begins "a part is taken whole or…". Fix that first') in said
+    assert ('Start here: 9 of the 12 failing checks point to one idea, the one that begins '
+            '"a part is taken whole or…". Fix that first') in said
     line = next(line for line in said.splitlines() if line.startswith("Start here"))
     assert "take it only" not in line  # the paragraph is pointed to, not printed again
     assert said.index("Start here") < said.index("Stuck? Run `packlab hint 02`")
     assert "Start here" not in _checked(capsys, "pack/strict_less_than")
+
+
+def test_the_graders_feedback_says_which_idea_to_fix_first(tmp_path):
+    """The same line heads the grader's feedback page and results.json's output (the hidden
+    edge cases vary per student, so the counts are the grader's own)."""
+    import html
+
+    from autograder.checks import gallery
+    from autograder.cohort.report import gradescope
+
+    exercise = BY_NUMBER["02"]
+    path = tmp_path / "splits.ipynb"
+    nbformat.write(with_answer(exercise, gallery.load("pack/splits_part").code), path)
+    result = grade_notebook(path, exercise, "ada")
+    page, output = feedback_html(result), gradescope(result)["output"]
+    line = next(line for line in output.splitlines() if line.startswith("Start here: "))
+    assert 'point to one idea, the one that begins "a part is taken whole or…"' in line
+    assert f"<p>{html.escape(line)}</p>" in page
+    assert page.index("Start here") < page.index("<h2>")
 
 
 # --- a copy under another name is still its exercise ---------------------------------------------

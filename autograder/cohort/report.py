@@ -18,6 +18,7 @@ import json
 import tempfile
 from pathlib import Path
 
+from autograder.checks.ideas import start_here
 from autograder.escape import NAME_CHARS, cut, for_csv, for_html, message_html
 from autograder.outfolder import submission_folder, write_atomically
 from autograder.run.engine import RAN, GroupScore, Result
@@ -118,7 +119,8 @@ def _fitted(render, result: Result, cut_line: str):
 
 
 def summary_lines(result: Result, corrections: Corrections | None = None) -> list[str]:
-    """The headline of a submission's results: its final score, dates and corrections, notes."""
+    """The headline of a submission's results: its final score, dates and corrections, notes,
+    and which idea to fix first when its failing checks name several (`start_here`)."""
     head = [NO_SANDBOX] if result.sandbox == "none" else []
     fixes = corrections or Corrections()
     said = dates.lines(result.score, result.max_score, fixes) if corrections else []
@@ -127,7 +129,8 @@ def summary_lines(result: Result, corrections: Corrections | None = None) -> lis
     final = dates.scored(result.score, result.max_score, fixes).final
     lines = [*head, f"Score: {final} / {result.max_score}", *said]
     lines += [f"Note: {note}" for note in result.notes]
-    return lines
+    first = start_here([f for group in result.groups for f in group.failures])
+    return [*lines, first] if first else lines
 
 
 def problem(result: Result) -> str:

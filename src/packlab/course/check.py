@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.checks import example_cache, unwritten
+from autograder.checks.ideas import start_here
 from autograder.checks.suite import (
     Failure,
     Group,
@@ -187,30 +188,6 @@ def every_group(found: Exercise, suite: Suite, func: Callable,
     lines.append(score_line(found, earned, suite.missing))
     room_line = tell_room(found, results)
     return "\n".join(lines + ([room_line] if room_line else [])).lstrip("\n"), earned
-
-
-OPENING_WORDS = 6  # of the leading idea's paragraph, quoted by `start_here`
-
-
-def start_here(failures: list) -> str | None:
-    """When the failing checks name more than one idea and one leads (`ideas.leading`), which
-    to fix first: often the others are the same mistake seen on an odd input. Else None. The
-    idea is pointed to by its paragraph's first words, not printed again (one mistake, one
-    paragraph)."""
-    from collections import Counter
-
-    from autograder.checks.ideas import GENERIC, leading
-
-    named = Counter(failure.misconception.key for failure in failures)
-    first = leading(named) - GENERIC
-    if len(first) != 1 or len(set(named) - GENERIC) < 2:
-        return None
-    key = first.pop()
-    words = next(f.misconception.text for f in failures if f.misconception.key == key).split()
-    opening = " ".join(words[:OPENING_WORDS]) + ("…" if len(words) > OPENING_WORDS else "")
-    return (f"Start here: {named[key]} of the {len(failures)} failing checks point to one idea, "
-            f"the paragraph that begins \"{opening}\". Fix that first: the other failures may "
-            "be the same mistake seen on an odd input.")
 
 
 def tell_room(found: Exercise, results: Iterable) -> str | None:
