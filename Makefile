@@ -27,7 +27,7 @@ HUB_PORT ?= 8000
 FORMAT_EXTRAS := rfc3987-syntax isoduration arrow webcolors fqdn uri-template jsonpointer
 #
 # A new venv first gets a current pip and uv, and uv installs the course: the same packages as
-# pip (the same `pip freeze`, uv aside) in 24 s instead of 53 on two cores, compiled as pip
+# pip (the same `pip freeze`, uv aside) in 24-38 s instead of 53 on two cores, compiled as pip
 # compiles them (`--compile-bytecode`), so the first `make lab` or `make test` waits half as long.
 # uv trusts the system's certificates, as pip does here (`--native-tls`). Where uv cannot be had
 # or cannot install, pip installs the same packages, slower, and says so. A current pip, not the

@@ -78,7 +78,7 @@ def copy_course(target: Path) -> Path:
     stored = example_cache.path()
     if stored.is_file():
         copy = target / stored.relative_to(ROOT)
-        copy.parent.mkdir(parents=True)
+        copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(stored, copy)
     git = ["git", "-c", "user.name=guides", "-c", "user.email=guides@example.org"]
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the course"]):

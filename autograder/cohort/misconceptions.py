@@ -2,11 +2,11 @@
 
 Per submission, `found` lists the misconception its failing checks name most and every generic
 key (`autograder.checks.ideas.leading`: a mistake often looks like another idea on an input or
-two), each with what it
-means, the lesson that puts it right and one call that shows it; results.json keeps that list
-(``extra_data.misconceptions``), so a rerun that grades nothing rebuilds everything here from
-the results.json files alone. An older results.json without the list still counts: its keys
-(``extra_data.groups``) are looked up in the exercise's suite, and its example call is blank.
+two), each with what it means, the lesson that puts it right and one call that shows it;
+results.json keeps that list (``extra_data.misconceptions``), so a rerun that grades nothing
+rebuilds everything here from the results.json files alone. An older results.json without the
+list still counts: its keys (``extra_data.groups``) are looked up in the exercise's suite, and
+its example call is blank.
 
 Per class, `tally` counts students per misconception; `markdown` is summary.md's section,
 `csv_text` is misconceptions.csv (one row per student, assignment and misconception) and

@@ -11,6 +11,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.checks.ideas import leading
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS latest (
     user TEXT NOT NULL,
@@ -62,8 +64,6 @@ class Store:
     def record(self, report: Report) -> None:
         """Keep a learner's latest check, counted as the class summary counts a graded answer:
         under the idea most of its failed checks name (`leading`)."""
-        from autograder.checks.ideas import leading
-
         counted = leading(Counter(report.misconceptions))
         self.db.execute(
             "INSERT OR REPLACE INTO latest VALUES (?, ?, ?, ?, ?)",
