@@ -5,7 +5,7 @@ whole course again would cost a minute). The venv is made beforehand, as the rec
 would make it, with a `uv` in it that fails as uv fails without its package index; the venv
 borrows this venv's pip and setuptools (on PYTHONPATH, without build isolation), so nothing is
 downloaded. The other way uv can be missing, pip failing to install it, needs an index that
-refuses: it was checked by hand (book/speed.md, session 52).
+refuses, which a machine's own pip configuration may add to: it is not covered here.
 """
 
 from __future__ import annotations
